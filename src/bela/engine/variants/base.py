@@ -1,0 +1,169 @@
+"""What a variant is: data (seats, sides, deal shape, values, options) plus small hooks.
+
+The :class:`~bela.engine.state.Round` state machine is shared by every variant; it asks the
+variant for the few things that differ: the deal, the bidding, the play duties, declaration
+values and seniority, and how a finished round is scored.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..actions import CALLS, PASS, Action, Call, Pass
+from ..cards import Card
+from ..declarations import BELA_VALUES, Declaration
+from ..errors import IllegalAction, InvalidDeal, InvalidOptions
+from ..rules import DutyFn, bela_duties
+from ..scoring import RoundResult
+
+if TYPE_CHECKING:
+    from ..state import Round
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """Table options (RECORD.md ``options``); ``None`` means the variant's default."""
+
+    target: int
+    equal_declarations: str = "earlier"  # R12: "earlier" | "cancel"
+    tie: str = "fall"  # R22: "fall" | "hang"
+    enforce: str = "on"  # R24: "on" | "off" (bela4 only)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"target": self.target, "equal_declarations": self.equal_declarations,
+                "tie": self.tie, "enforce": self.enforce}
+
+
+OPTION_CHOICES: dict[str, tuple[str, ...]] = {
+    "equal_declarations": ("earlier", "cancel"),
+    "tie": ("fall", "hang"),
+    "enforce": ("on", "off"),
+}
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The cards of one round, in the order each seat received them (RECORD.md ``hands``)."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    extra: dict[str, tuple[Card, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A Bela / Belot variant.  Subclasses override the hooks that differ."""
+
+    name: str
+    seats: int
+    sides: int
+    default_target: int
+    hand_cards: int  # cards per seat in the record's ``hands``
+    seen_before_bid: int  # cards a seat sees before its own bid
+    options: tuple[str, ...] = ("target", "equal_declarations", "tie", "enforce")
+    deal_keys: tuple[str, ...] = ()  # extra per-round deal keys of RECORD.md
+    duties: DutyFn = bela_duties
+    belot_wins: bool = True  # R10: eight of a suit wins the match
+    capot_bonus: int = 90  # R23
+    last_trick_bonus: int = 10  # R3
+    declaration_values: dict[str, Any] = field(default_factory=lambda: BELA_VALUES)
+
+    # -- sides and seats -------------------------------------------------------------------
+    def side_of(self, seat: int) -> int:
+        return seat % self.sides
+
+    # -- options -----------------------------------------------------------------------------
+    def make_options(self, given: dict[str, Any] | None) -> TableOptions:
+        given = dict(given or {})
+        for key, value in given.items():
+            if key not in self.options:
+                raise InvalidOptions(f"{self.name} has no table option {key!r} "
+                                     f"(options: {', '.join(self.options)})")
+            if key == "target":
+                if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                    raise InvalidOptions(f"target must be a positive whole number, not {value!r}")
+            elif value not in OPTION_CHOICES[key]:
+                raise InvalidOptions(f"option {key} must be one of "
+                                     f"{', '.join(OPTION_CHOICES[key])}, not {value!r}")
+        given.setdefault("target", self.default_target)
+        return TableOptions(**given)
+
+    # -- dealing -----------------------------------------------------------------------------
+    def shuffle(self, rng: random.Random, dealer: int) -> Deal:
+        deck = list(Card.ALL)
+        rng.shuffle(deck)
+        return self.deal_from_deck(deck, dealer)
+
+    def deal_from_deck(self, deck: list[Card], dealer: int) -> Deal:
+        n, k = self.seats, self.hand_cards
+        return Deal(tuple(tuple(deck[i * k:(i + 1) * k]) for i in range(n)))
+
+    def check_deal(self, deal: Deal) -> None:
+        """Raise :class:`InvalidDeal` unless ``deal`` has the shape of this variant."""
+        if len(deal.hands) != self.seats:
+            raise InvalidDeal(f"{self.name} needs {self.seats} hands, not {len(deal.hands)}")
+        seen: set[int] = set()
+        for seat, hand in enumerate(deal.hands):
+            if len(hand) != self.hand_cards:
+                raise InvalidDeal(f"seat {seat} must have {self.hand_cards} cards, not {len(hand)}")
+            dup = seen.intersection(hand)
+            if dup or len(set(hand)) != len(hand):
+                card = next(iter(dup)) if dup else next(c for c in hand if hand.count(c) > 1)
+                raise InvalidDeal(f"card {Card.ALL[card]} is dealt twice")
+            seen.update(hand)
+        if deal.extra:
+            raise InvalidDeal(f"{self.name} deals no {', '.join(sorted(deal.extra))}")
+
+    def hidden_before_bid(self, deal: Deal, seat: int) -> int:
+        """Mask of the seat's own cards it may not see yet (bela4: the talon, R6)."""
+        m = 0
+        for c in deal.hands[seat][self.seen_before_bid:]:
+            m |= 1 << c
+        return m
+
+    # -- bidding (bela4, R7) -------------------------------------------------------------------
+    def bid_actions(self, rnd: Round) -> list[Action]:
+        calls: list[Action] = list(CALLS[:4])
+        if rnd.turn == rnd.dealer:  # R7: "mus", the dealer must call
+            return calls
+        return [PASS, *calls]
+
+    def apply_bid(self, rnd: Round, action: Action) -> None:
+        if isinstance(action, Pass):
+            if rnd.turn == rnd.dealer:
+                raise IllegalAction("the dealer must call trump after three passes", "R7",
+                                    [a.token() for a in self.bid_actions(rnd)])
+            rnd.bids.append((rnd.turn, action))
+            rnd.hidden[rnd.turn] = 0  # R6: the talon is seen after the own bid
+            rnd.turn = (rnd.turn + 1) % self.seats
+            return
+        if not isinstance(action, Call) or action.contract > 3:
+            raise IllegalAction(f"{action.token()} is not a bid in {self.name}", "R7",
+                                [a.token() for a in self.bid_actions(rnd)])
+        rnd.bids.append((rnd.turn, action))
+        rnd.hidden = [0] * self.seats  # R6: after trump is fixed all seats hold 8
+        rnd.start_play(action.contract, rnd.turn)
+
+    # -- declarations ------------------------------------------------------------------------
+    def declaration_key(self, rnd: Round, seat: int, d: Declaration) -> tuple[int, ...]:
+        """Seniority of a declaration (R11, R12): larger wins; ties by turn order from first."""
+        return (d.strength, -((seat - rnd.first) % self.seats))
+
+    def bela_suits(self, contract: int) -> int:
+        """Bit per suit whose K+Q make a bela (R14): the trump suit."""
+        return 1 << contract if contract < 4 else 0
+
+    # -- scoring -------------------------------------------------------------------------------
+    def fall(self, rnd: Round, own: list[int], total: int, tie: bool,
+             common: dict[str, Any]) -> RoundResult:
+        """The calling side did not pass (R22): the other side takes the whole total, or with
+        ``tie = hang`` on an exact tie its own points while the caller's are held back."""
+        caller_side = self.side_of(rnd.caller)
+        if tie and rnd.options.tie == "hang":
+            scores = list(own)
+            scores[caller_side] = 0
+            return RoundResult("hang", tuple(scores), held=own[caller_side], **common)
+        scores = [0] * self.sides
+        scores[1 - caller_side] = total
+        return RoundResult("fall", tuple(scores), **common)
