@@ -33,8 +33,9 @@ class RoundResult:
     extra: dict[str, object] = field(default_factory=dict)
 
 
-def declaration_winner(rnd: Round) -> int | None:
-    """The side whose declarations count (R12, R15), or None."""
+def strongest_side(rnd: Round) -> int | None:
+    """The side holding the single strongest announced declaration (R11, R12), or None when
+    nothing was announced or, with ``equal_declarations = cancel``, the strongest are equal."""
     v = rnd.variant
     best: dict[int, tuple[int, ...]] = {}
     for seat, decls in enumerate(rnd.declared):
@@ -46,11 +47,16 @@ def declaration_winner(rnd: Round) -> int | None:
     if not best:
         return None
     ranked = sorted(best.items(), key=lambda kv: kv[1], reverse=True)
-    side = ranked[0][0]
     if (len(ranked) > 1 and ranked[0][1][0] == ranked[1][1][0]
             and rnd.options.equal_declarations == "cancel"):
         return None  # R12 option: equal strongest declarations cancel
-    if rnd.tricks_won[side] == 0:
+    return ranked[0][0]
+
+
+def declaration_winner(rnd: Round) -> int | None:
+    """The side whose declarations count (R12), if it won a trick (R15), or None."""
+    side = strongest_side(rnd)
+    if side is None or rnd.tricks_won[side] == 0:
         return None  # R15: no side scores declarations
     return side
 

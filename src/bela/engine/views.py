@@ -1,0 +1,133 @@
+"""Per-seat views: exactly what one seat may know (the only door to hidden cards).
+
+Bots, the terminal, the server and learning agents receive views, never a round.  A view
+holds the seat's own visible cards as a set (no deal order), everything public, and the
+legal actions when it is the seat's turn.
+
+>>> from bela.engine import Match
+>>> m = Match("bela4", seed=1); rnd = m.deal()
+>>> v = seat_view(m, 1)
+>>> len(v.hand), v.unseen, v.legal            # R6: the talon is unseen before the own bid
+(6, 2, ())
+>>> seat_view(m, 0).legal[0].token()
+'pass'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import CONTRACT_TOKENS, Action
+from .cards import Card, CardSet
+from .declarations import Declaration, declaration_value
+from .scoring import RoundResult, strongest_side
+from .state import DONE, Match, Round
+
+
+@dataclass(frozen=True)
+class DeclarationInfo:
+    """An announced declaration as others see it: value and seniority always (R13); the
+    cards once shown (the winning side's, after the first trick) or when it is one's own."""
+
+    seat: int
+    value: int
+    strength: int
+    text: str
+    cards: CardSet | None
+
+
+@dataclass(frozen=True)
+class SeatView:
+    variant: str
+    seat: int | None  # None: the public (spectator) view
+    seats: int
+    sides: int
+    phase: str
+    dealer: int
+    first: int
+    turn: int | None
+    hand: CardSet
+    unseen: int  # own cards dealt but not yet seen (bela4 talon before the own bid)
+    hand_sizes: tuple[int, ...]
+    bids: tuple[tuple[int, str], ...]
+    contract: int | None
+    caller: int | None
+    declared: tuple[tuple[DeclarationInfo, ...] | None, ...]  # None: not announced yet
+    belas: tuple[tuple[int, int], ...]  # (seat, suit)
+    trick: tuple[tuple[int, Card], ...]
+    tricks: tuple[tuple[tuple[tuple[int, Card], ...], int], ...]  # (cards by seat, winner)
+    card_points: tuple[int, ...]
+    tricks_won: tuple[int, ...]
+    legal: tuple[Action, ...]
+    claim_allowed: bool
+    result: RoundResult | None
+    options: dict[str, Any]
+    totals: tuple[int, ...]
+    sheet: tuple[tuple[int, ...], ...]
+    winner: int | None
+    round_index: int
+
+    @property
+    def trump(self) -> str | None:
+        return CONTRACT_TOKENS[self.contract] if self.contract is not None else None
+
+    def side_of(self, seat: int) -> int:
+        return seat % self.sides
+
+    @property
+    def played(self) -> CardSet:
+        """Every card played so far this round (public)."""
+        m = 0
+        for cards, _ in self.tricks:
+            for _, c in cards:
+                m |= 1 << c
+        for _, c in self.trick:
+            m |= 1 << c
+        return CardSet(m)
+
+
+def _declaration_infos(rnd: Round, seat: int, decls: tuple[Declaration, ...],
+                       viewer: int | None, shown_side: int | None) -> tuple[DeclarationInfo, ...]:
+    v = rnd.variant
+    visible = viewer == seat or (shown_side is not None and v.side_of(seat) == shown_side)
+    return tuple(
+        DeclarationInfo(seat, declaration_value(d, v.declaration_values), d.strength,
+                        str(d) if visible else d.public(), CardSet(d.mask) if visible else None)
+        for d in decls)
+
+
+def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatView:
+    """The view of ``seat`` (``None`` for spectators) of the match's current round."""
+    rnd = rnd or match.round
+    if rnd is None:
+        raise ValueError("no round has been dealt yet")
+    v = rnd.variant
+    n = v.seats
+    shown = strongest_side(rnd) if rnd.tricks or rnd.phase == DONE else None  # R13
+    declared = tuple(
+        None if d is None else _declaration_infos(rnd, s, d, seat, shown)
+        for s, d in enumerate(rnd.declared))
+    own = (rnd.hands[seat] & ~rnd.hidden[seat]) if seat is not None else 0
+    acting = rnd.turn if rnd.phase != DONE else None
+    return SeatView(
+        variant=v.name, seat=seat, seats=n, sides=v.sides, phase=rnd.phase,
+        dealer=rnd.dealer, first=rnd.first, turn=acting,
+        hand=CardSet(own),
+        unseen=rnd.hidden[seat].bit_count() if seat is not None else 0,
+        hand_sizes=tuple(h.bit_count() for h in rnd.hands),
+        bids=tuple((s, a.token()) for s, a in rnd.bids),
+        contract=rnd.contract if rnd.contract >= 0 else None,
+        caller=rnd.caller if rnd.caller >= 0 else None,
+        declared=declared,
+        belas=tuple(rnd.belas),
+        trick=tuple(zip(rnd.trick_seats, (Card.ALL[c] for c in rnd.trick))),
+        tricks=tuple((tuple(zip(seats, cards)), w) for seats, cards, w in rnd.tricks),
+        card_points=tuple(rnd.card_points), tricks_won=tuple(rnd.tricks_won),
+        legal=tuple(rnd.legal_actions()) if seat is not None and seat == acting else (),
+        claim_allowed=rnd.claim_allowed(),
+        result=rnd.result,
+        options=match.options.as_dict(),
+        totals=tuple(match.totals), sheet=tuple(match.sheet), winner=match.winner,
+        round_index=match.rounds.index(rnd),
+    )
