@@ -9,7 +9,7 @@ in that order.  A set of cards is a 32-bit mask (bit ``card`` set), as in python
 ('JH', 'T♦')
 >>> hand = CardSet.parse("AS KS QS 7C")
 >>> len(hand), str(hand)
-(4, 'AS KS QS 7C')
+(4, 'QS KS AS 7C')
 >>> Card.from_code("QS") in hand
 True
 """
