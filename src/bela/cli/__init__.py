@@ -1,0 +1,1 @@
+"""The ``bela`` command line (Typer + Rich)."""

@@ -1,0 +1,5 @@
+"""`bela bench` (being written)."""
+
+
+def bench() -> None:
+    """Being written."""

@@ -1,0 +1,5 @@
+"""`bela score` (being written)."""
+
+
+def score() -> None:
+    """Being written."""
