@@ -40,7 +40,7 @@ from .variants.base import Deal, TableOptions, Variant
 
 BIDDING, PLAY, DONE = "bidding", "play", "done"
 _SNAPSHOT = ("phase", "turn", "contract", "caller", "table", "lead", "win_card", "win_seat",
-             "result", "_legal")
+             "result", "_legal", "_bela_mask")
 
 
 class Round:
@@ -79,7 +79,8 @@ class Round:
         self.actors: list[int] = []
         self.result: RoundResult | None = None
         self._legal = -1
-        self._undo: list[tuple[Any, ...]] = []
+        self._undo: list[Any] = []  # snapshots, or play records starting with None
+        self._bela_mask = 0
 
     # -- queries ---------------------------------------------------------------------------
     @property
@@ -134,14 +135,14 @@ class Round:
 
     def _bela_cards(self, seat: int) -> int:
         """K/Q of a bela suit whose partner is still in hand (R14: the first of the two)."""
-        suits = self.variant.bela_suits(self.contract)
-        hand = self.hands[seat]
+        kq = self.hands[seat] & self._bela_mask
+        if not kq:
+            return 0
         m = 0
         for s in range(4):
-            if suits >> s & 1:
-                kq = (0b01100000 << (8 * s)) & hand
-                if kq.bit_count() == 2:
-                    m |= kq
+            pair = kq & (0b01100000 << (8 * s))
+            if pair.bit_count() == 2:
+                m |= pair
         return m
 
     def claim_allowed(self) -> bool:
@@ -182,7 +183,6 @@ class Round:
         """Verify and apply ``action`` for the seat to act (``Claim`` names its own seat)."""
         if isinstance(action, Play) and self.phase == PLAY:
             self._verify_play(action)
-            self._push()
             self._play(action)
             return
         self.verify(action)
@@ -206,9 +206,35 @@ class Round:
         """Take back the last action and return it."""
         if not self._undo:
             raise IllegalAction("nothing to undo")
-        self.undo_to(self._undo.pop())
+        entry = self._undo.pop()
+        if entry[0] is None:
+            self._undo_play(entry)
+        else:
+            self.undo_to(entry)
         self.actors.pop()
         return self.log.pop()
+
+    def _undo_play(self, entry: tuple[Any, ...]) -> None:
+        (_, seat, card, lead, win_card, win_seat, declared, n_belas, revoked, old_trick,
+         old_seats, gained, result) = entry
+        if old_trick is not None:  # the play completed a trick
+            _, _, winner = self.tricks.pop()
+            side = self.variant.side_of(winner)
+            self.card_points[side] -= gained
+            self.tricks_won[side] -= 1
+            self.trick = old_trick
+            self.trick_seats = old_seats
+            self.result = result
+            self.phase = PLAY
+        self.trick.pop()
+        self.trick_seats.pop()
+        self.hands[seat] |= 1 << card
+        self.declared[seat] = declared
+        del self.belas[n_belas:]
+        self.revoked[seat] = revoked
+        self.lead, self.win_card, self.win_seat = lead, win_card, win_seat
+        self.turn = seat
+        self._legal = -1
 
     # -- internals -------------------------------------------------------------------------
     def _push(self) -> None:
@@ -241,6 +267,8 @@ class Round:
         self.contract = contract
         self.caller = caller
         self.table = play_table(contract)
+        suits = self.variant.bela_suits(contract)
+        self._bela_mask = sum(0b01100000 << (8 * s) for s in range(4) if suits >> s & 1)
         self.phase = PLAY
         self.turn = self.first  # R16
 
@@ -279,6 +307,9 @@ class Round:
         bit = 1 << card
         table = self.table
         assert table is not None
+        undo = [None, seat, card, self.lead, self.win_card, self.win_seat, self.declared[seat],
+                len(self.belas), self.revoked[seat], None, None, 0, None]
+        self._undo.append(undo)  # type: ignore[arg-type]  # completed below for a full trick
         if self.options.enforce == "off" and not (
                 self.variant.duties(self.hands[seat], self.lead, self.win_card, table) & bit):
             self.revoked[seat] = True  # R24: accepted, but a claim may follow
@@ -315,6 +346,9 @@ class Round:
         self.tricks_won[side] += 1
         self.tricks.append((tuple(self.trick_seats), tuple(Card.ALL[c] for c in self.trick),
                             winner))
+        undo[9] = self.trick
+        undo[10] = self.trick_seats
+        undo[11] = gained
         self.trick = []
         self.trick_seats = []
         self.lead = -1
