@@ -177,17 +177,19 @@ def score(match: Match) -> dict[str, Any]:
         trump = CONTRACT_TOKENS[rnd.contract] if rnd.contract >= 0 else None
         if res is None:
             rounds.append({"caller": caller, "trump": trump, "outcome": "unfinished",
-                           "scores": [0] * match.variant.sides})
+                           "scores": [0] * match.variant.sides, "dealer": rnd.dealer})
             continue
         entry: dict[str, Any] = {"caller": res.caller if res.caller is not None
                                  and res.caller >= 0 else None,
                                  "trump": trump, "outcome": res.outcome,
-                                 "scores": list(next(booked))}
+                                 "scores": list(next(booked)), "dealer": rnd.dealer}
         if res.outcome not in ("belot", "redeal", "claim"):
             entry["card_points"] = list(res.card_points)
             entry["declarations"] = list(res.declaration_points)
             entry["bela"] = list(res.bela_points)
             entry["total"] = res.total
+        entry["declared"] = [[str(d) for d in decls or ()] for decls in rnd.declared]
+        entry["belas"] = [seat for seat, _ in rnd.belas]
         entry["tricks"] = [t[2] for t in rnd.tricks]
         rounds.append(entry)
     return {"rounds": rounds, "totals": list(match.totals), "winner": match.winner}
