@@ -11,7 +11,6 @@ Play(card=Card.KH, bela=True)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from .cards import SUITS, Card, CardParseError
 
@@ -87,7 +86,7 @@ class Claim:
         return f"claim {self.seat}"
 
 
-Action = Union[Pass, Call, Discard, Swap, Redeal, Declare, Play, Claim]
+Action = Pass | Call | Discard | Swap | Redeal | Declare | Play | Claim
 
 PASS = Pass()
 SWAP = Swap()
@@ -121,7 +120,8 @@ def parse_action(token: str) -> Action:
         if low == "declare":
             groups = tuple(Card.parse(g) for g in rest.split(";"))
             if not groups or any(not g for g in groups):
-                raise ActionParseError(f"'declare' needs cards, ';' between declarations: {token!r}")
+                raise ActionParseError(
+                    f"'declare' needs cards, ';' between declarations: {token!r}")
             return Declare(groups)
         if not rest and word.upper() in CONTRACT_TOKENS:
             return CALLS[CONTRACT_TOKENS.index(word.upper())]

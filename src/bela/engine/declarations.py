@@ -23,7 +23,6 @@ from .cards import (
     SUIT_NAMES_EN,
     TEN,
     Card,
-    CardSet,
     iter_cards,
 )
 

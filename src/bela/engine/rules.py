@@ -17,7 +17,6 @@ from collections.abc import Callable
 from functools import cache
 
 from .cards import (
-    HEARTS,
     SUIT_MASKS,
     Card,
     iter_cards,

@@ -15,19 +15,16 @@ nothing), applies it and appends it to the log.  :meth:`Round.undo` pops it agai
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .actions import (
     BELA_PLAYS,
     CONTRACT_TOKENS,
-    PASS,
     PLAYS,
     Action,
-    Call,
     Claim,
     Declare,
-    Pass,
     Play,
 )
 from .cards import SUIT_MASKS, SUIT_SYMBOLS, Card, iter_cards
@@ -307,9 +304,10 @@ class Round:
         bit = 1 << card
         table = self.table
         assert table is not None
-        undo = [None, seat, card, self.lead, self.win_card, self.win_seat, self.declared[seat],
-                len(self.belas), self.revoked[seat], None, None, 0, None]
-        self._undo.append(undo)  # type: ignore[arg-type]  # completed below for a full trick
+        undo: list[Any] = [None, seat, card, self.lead, self.win_card, self.win_seat,
+                           self.declared[seat], len(self.belas), self.revoked[seat], None, None,
+                           0, None]
+        self._undo.append(undo)  # completed below when the card ends a trick
         if self.options.enforce == "off" and not (
                 self.variant.duties(self.hands[seat], self.lead, self.win_card, table) & bit):
             self.revoked[seat] = True  # R24: accepted, but a claim may follow
@@ -390,8 +388,8 @@ class Round:
             return f"you must beat {win.pretty()} if you can", rule
         if hand & table.trump_mask:
             if table.trump_mask >> win & 1:
-                return f"you cannot follow suit, so you must beat the trump {win.pretty()} " \
-                       f"if you can", "R18"
+                return (f"you cannot follow suit, so you must beat the trump {win.pretty()} "
+                        "if you can"), "R18"
             return "you cannot follow suit, so you must play a trump", "R18"
         return "that card is not allowed", "R17"
 
@@ -438,7 +436,7 @@ class Match:
         return self.rounds[-1].first  # R39
 
     def deal(self, hands: Sequence[Sequence[int]] | None = None,
-             extra: dict[str, Sequence[int]] | None = None, dealer: int | None = None) -> Round:
+             extra: Mapping[str, Sequence[int]] | None = None, dealer: int | None = None) -> Round:
         """Start the next round: shuffled with the match seed, or with the given hands."""
         if self.is_over:
             raise IllegalAction("the match is over")
