@@ -1,5 +1,6 @@
 """Declarations ("zvanja", R8-R11, R37) and bela (R14).
 
+>>> from bela.engine.cards import CardSet
 >>> [str(d) for d in find_declarations(CardSet.parse("9H TH JH QH AS AC AD AH").mask)]
 ['sequence of 4 to QH', 'four aces']
 >>> d = find_declarations(CardSet.parse("7S 8S 9S TS JS QS KS AS").mask)[0]
@@ -120,6 +121,7 @@ BELOT2_VALUES = {"four": {JACK: 200, NINE: 140, ACE: 110, TEN: 100, KING: 100, Q
 def declaration_value(d: Declaration, values: dict[str, object] = BELA_VALUES) -> int:
     """Points of a declaration (R9, R37); belot scores nothing itself (R10).
 
+    >>> from bela.engine.cards import CardSet
     >>> declaration_value(find_declarations(CardSet.parse("9H 9S 9D 9C").mask)[0])
     150
     """

@@ -4,6 +4,7 @@ Everything here works on card ints and 32-bit masks.  One :class:`PlayTable` is 
 contract (a trump suit 0..3, ``ALL_TRUMPS`` or ``NO_TRUMPS``) and shared by every round,
 the bots and the solver, so that no two places can disagree about the rules.
 
+>>> from bela.engine.cards import HEARTS, Card, iter_cards
 >>> t = play_table(HEARTS)
 >>> [str(c) for c in iter_cards(t.above[Card.from_code("AH")])]   # R2: only 9 and J beat A
 ['9H', 'JH']
@@ -87,6 +88,7 @@ def play_table(contract: int) -> PlayTable:
 def trick_winner_index(cards: list[int] | tuple[int, ...], table: PlayTable) -> int:
     """Index of the winning card of a trick (R20): highest trump, else highest of the led suit.
 
+    >>> from bela.engine.cards import HEARTS, Card
     >>> trick_winner_index(Card.parse("8S 7H AS"), play_table(HEARTS))   # seed 000: trumped
     1
     """

@@ -4,11 +4,12 @@ A :class:`Round` goes through phases (bidding, play, done); every action goes th
 door, :meth:`Round.apply`, which verifies it (raising :class:`IllegalAction` and changing
 nothing), applies it and appends it to the log.  :meth:`Round.undo` pops it again.
 
+>>> from bela.engine import parse_action
 >>> m = Match("bela4", seed=7)
 >>> rnd = m.deal()
 >>> rnd.phase, rnd.turn, [a.token() for a in rnd.legal_actions()]
 ('bidding', 0, ['pass', 'H', 'D', 'S', 'C'])
->>> m.apply(Call(2)); rnd.phase, rnd.trump_name
+>>> m.apply(parse_action("S")); rnd.phase, rnd.trump_name
 ('play', 'S')
 """
 
