@@ -14,8 +14,8 @@ from rich.table import Table
 from ..engine.record import RecordError, read_record, replay
 from ..engine.record import score as score_record
 
-OUTCOME_NAMES = {"pass": "pass (prolaz)", "fall": "fall (pad)", "capot": "štiglja",
-                 "belot": "belot: match won", "claim": "auzmeš", "hang": "hang (visi)",
+OUTCOME_NAMES = {"pass": "pass", "fall": "fall (pad)", "capot": "štiglja",
+                 "belot": "belot", "claim": "auzmeš", "hang": "visi",
                  "redeal": "redeal", "raspas": "raspas", "unfinished": "unfinished"}
 
 
@@ -40,7 +40,7 @@ def render_sheet(result: dict[str, Any], variant: str, players: list[str] | None
         table.add_column(col)
     for name in names:
         table.add_column(name, justify="right")
-    table.add_column("outcome")
+    table.add_column("outcome", no_wrap=True)
     running = [0] * sides
     notes = []
     for i, rd in enumerate(result["rounds"]):
