@@ -58,6 +58,15 @@ class Redeal:
 
 
 @dataclass(frozen=True, slots=True)
+class Decline:
+    """Keep one's cards when a swap or redeal is offered (bela2, belot2).  Records leave it
+    out: a record names only the swaps and redeals that were made (RECORD.md)."""
+
+    def token(self) -> str:
+        return "keep"
+
+
+@dataclass(frozen=True, slots=True)
 class Declare:
     """Announce declarations (R13): each group is the cards of one declaration."""
 
@@ -86,11 +95,12 @@ class Claim:
         return f"claim {self.seat}"
 
 
-Action = Pass | Call | Discard | Swap | Redeal | Declare | Play | Claim
+Action = Pass | Call | Discard | Swap | Redeal | Decline | Declare | Play | Claim
 
 PASS = Pass()
 SWAP = Swap()
 REDEAL = Redeal()
+DECLINE = Decline()
 CALLS = tuple(Call(c) for c in range(6))
 PLAYS = tuple(Play(c) for c in Card.ALL)
 BELA_PLAYS = tuple(Play(c, True) for c in Card.ALL)
@@ -108,6 +118,8 @@ def parse_action(token: str) -> Action:
             return SWAP
         if low == "redeal" and not rest:
             return REDEAL
+        if low == "keep" and not rest:
+            return DECLINE
         if low == "claim":
             if not rest.strip().isdigit():
                 raise ActionParseError(f"'claim' needs a seat number: {token!r}")

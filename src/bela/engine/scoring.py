@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .cards import iter_cards
 from .declarations import Declaration, declaration_value
 
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ def score_played_round(rnd: Round) -> RoundResult:
     v = rnd.variant
     sides = v.sides
     cards = list(rnd.card_points)
+    if rnd.discards:  # R27: the caller's discards count for him
+        assert rnd.table is not None
+        cards[v.side_of(rnd.caller)] += sum(rnd.table.points[c] for c in iter_cards(rnd.discards))
     decl = [0] * sides
     to = declaration_winner(rnd)
     if to is not None:

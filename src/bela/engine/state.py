@@ -22,23 +22,28 @@ from typing import Any
 from .actions import (
     BELA_PLAYS,
     CONTRACT_TOKENS,
+    DECLINE,
     PLAYS,
     Action,
     Claim,
+    Decline,
     Declare,
+    Discard,
     Play,
+    Redeal,
+    Swap,
 )
 from .cards import SUIT_MASKS, SUIT_SYMBOLS, Card, iter_cards
 from .declarations import Declaration, declaration_of, find_declarations
 from .errors import IllegalAction, InvalidDeal
 from .rules import PlayTable, play_table
-from .scoring import RoundResult, claim_result, score_played_round
+from .scoring import RoundResult, claim_result
 from .variants import get_variant
 from .variants.base import Deal, TableOptions, Variant
 
-BIDDING, PLAY, DONE = "bidding", "play", "done"
+BIDDING, DISCARD, EXCHANGE, PLAY, DONE = "bidding", "discard", "exchange", "play", "done"
 _SNAPSHOT = ("phase", "turn", "contract", "caller", "table", "lead", "win_card", "win_seat",
-             "result", "_legal", "_bela_mask")
+             "result", "_legal", "_bela_mask", "discards", "raspas")
 
 
 class Round:
@@ -77,6 +82,10 @@ class Round:
         self.actors: list[int] = []
         self.result: RoundResult | None = None
         self._legal = -1
+        self.public = {k: v[0] for k, v in deal.extra.items() if k in variant.public_keys}
+        self.discards = 0  # bela3: the caller's two discards (R27), his secret
+        self.exchange_seats: list[int] = []  # seats still to decide on a swap / redeal
+        self.raspas = False  # belot2: four passes (R34)
         self._undo: list[Any] = []  # snapshots, or play records starting with None
         self._bela_mask = 0
 
@@ -121,10 +130,17 @@ class Round:
             return acts
         if self.phase == BIDDING:
             return self.variant.bid_actions(self)
+        if self.phase == DISCARD:
+            hand = list(iter_cards(self.hands[self.turn]))
+            return [Discard((a, b)) for i, a in enumerate(hand) for b in hand[i + 1:]]
+        if self.phase == EXCHANGE:
+            return [*self.variant.exchange_options(self, self.turn), DECLINE]
         return []
 
     def declare_options(self, seat: int) -> list[Declare]:
         """Every non-empty subset of the seat's declarations (R13), largest first."""
+        if self.raspas:
+            return []  # R37: no declarations in raspas
         held = find_declarations(self.hands[seat], self.variant.belot_wins)
         out = []
         for bits in range((1 << len(held)) - 1, 0, -1):
@@ -191,6 +207,10 @@ class Round:
                 self._finish(claim_result(self, action.seat))
             elif isinstance(action, Declare):
                 self._declare(action)
+            elif isinstance(action, Discard):
+                self._discard(action)
+            elif isinstance(action, (Swap, Redeal, Decline)):
+                self._exchange(action)
             else:
                 self.variant.apply_bid(self, action)
         except IllegalAction:
@@ -241,11 +261,12 @@ class Round:
             tuple(self.hands), tuple(self.hidden), tuple(self.declared), tuple(self.belas),
             tuple(self.trick), tuple(self.trick_seats), len(self.tricks), len(self.bids),
             tuple(self.card_points), tuple(self.tricks_won), tuple(self.revoked),
+            dict(self.public), tuple(self.exchange_seats),
         ))
 
     def undo_to(self, snap: tuple[Any, ...]) -> None:
         (scalars, hands, hidden, declared, belas, trick, trick_seats, n_tricks, n_bids,
-         card_points, tricks_won, revoked) = snap
+         card_points, tricks_won, revoked, public, exchange_seats) = snap
         for k, v in zip(_SNAPSHOT, scalars):
             setattr(self, k, v)
         self.hands = list(hands)
@@ -259,16 +280,54 @@ class Round:
         self.card_points = list(card_points)
         self.tricks_won = list(tricks_won)
         self.revoked = list(revoked)
+        self.public = public
+        self.exchange_seats = list(exchange_seats)
 
-    def start_play(self, contract: int, caller: int) -> None:
-        """Fix the contract and move to the play (called by the variant's bidding)."""
+    def set_contract(self, contract: int, caller: int, raspas: bool = False) -> None:
+        """Fix the contract (called by the variant's bidding); ``caller`` is -1 in raspas."""
         self.contract = contract
         self.caller = caller
+        self.raspas = raspas
         self.table = play_table(contract)
-        suits = self.variant.bela_suits(contract)
+        suits = 0 if raspas else self.variant.bela_suits(contract)
         self._bela_mask = sum(0b01100000 << (8 * s) for s in range(4) if suits >> s & 1)
+
+    def start_exchange(self) -> None:
+        """Offer swaps / redeals (R32, R35) to the seats that may make one, in turn order
+        from the first seat; play starts when none is left."""
+        n = self.variant.seats
+        order = [(self.first + i) % n for i in range(n)]
+        self.exchange_seats = [s for s in order if self.variant.exchange_options(self, s)]
+        self._next_exchange()
+
+    def _next_exchange(self) -> None:
+        if self.exchange_seats:
+            self.phase = EXCHANGE
+            self.turn = self.exchange_seats.pop(0)
+        else:
+            self.start_play()
+
+    def start_play(self) -> None:
         self.phase = PLAY
-        self.turn = self.first  # R16
+        self.turn = self.first  # R16, R33, R35: the first seat (non-dealer) leads
+
+    def _discard(self, action: Discard) -> None:
+        a, b = action.cards
+        self.discards = (1 << a) | (1 << b)
+        self.hands[self.turn] &= ~self.discards
+        self.variant.after_discard(self)
+
+    def _exchange(self, action: Action) -> None:
+        seat = self.turn
+        if isinstance(action, Redeal):  # R35: the round ends unscored, the dealer deals again
+            self._finish(RoundResult("redeal", (0,) * self.variant.sides, None, None))
+            return
+        if isinstance(action, Swap):  # R32, R35: the 7 of trump for the face-up card
+            seven = Card.make(0, self.contract)
+            turned = self.public["turned"]
+            self.hands[seat] = self.hands[seat] & ~(1 << seven) | (1 << turned)
+            self.public = {**self.public, "turned": seven}
+        self._next_exchange()
 
     def _verify_play(self, action: Play) -> None:
         seat = self.turn
@@ -354,7 +413,7 @@ class Round:
         self.win_card = -1
         self.turn = winner  # R16
         if not self.hands[winner]:
-            self._finish(score_played_round(self))
+            self._finish(self.variant.score(self))
 
     def _declare(self, action: Declare) -> None:
         seat = self.turn
@@ -397,10 +456,12 @@ class Round:
     def _why_not(self, action: Action) -> str:
         if self.phase == BIDDING:
             return f"{action.token()} is not a bid you can make now"
+        if self.phase == DISCARD:
+            return "the caller must discard two cards of his hand"
         return f"{action.token()} is not allowed in the {self.phase} phase"
 
     def _rule_for(self, action: Action) -> str:
-        return "R7" if self.phase == BIDDING else "R16"
+        return self.variant.rule_ids.get(self.phase, "R16")
 
 
 class Match:

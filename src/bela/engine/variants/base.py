@@ -16,7 +16,7 @@ from ..cards import Card
 from ..declarations import BELA_VALUES, Declaration
 from ..errors import IllegalAction, InvalidDeal, InvalidOptions
 from ..rules import DutyFn, bela_duties
-from ..scoring import RoundResult
+from ..scoring import RoundResult, score_played_round
 
 if TYPE_CHECKING:
     from ..state import Round
@@ -63,6 +63,8 @@ class Variant:
     seen_before_bid: int  # cards a seat sees before its own bid
     options: tuple[str, ...] = ("target", "equal_declarations", "tie", "enforce")
     deal_keys: tuple[str, ...] = ()  # extra per-round deal keys of RECORD.md
+    public_keys: tuple[str, ...] = ()  # deal keys whose card is face up for everyone
+    rule_ids: dict[str, str] = field(default_factory=lambda: {"bidding": "R7", "play": "R16"})
     duties: DutyFn = bela_duties
     belot_wins: bool = True  # R10: eight of a suit wins the match
     capot_bonus: int = 90  # R23
@@ -143,12 +145,25 @@ class Variant:
                                 [a.token() for a in self.bid_actions(rnd)])
         rnd.bids.append((rnd.turn, action))
         rnd.hidden = [0] * self.seats  # R6: after trump is fixed all seats hold 8
-        rnd.start_play(action.contract, rnd.turn)
+        rnd.set_contract(action.contract, rnd.turn)
+        rnd.start_play()
 
     # -- declarations ------------------------------------------------------------------------
     def declaration_key(self, rnd: Round, seat: int, d: Declaration) -> tuple[int, ...]:
         """Seniority of a declaration (R11, R12): larger wins; ties by turn order from first."""
         return (d.strength, -((seat - rnd.first) % self.seats))
+
+    def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
+        """Swaps / redeals the seat may make before the first lead (none in bela4)."""
+        return []
+
+    def after_discard(self, rnd: Round) -> None:
+        """Called after the caller's discards (bela3 only)."""
+        rnd.start_play()
+
+    def score(self, rnd: Round) -> RoundResult:
+        """Score a round whose tricks are all played."""
+        return score_played_round(rnd)
 
     def bela_suits(self, contract: int) -> int:
         """Bit per suit whose K+Q make a bela (R14): the trump suit."""
