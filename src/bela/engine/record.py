@@ -15,10 +15,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .actions import CONTRACT_TOKENS, ActionParseError, Claim, parse_action
+from .actions import (
+    CONTRACT_TOKENS,
+    DECLINE,
+    Action,
+    ActionParseError,
+    Claim,
+    Decline,
+    Redeal,
+    Swap,
+    parse_action,
+)
 from .cards import Card, CardParseError, format_cards
 from .errors import BelaError, IllegalAction
-from .state import Match
+from .state import EXCHANGE, Match, Round
 from .variants import get_variant
 
 DEAL_KEYS = ("extra", "turned", "bottom")
@@ -132,6 +142,7 @@ def replay(record: Record) -> Match:
                 raise RecordError(f"{token!r} comes after the round ended", i, j)
             try:
                 action = parse_action(token)
+                _skip_declined_exchanges(rnd, action)
                 match.apply(action)
             except ActionParseError as exc:
                 raise RecordError(str(exc), i, j) from None
@@ -143,6 +154,15 @@ def replay(record: Record) -> Match:
     return match
 
 
+def _skip_declined_exchanges(rnd: Round, action: Action) -> None:
+    """A record names only the swaps and redeals made (RECORD.md): before any other action,
+    the seats still offered one keep their cards."""
+    while rnd.phase == EXCHANGE and not (
+            isinstance(action, (Swap, Redeal))
+            and action in rnd.variant.exchange_options(rnd, rnd.turn)):
+        rnd.apply(DECLINE)
+
+
 def to_record(match: Match, players: list[str] | None = None) -> dict[str, Any]:
     """The RECORD.md object of a match played through the engine."""
     rounds = []
@@ -151,7 +171,7 @@ def to_record(match: Match, players: list[str] | None = None) -> dict[str, Any]:
                               "hands": [format_cards(h) for h in rnd.deal.hands]}
         for k, cards in rnd.deal.extra.items():
             rd[k] = format_cards(cards)
-        rd["actions"] = [a.token() for a in rnd.log]
+        rd["actions"] = [a.token() for a in rnd.log if not isinstance(a, Decline)]
         rounds.append(rd)
     out: dict[str, Any] = {"variant": match.variant.name,
                            "options": _non_default_options(match)}

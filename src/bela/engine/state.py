@@ -26,8 +26,8 @@ from .actions import (
     PLAYS,
     Action,
     Claim,
-    Decline,
     Declare,
+    Decline,
     Discard,
     Play,
     Redeal,
@@ -188,6 +188,12 @@ class Round:
             return
         if isinstance(action, Declare) and self.phase == PLAY:
             self._verify_declare(action)
+            return
+        if isinstance(action, Discard) and self.phase == DISCARD:
+            a, b = action.cards
+            hand = self.hands[self.turn]
+            if a == b or not (hand >> a & 1 and hand >> b & 1):
+                raise IllegalAction("discard two different cards of your hand", "R27")
             return
         if action not in self.legal_actions():
             raise IllegalAction(self._why_not(action), self._rule_for(action),
@@ -495,7 +501,10 @@ class Match:
     def next_dealer(self) -> int:
         if not self.rounds:
             return self.first_dealer
-        return self.rounds[-1].first  # R39
+        last = self.rounds[-1]
+        if last.result is not None and last.result.outcome == "redeal":
+            return last.dealer  # R37: after a redeal the same dealer deals again
+        return last.first  # R39
 
     def deal(self, hands: Sequence[Sequence[int]] | None = None,
              extra: Mapping[str, Sequence[int]] | None = None, dealer: int | None = None) -> Round:

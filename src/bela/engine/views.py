@@ -67,6 +67,9 @@ class SeatView:
     sheet: tuple[tuple[int, ...], ...]
     winner: int | None
     round_index: int
+    public: dict[str, Card]  # face-up cards: bela2/belot2 "turned" (opened), belot2 "bottom"
+    discards: CardSet | None  # bela3: the caller's discards, seen only by him (R27)
+    raspas: bool
 
     @property
     def trump(self) -> str | None:
@@ -130,4 +133,8 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         options=match.options.as_dict(),
         totals=tuple(match.totals), sheet=tuple(match.sheet), winner=match.winner,
         round_index=match.rounds.index(rnd),
+        public={k: Card.ALL[c] for k, c in rnd.public.items()},
+        discards=CardSet(rnd.discards) if seat is not None and seat == rnd.caller
+        and rnd.discards else None,
+        raspas=rnd.raspas,
     )

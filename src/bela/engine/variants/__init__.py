@@ -1,12 +1,15 @@
-"""The variants: ``bela4`` (and, on the same machinery, the others as they are added)."""
+"""The variants, all on one state machine: ``bela4``, ``bela3``, ``bela2`` and ``belot2``."""
 
 from __future__ import annotations
 
 from ..errors import InvalidOptions
 from .base import Deal, TableOptions, Variant
+from .bela2 import BELA2
+from .bela3 import BELA3
 from .bela4 import BELA4
+from .belot2 import BELOT2
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in (BELA4,)}
+VARIANTS: dict[str, Variant] = {v.name: v for v in (BELA4, BELA3, BELA2, BELOT2)}
 
 
 def get_variant(name: str) -> Variant:
@@ -16,4 +19,4 @@ def get_variant(name: str) -> Variant:
         raise InvalidOptions(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})") from None
 
 
-__all__ = ["VARIANTS", "Variant", "Deal", "TableOptions", "get_variant"]
+__all__ = ["VARIANTS", "Deal", "TableOptions", "Variant", "get_variant"]

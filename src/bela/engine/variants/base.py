@@ -43,6 +43,9 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+DEAL_KEY_SIZES = {"extra": 2, "turned": 1, "bottom": 1}
+
+
 @dataclass(frozen=True)
 class Deal:
     """The cards of one round, in the order each seat received them (RECORD.md ``hands``)."""
@@ -106,16 +109,19 @@ class Variant:
         if len(deal.hands) != self.seats:
             raise InvalidDeal(f"{self.name} needs {self.seats} hands, not {len(deal.hands)}")
         seen: set[int] = set()
-        for seat, hand in enumerate(deal.hands):
-            if len(hand) != self.hand_cards:
-                raise InvalidDeal(f"seat {seat} must have {self.hand_cards} cards, not {len(hand)}")
-            dup = seen.intersection(hand)
-            if dup or len(set(hand)) != len(hand):
-                card = next(iter(dup)) if dup else next(c for c in hand if hand.count(c) > 1)
-                raise InvalidDeal(f"card {Card.ALL[card]} is dealt twice")
-            seen.update(hand)
-        if deal.extra:
-            raise InvalidDeal(f"{self.name} deals no {', '.join(sorted(deal.extra))}")
+        parts = [(f"seat {seat}", hand, self.hand_cards) for seat, hand in enumerate(deal.hands)]
+        if set(deal.extra) != set(self.deal_keys):
+            raise InvalidDeal(f"{self.name} deals {', '.join(self.deal_keys) or 'no extra cards'}"
+                              f", not {', '.join(sorted(deal.extra)) or 'none'}")
+        parts += [(f"'{k}'", deal.extra[k], DEAL_KEY_SIZES[k]) for k in self.deal_keys]
+        for name, cards, size in parts:
+            if len(cards) != size:
+                raise InvalidDeal(f"{name} must have {size} card{'s' * (size > 1)}, "
+                                  f"not {len(cards)}")
+            for c in cards:
+                if c in seen:
+                    raise InvalidDeal(f"card {Card.ALL[c]} is dealt twice")
+                seen.add(c)
 
     def hidden_before_bid(self, deal: Deal, seat: int) -> int:
         """Mask of the seat's own cards it may not see yet (bela4: the talon, R6)."""

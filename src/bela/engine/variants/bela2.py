@@ -1,0 +1,75 @@
+"""bela2: two players, a turned card, 10 cards each of which 20 are played, to 501 (R30-R33)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..actions import CALLS, PASS, SWAP, Action, Call, Pass
+from ..cards import SEVEN, Card
+from ..errors import IllegalAction
+from .base import Deal, Variant
+
+if TYPE_CHECKING:
+    from ..state import Round
+
+
+def turned_suit(rnd: Round) -> int:
+    return int(rnd.deal.extra["turned"][0]) >> 3
+
+
+def holds_seven_of_turned_trump(rnd: Round, seat: int) -> bool:
+    """R32, R35: the 7 of trump may be swapped for the face-up card when trump is its suit."""
+    trump = rnd.contract
+    return (not rnd.raspas and trump == turned_suit(rnd)
+            and bool(rnd.hands[seat] >> Card.make(SEVEN, trump) & 1))
+
+
+@dataclass(frozen=True)
+class Bela2(Variant):
+    rule_ids: dict[str, str] = field(
+        default_factory=lambda: {"bidding": "R31", "exchange": "R32", "play": "R16"})
+
+    def deal_from_deck(self, deck: list[Card], dealer: int) -> Deal:
+        # R30: 6 + a 4-card talon each, one card turned; the other 11 are out of play.
+        return Deal((tuple(deck[0:10]), tuple(deck[10:20])), {"turned": (deck[20],)})
+
+    def bid_actions(self, rnd: Round) -> list[Action]:
+        turned = turned_suit(rnd)
+        others = [CALLS[s] for s in range(4) if s != turned]
+        passes = len(rnd.bids)
+        if passes < 2:  # R31 round 1: accept the turned suit or pass
+            return [PASS, CALLS[turned]]
+        if passes == 2:  # the non-dealer may name another suit or pass again
+            return [PASS, *others]
+        return list(others)  # the dealer must name one of the other three
+
+    def apply_bid(self, rnd: Round, action: Action) -> None:
+        if action not in self.bid_actions(rnd):
+            raise IllegalAction(f"{action.token()} is not a bid you can make now", "R31",
+                                [a.token() for a in self.bid_actions(rnd)])
+        seat = rnd.turn
+        rnd.bids.append((seat, action))
+        if isinstance(action, Pass):
+            rnd.turn = 1 - seat
+            return
+        assert isinstance(action, Call)
+        rnd.hidden = [0, 0]  # R32: both take their talons
+        rnd.set_contract(action.contract, seat)
+        rnd.start_exchange()
+
+    def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
+        return [SWAP] if holds_seven_of_turned_trump(rnd, seat) else []
+
+
+BELA2 = Bela2(
+    name="bela2",
+    seats=2,
+    sides=2,
+    default_target=501,
+    hand_cards=10,
+    seen_before_bid=6,
+    options=("target", "equal_declarations", "tie"),  # R24: R12 and R22 apply
+    deal_keys=("turned",),
+    public_keys=("turned",),
+)

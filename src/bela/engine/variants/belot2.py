@@ -1,0 +1,118 @@
+"""belot2: two-player Belot with suit, all-trump (VC) and no-trump (BC) contracts and raspas,
+9 cards each, to 1001 (R34-R38, seed 004)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..actions import CALLS, PASS, REDEAL, SWAP, Action, Call, Pass
+from ..cards import EIGHT, RANK_MASKS, SEVEN, Card
+from ..declarations import BELOT2_VALUES, Declaration
+from ..errors import IllegalAction
+from ..rules import ALL_TRUMPS, NO_TRUMPS, belot2_duties
+from ..scoring import RoundResult, announced_points, declaration_winner
+from .base import Deal, Variant
+from .bela2 import holds_seven_of_turned_trump, turned_suit
+
+if TYPE_CHECKING:
+    from ..state import Round
+
+
+@dataclass(frozen=True)
+class Belot2(Variant):
+    rule_ids: dict[str, str] = field(
+        default_factory=lambda: {"bidding": "R34", "exchange": "R35", "play": "R36"})
+
+    def deal_from_deck(self, deck: list[Card], dealer: int) -> Deal:
+        # R34, R35: 6 each, the opened card, 3 more each after bidding, the bottom card shown.
+        return Deal((tuple(deck[0:9]), tuple(deck[9:18])),
+                    {"turned": (deck[18],), "bottom": (deck[31],)})
+
+    def bid_actions(self, rnd: Round) -> list[Action]:
+        opened = turned_suit(rnd)
+        if len(rnd.bids) < 2:  # R34 round 1: take the opened suit, or pass
+            return [PASS, CALLS[opened]]
+        # Round 2: any other suit, VC or BC, or pass (four passes: raspas).
+        return [PASS, *(CALLS[s] for s in range(4) if s != opened), CALLS[ALL_TRUMPS],
+                CALLS[NO_TRUMPS]]
+
+    def apply_bid(self, rnd: Round, action: Action) -> None:
+        if action not in self.bid_actions(rnd):
+            raise IllegalAction(f"{action.token()} is not a bid you can make now", "R34",
+                                [a.token() for a in self.bid_actions(rnd)])
+        seat = rnd.turn
+        rnd.bids.append((seat, action))
+        if isinstance(action, Pass):
+            rnd.turn = 1 - seat
+            if len(rnd.bids) < 4:
+                return
+            rnd.set_contract(turned_suit(rnd), -1, raspas=True)  # R34: four passes
+        else:
+            assert isinstance(action, Call)
+            rnd.set_contract(action.contract, seat)
+        rnd.hidden = [0, 0]  # R35: 3 more cards to each
+        rnd.start_exchange()
+
+    def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
+        """R35: the swap (suit contract in the opened suit) and the redeal (four 7s or 8s)."""
+        hand = rnd.hands[seat]
+        options: list[Action] = []
+        if holds_seven_of_turned_trump(rnd, seat):
+            options.append(SWAP)
+        if any(hand & RANK_MASKS[r] == RANK_MASKS[r] for r in (SEVEN, EIGHT)):
+            options.append(REDEAL)
+        return options
+
+    def declaration_key(self, rnd: Round, seat: int, d: Declaration) -> tuple[int, ...]:
+        """R37: four > sequence, longer, higher top, then the trump sequence, then the one
+        announced first."""
+        trump = d.kind == "sequence" and d.suit == rnd.contract
+        return (d.strength, int(trump), -((seat - rnd.first) % self.seats))
+
+    def bela_suits(self, contract: int) -> int:
+        """R37: the trump K+Q; in VC each suit's K+Q; none in BC."""
+        return {ALL_TRUMPS: 0b1111, NO_TRUMPS: 0}.get(contract, 1 << contract)
+
+    def score(self, rnd: Round) -> RoundResult:
+        cards = list(rnd.card_points)
+        if rnd.raspas:  # R37: each scores minus the points he took; no caller
+            return RoundResult("raspas", tuple(-c for c in cards), None, rnd.contract,
+                               total=sum(cards), card_points=tuple(cards))
+        decl = [0, 0]
+        to = declaration_winner(rnd)  # R37: only the senior declaration's owner, with a trick
+        if to is not None:
+            decl[to] = announced_points(rnd.declared[to], rnd)
+        bela = [0, 0]
+        for seat, _suit in rnd.belas:
+            bela[seat] += 20  # R37: bela counts even without a trick
+        factor = 2 if rnd.contract == NO_TRUMPS else 1  # R36: BC doubles every point
+        own = [factor * (cards[s] + decl[s] + bela[s]) for s in range(2)]
+        total = sum(own)
+        common: dict[str, Any] = dict(
+            total=total, card_points=tuple(factor * c for c in cards),
+            declaration_points=tuple(factor * d for d in decl), bela_points=tuple(bela),
+            declarations_to=to)
+        caller = rnd.caller
+        if own[caller] > own[1 - caller]:  # R34: the bidder must score more
+            return RoundResult("pass", tuple(own), caller, rnd.contract, **common)
+        scores = [0, 0]
+        scores[1 - caller] = total  # also on a tie
+        return RoundResult("fall", tuple(scores), caller, rnd.contract, **common)
+
+
+BELOT2 = Belot2(
+    name="belot2",
+    seats=2,
+    sides=2,
+    default_target=1001,  # R38
+    hand_cards=9,
+    seen_before_bid=6,
+    options=("target",),  # R24: belot2 has none of R12, R22, R24's options
+    duties=belot2_duties,
+    belot_wins=False,
+    capot_bonus=0,  # R36
+    declaration_values=BELOT2_VALUES,
+    deal_keys=("turned", "bottom"),
+    public_keys=("turned", "bottom"),
+)
