@@ -199,6 +199,8 @@ def score(match: Match) -> dict[str, Any]:
             rounds.append({"caller": caller, "trump": trump, "outcome": "unfinished",
                            "scores": [0] * match.variant.sides, "dealer": rnd.dealer})
             continue
+        if res.outcome == "redeal":
+            trump = None  # RECORD.md: no trump was fixed for a redealt round
         entry: dict[str, Any] = {"caller": res.caller if res.caller is not None
                                  and res.caller >= 0 else None,
                                  "trump": trump, "outcome": res.outcome,
