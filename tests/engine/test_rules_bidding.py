@@ -97,8 +97,6 @@ def test_r7_no_overcalling_after_a_call() -> None:
         assert snapshot(m) == before
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a bid after trump is fixed is refused "
-                   "citing R16 (play phase) instead of R7 (one round, no overcalling)")
 def test_r7_overcall_cites_r7() -> None:
     """R7: an overcall is refused under R7."""
     m = new_match()

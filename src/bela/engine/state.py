@@ -25,10 +25,12 @@ from .actions import (
     DECLINE,
     PLAYS,
     Action,
+    Call,
     Claim,
     Declare,
     Decline,
     Discard,
+    Pass,
     Play,
     Redeal,
     Swap,
@@ -467,6 +469,8 @@ class Round:
         return f"{action.token()} is not allowed in the {self.phase} phase"
 
     def _rule_for(self, action: Action) -> str:
+        if isinstance(action, (Pass, Call)) and self.phase != BIDDING:
+            return self.variant.rule_ids["bidding"]  # one round of bidding, no overcalling
         return self.variant.rule_ids.get(self.phase, "R16")
 
 
@@ -489,6 +493,7 @@ class Match:
         self.totals = [0] * self.variant.sides
         self.held = 0  # R22 hang
         self.winner: int | None = None
+        self._before_booking: list[tuple[tuple[int, ...], int, int | None]] = []
 
     @property
     def round(self) -> Round | None:
@@ -534,7 +539,20 @@ class Match:
         if rnd.is_over:
             self._book(rnd)
 
+    def undo(self) -> Action:
+        """Take back the last action of the current round, un-booking the round if that
+        action had finished it (use this, not ``Round.undo``, on a match)."""
+        rnd = self.round
+        if rnd is None:
+            raise IllegalAction("nothing to undo")
+        if rnd.is_over:
+            self.sheet.pop()
+            totals, self.held, self.winner = self._before_booking.pop()
+            self.totals = list(totals)
+        return rnd.undo()
+
     def _book(self, rnd: Round) -> None:
+        self._before_booking.append((tuple(self.totals), self.held, self.winner))
         res = rnd.result
         assert res is not None
         scores = list(res.scores)
