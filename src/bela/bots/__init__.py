@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .base import Bot
+from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
 BOTS: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,
+    "heuristic": HeuristicBot,
 }
 
 
@@ -20,4 +22,4 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None
 
 
-__all__ = ["Bot", "BOTS", "RandomBot", "make_bot"]
+__all__ = ["Bot", "BOTS", "HeuristicBot", "RandomBot", "make_bot"]

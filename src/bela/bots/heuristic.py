@@ -1,0 +1,417 @@
+"""A rule-of-thumb bot for bela4: hand-strength bidding and card play that counts cards.
+
+The bot sees only its :class:`~bela.engine.views.SeatView`.  On each decision it rebuilds
+what it may know from the view (cheap: at most 32 played cards):
+
+* the cards still unseen by it (``unseen``: not played and not in its hand);
+* per other seat, the cards it may still hold: unseen cards minus the suits it showed void
+  in (R17/R18), minus the cards above a card it failed to beat (R17-R19 "iber"), plus the
+  cards it is known to hold (declared cards shown after the first trick, the other half of an
+  announced bela, R13/R14);
+* from those, a crude probability that a seat holds a given card (shared among the seats
+  that may hold it, weighted by their free hand slots).
+
+Bidding (R7) scores each suit as trump on the 6 visible cards: a linear estimate, in points,
+of the calling side's margin (trump J, 9, A, 10 and length, side aces and tens, bela,
+declarations); it calls the best suit when the estimate reaches a threshold, passes otherwise,
+and as dealer after three passes calls the best suit.
+
+Play: the leader draws trumps when its side called and it holds the master trump (the caller
+also with two or more small trumps; a caller's partner returns trumps), cashes side-suit
+masters (cards no unseen card beats) when no opponent is likely to ruff, and otherwise leads
+cheaply, towards the partner's ruffs and away from the opponents'.  A follower scores every
+legal card by the expected point swing of the trick (the probability that its side takes it,
+from what the seats still to play may hold) minus the value of keeping that card for later.
+That gives points (A, 10) to a partner who surely wins, ducks the cheapest card to an opponent
+it cannot beat, and wins with the card that costs least: a low one while the win is in doubt,
+never a master J or 9 of trump for a poor trick, but its own ace or ten when the win is sure
+and the card would be at risk later (with R17-R19 a seat that can win mostly must).
+Declarations (the Declare with all groups) and bela are always announced (R13, R14).
+
+Deterministic: the action is a function of the view alone (ties go to the lower card); the
+seed is accepted for the bot protocol.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..engine.actions import Action, Call, Declare, Pass, Play
+from ..engine.cards import FULL_DECK, SUIT_MASKS
+from ..engine.declarations import declaration_value, find_declarations
+from ..engine.rules import bela_duties, play_table
+from ..engine.views import SeatView
+
+SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
+
+
+@dataclass(frozen=True)
+class HeuristicParams:
+    """The bot's knobs (tuned with :mod:`bela.bots.duplicate`)."""
+
+    # -- bidding: the expected point difference for the caller's side if this seat calls
+    # the suit, fitted (least squares) on heuristic self-play rounds with a forced call:
+    # a card of the trump suit by rank 7 8 9 T J Q K A, the number of trumps, side cards,
+    # bela (K+Q of trump) and declarations among the 6 visible cards.
+    bid_trump: tuple[float, ...] = (13, 18, 49, 28, 79, 25, 26, 33)
+    bid_length: tuple[float, ...] = (0, 0, 0, 19, 46, 52, 52, 52, 52)  # by number of trumps
+    bid_side_ace: float = 23
+    bid_side_ten_with_ace: float = 4
+    bid_side_ten_guarded: float = 10
+    bid_side_ten_bare: float = 6
+    bid_bela: float = 21
+    bid_declarations: float = 1.0  # per point of declarations in the visible cards
+    bid_base: float = -140  # the fit's intercept
+    bid_threshold: float = 0  # call when the best suit's expected difference reaches this
+    # -- play: value of keeping a card for later tricks = chance that it takes a later
+    # trick * (its points + keep_capture, the points of the others' cards it would take)
+    keep_capture: float = 10.0
+    keep_trump: tuple[float, ...] = (1.0, 0.6, 0.35, 0.2)  # by number of unseen higher trumps
+    keep_side_master: float = 0.5
+    keep_side_second: float = 0.1  # one unseen card of the suit above it
+    keep_side_ten: float = 0.1  # a ten whose ace is still out
+    lead_master_min_safe: float = 0.6  # lead a side master if no ruff is this likely
+    draw_low_trumps_min: int = 2  # the caller leads a low trump holding this many trumps
+    defender_trump_lead_cost: int = 6
+    return_trump: bool = True  # lead a low trump to the partner who called
+
+
+DEFAULT_PARAMS = HeuristicParams()
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class HeuristicBot:
+    """Bidding by hand strength and card play with card counting (bela4)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None, params: HeuristicParams | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.params = params or DEFAULT_PARAMS
+
+    # -- entry -------------------------------------------------------------------------------
+    def act(self, view: SeatView) -> Action:
+        legal = view.legal
+        if not legal:
+            raise ValueError("it is not this seat's turn")
+        if view.phase == "bidding":
+            return self._bid(view)
+        declares = [a for a in legal if isinstance(a, Declare)]
+        if declares:
+            # R13: announce everything (the options come largest subset first).
+            return max(declares, key=lambda d: (len(d.groups), sum(len(g) for g in d.groups)))
+        plays: dict[int, Play] = {}
+        for a in legal:
+            if isinstance(a, Play):
+                if a.card not in plays or a.bela:  # R14: always announce bela when offered
+                    plays[a.card] = a
+        if not plays:  # an action this bot does not know (another variant): stay legal
+            return legal[0]
+        card = _Play(view, self.params).choose(sum(1 << c for c in plays))
+        return plays[card]
+
+    # -- bidding (R7) ------------------------------------------------------------------------
+    def suit_scores(self, hand: int) -> list[float]:
+        """Strength of ``hand`` (visible cards) with each suit as trump."""
+        p = self.params
+        decl = sum(declaration_value(d) for d in find_declarations(hand)) * p.bid_declarations
+        side = [0.0] * 4
+        for s in range(4):
+            bits = hand >> (8 * s) & 0xFF
+            v = 0.0
+            if bits >> ACE & 1:
+                v += p.bid_side_ace
+                if bits >> TEN & 1:
+                    v += p.bid_side_ten_with_ace
+            elif bits >> TEN & 1:
+                v += p.bid_side_ten_guarded if bits & ~(1 << TEN) else p.bid_side_ten_bare
+            side[s] = v
+        scores = []
+        for s in range(4):
+            bits = hand >> (8 * s) & 0xFF
+            v = p.bid_base + decl + sum(side[o] for o in range(4) if o != s)
+            v += sum(p.bid_trump[r] for r in range(8) if bits >> r & 1)
+            v += p.bid_length[bits.bit_count()]
+            if bits >> KING & 1 and bits >> QUEEN & 1:
+                v += p.bid_bela
+            scores.append(v)
+        return scores
+
+    def _bid(self, view: SeatView) -> Action:
+        calls = [a for a in view.legal if isinstance(a, Call) and a.contract < 4]
+        can_pass = any(isinstance(a, Pass) for a in view.legal)
+        if not calls:
+            return view.legal[0]
+        scores = self.suit_scores(view.hand.mask)
+        best = max(calls, key=lambda a: (scores[a.contract], -a.contract))
+        if can_pass and scores[best.contract] < self.params.bid_threshold:
+            return next(a for a in view.legal if isinstance(a, Pass))
+        return best
+
+
+class _Play:
+    """What the seat knows about the play so far, and the card choice."""
+
+    def __init__(self, view: SeatView, params: HeuristicParams) -> None:
+        assert view.contract is not None and view.seat is not None and view.caller is not None
+        self.p = params
+        self.view = view
+        t = self.t = play_table(view.contract)
+        self.trump = view.contract
+        self.tm = t.trump_mask
+        me = self.me = view.seat
+        n = view.seats
+        self.partner = (me + 2) % n
+        self.opps = ((me + 1) % n, (me + 3) % n)
+        self.our_call = view.caller % 2 == me % 2
+        self.hand = view.hand.mask
+        played = 0
+        cons = [FULL_DECK] * n
+        for cards, _winner in view.tricks:
+            played |= self._scan(cards, cons)
+        if view.trick:
+            played |= self._scan(view.trick, cons)
+        self.played = played
+        unseen = self.unseen = FULL_DECK & ~played & ~self.hand
+        known = [0] * n
+        for seat, infos in enumerate(view.declared):
+            if seat == me or not infos:
+                continue
+            for info in infos:
+                if info.cards is not None:
+                    known[seat] |= info.cards.mask & unseen
+        if self.tm:
+            kq = (1 << QUEEN | 1 << KING) << (8 * self.trump)
+            for seat, suit in view.belas:
+                if seat != me and suit == self.trump:
+                    known[seat] |= kq & unseen
+        all_known = 0
+        for k in known:
+            all_known |= k
+        poss = [0] * n
+        for s in range(n):
+            if s != me:
+                poss[s] = (unseen & cons[s] & ~all_known) | known[s]
+        self.poss = poss
+        # probability that seat s holds card c: known cards are certain; the others are
+        # shared among the seats that may hold them, each weighted by its free slots per
+        # candidate card (hand size less known cards, over the cards it may hold)
+        prob = [[0.0] * 32 for _ in range(n)]
+        others = [s for s in range(n) if s != me]
+        weight = [0.0] * n
+        for s in others:
+            free = view.hand_sizes[s] - known[s].bit_count()
+            cands = (poss[s] & ~known[s]).bit_count()
+            weight[s] = free / cands if free > 0 and cands else 0.0
+            for c in _bits(known[s]):
+                prob[s][c] = 1.0
+        for c in _bits(unseen & ~all_known):
+            holders = [s for s in others if poss[s] >> c & 1] or others
+            total = sum(weight[s] for s in holders)
+            if total <= 0.0:
+                for s in holders:
+                    prob[s][c] = 1.0 / len(holders)
+                continue
+            for s in holders:
+                prob[s][c] = weight[s] / total
+        self.prob = prob
+        self.tricks_left = self.hand.bit_count()
+
+    def _scan(self, cards: tuple[tuple[int, int], ...], cons: list[int]) -> int:
+        """Played mask of one trick, narrowing ``cons`` by R17-R19 inferences."""
+        t = self.t
+        tm = self.tm
+        above = t.above
+        lead_card = cards[0][1]
+        lead = lead_card >> 3
+        win = lead_card
+        m = 1 << lead_card
+        for seat, c in cards[1:]:
+            m |= 1 << c
+            if c >> 3 == lead:
+                if win >> 3 == lead and not above[win] >> c & 1:
+                    cons[seat] &= ~above[win]  # could not beat the best of the led suit
+            else:
+                cons[seat] &= ~SUIT_MASKS[lead]  # void in the led suit
+                if tm >> c & 1:
+                    if tm >> win & 1 and not above[win] >> c & 1:
+                        cons[seat] &= ~above[win]  # could not over-trump
+                else:
+                    cons[seat] &= ~tm  # no trump either (R18)
+            if t.beats[win] >> c & 1:
+                win = c
+        return m
+
+    # -- estimates ---------------------------------------------------------------------------
+    def _p_none(self, seat: int, mask: int) -> float:
+        """Probability that ``seat`` holds none of the unseen cards of ``mask``."""
+        pr = self.prob[seat]
+        q = 1.0
+        for c in _bits(mask & self.unseen):
+            q *= 1.0 - pr[c]
+        return q
+
+    def p_beats(self, seat: int, win: int, lead: int) -> float:
+        """Probability that ``seat`` (to play after) can take the trick from card ``win``."""
+        t = self.t
+        follow = 0.0
+        if win >> 3 == lead:
+            follow = 1.0 - self._p_none(seat, t.above[win])
+        if not self.tm or lead == self.trump:
+            return follow
+        void = self._p_none(seat, SUIT_MASKS[lead])
+        if void == 0.0:
+            return follow
+        ruff_cards = t.above[win] if self.tm >> win & 1 else self.tm
+        return min(1.0, follow + void * (1.0 - self._p_none(seat, ruff_cards)))
+
+    def p_ours(self, win: int, win_seat: int, lead: int, later: list[int]) -> float:
+        """Probability that our side takes the trick now won by ``win`` at ``win_seat``."""
+        if win_seat % 2 == self.me % 2:
+            q = 1.0
+            for s in later:
+                if s != self.partner:
+                    q *= 1.0 - self.p_beats(s, win, lead)
+            return q
+        if self.partner not in later:
+            return 0.0
+        q = self.p_beats(self.partner, win, lead)
+        after = later[later.index(self.partner) + 1:]
+        for s in after:  # an opponent after the partner may take it back
+            q *= 1.0 - 0.5 * self.p_beats(s, win, lead)
+        return q
+
+    def keep(self, c: int) -> float:
+        """The value of keeping card ``c`` for a later trick."""
+        if self.tricks_left <= 1:
+            return 0.0
+        t = self.t
+        p = self.p
+        higher = (t.above[c] & self.unseen).bit_count()
+        if self.tm >> c & 1:
+            w = p.keep_trump[min(higher, len(p.keep_trump) - 1)]
+        elif higher == 0:
+            w = p.keep_side_master
+        elif higher == 1:
+            w = p.keep_side_ten if c & 7 == TEN else p.keep_side_second
+        else:
+            return 0.0
+        return w * (t.points[c] + p.keep_capture)
+
+    # -- choice ------------------------------------------------------------------------------
+    def choose(self, legal: int) -> int:
+        view = self.view
+        if view.options.get("enforce") == "off":  # honour system: still follow R17-R19
+            lead = view.trick[0][1] >> 3 if view.trick else -1
+            win = self._current_win()[0] if view.trick else -1
+            legal = (bela_duties(self.hand, lead, win, self.t) & legal) or legal
+        if legal & (legal - 1) == 0:
+            return legal.bit_length() - 1
+        if not view.trick:
+            return self.lead(legal)
+        return self.follow(legal)
+
+    def _current_win(self) -> tuple[int, int]:
+        beats = self.t.beats
+        seat, win = self.view.trick[0]
+        for s, c in self.view.trick[1:]:
+            if beats[win] >> c & 1:
+                win, seat = c, s
+        return win, seat
+
+    def follow(self, legal: int) -> int:
+        view = self.view
+        t = self.t
+        pts = t.points
+        beats = t.beats
+        n = view.seats
+        lead = view.trick[0][1] >> 3
+        win, win_seat = self._current_win()
+        trick_pts = sum(pts[c] for _, c in view.trick)
+        if self.tricks_left == 1:
+            trick_pts += 10  # R21 last trick
+        later = [(self.me + i) % n for i in range(1, n - len(view.trick))]
+        best = -1
+        best_key: tuple[float, ...] = ()
+        for c in _bits(legal):
+            if beats[win] >> c & 1:
+                w, ws = c, self.me
+            else:
+                w, ws = win, win_seat
+            q = self.p_ours(w, ws, lead, later)
+            value = (2.0 * q - 1.0) * (trick_pts + pts[c]) - self.keep(c)
+            key = (round(value, 6), -t.strength[c], -pts[c], -c)
+            if best < 0 or key > best_key:
+                best, best_key = c, key
+        return best
+
+    def lead(self, legal: int) -> int:
+        t = self.t
+        p = self.p
+        tm = self.tm
+        hand = legal
+        my_trumps = hand & tm
+        opps = self.opps
+        opp_trumps = any(self.poss[o] & tm for o in opps)
+        # 1. The calling side draws trumps.
+        if self.our_call and my_trumps and opp_trumps:
+            masters = [c for c in _bits(my_trumps) if not t.above[c] & self.unseen]
+            if masters:
+                return max(masters, key=lambda c: t.strength[c])
+            if self.view.caller == self.me and my_trumps.bit_count() >= p.draw_low_trumps_min:
+                return min(_bits(my_trumps), key=lambda c: (t.strength[c], c))
+            if p.return_trump and self.view.caller == self.partner:
+                return min(_bits(my_trumps), key=lambda c: (t.strength[c], c))
+        # 2. Cash side-suit masters that no opponent is likely to ruff.
+        best = -1
+        best_val = 0.0
+        for c in _bits(hand & ~tm):
+            if t.above[c] & self.unseen:
+                continue
+            suit = SUIT_MASKS[c >> 3]
+            safe = 1.0
+            if tm and opp_trumps:
+                for o in opps:
+                    safe *= 1.0 - self._p_none(o, suit) * (1.0 - self._p_none(o, tm))
+            if safe < p.lead_master_min_safe:
+                continue
+            val = safe * (t.points[c] + 5) + t.strength[c] * 0.01
+            if val > best_val:
+                best, best_val = c, val
+        if best >= 0:
+            return best
+        # 3. Otherwise lead cheaply, towards the partner's ruffs, away from the opponents'.
+        partner = self.partner
+        best_cost = 0.0
+        for c in _bits(hand):
+            cost = t.points[c] + self.keep(c)
+            suit = SUIT_MASKS[c >> 3]
+            if tm >> c & 1:
+                if not self.our_call:
+                    cost += p.defender_trump_lead_cost
+            else:
+                if c & 7 == TEN and t.above[c] & self.unseen:
+                    cost += 5  # the ace is out: the ten would be lost
+                if tm:
+                    ruff_opp = max(self._p_none(o, suit) * (1.0 - self._p_none(o, tm))
+                                   for o in opps)
+                    ruff_partner = self._p_none(partner, suit) * (1.0 - self._p_none(partner, tm))
+                    cost += 6 * ruff_opp - 4 * ruff_partner
+                # a master of the suit held by the partner helps
+                top_unseen = self.unseen & suit
+                if top_unseen:
+                    top = max(_bits(top_unseen), key=lambda x: t.strength[x])
+                    cost -= 3 * self.prob[partner][top]
+            cost += t.strength[c] * 0.01
+            if best < 0 or cost < best_cost:
+                best, best_cost = c, cost
+        return best
