@@ -70,6 +70,7 @@ class SeatView:
     public: dict[str, Card]  # face-up cards: bela2/belot2 "turned" (opened), belot2 "bottom"
     discards: CardSet | None  # bela3: the caller's discards, seen only by him (R27)
     raspas: bool
+    declarations_side: int | None  # the side holding the strongest declaration, once shown (R13)
 
     @property
     def trump(self) -> str | None:
@@ -137,4 +138,5 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         discards=CardSet(rnd.discards) if seat is not None and seat == rnd.caller
         and rnd.discards else None,
         raspas=rnd.raspas,
+        declarations_side=shown,
     )
