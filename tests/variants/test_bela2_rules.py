@@ -189,8 +189,6 @@ def test_r32_no_swap_when_trump_is_not_the_turned_suit() -> None:
     refused(m, "swap")
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a refused swap in the play phase cites R16 "
-                   "('swap is not allowed in the play phase') instead of R32")
 def test_r32_refused_swap_cites_r32() -> None:
     """R32: a swap when trump is not the turned suit is refused citing R32."""
     m = new_match("bela2")

@@ -204,8 +204,6 @@ def test_r35_opened_and_bottom_cards_shown_after_bidding_and_out_of_play() -> No
     assert len(played) == 18 and not {"AH", "QD"} & played
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: belot2 views show the bottom card during "
-                   "the bidding; R35 shows it only after the bidding (with the 3 more cards)")
 def test_r35_bottom_card_not_shown_before_the_bidding_ends() -> None:
     """R35: 'Then 3 more cards to each; the bottom card of the pack is shown to both' - the
     bottom card is turned after the bidding (seed 004), so bidders do not see it."""
@@ -318,8 +316,6 @@ def test_r36_trump_lead_must_be_beaten_if_possible() -> None:
     assert legal_cards(rnd) == {"9H", "TH", "7H"}
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: belot2 duty errors cite bela's R17/R18/R19 "
-                   "(whose iber duty belot2 does not have) instead of R36")
 @pytest.mark.parametrize("bids, lead, bad", [
     (["pass", "pass", "H"], "7C", "AS"),  # void: must trump
     (["pass", "pass", "H"], "8H", "7H"),  # trump lead: must beat
@@ -333,9 +329,6 @@ def test_r36_duty_errors_cite_r36(bids: list[str], lead: str, bad: str) -> None:
     refused(m, bad, "R36")
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: refused swaps/redeals in the play phase "
-                   "cite R36 and a bela in raspas cites R14 ('holding both' though the seat "
-                   "holds K and Q of the raspas trump) instead of R35/R37")
 @pytest.mark.parametrize("bids, token, rules", [
     (["pass", "pass", "VC"], "swap", {"R35"}),
     (["pass", "pass", "pass", "pass"], "swap", {"R35", "R37"}),
@@ -631,8 +624,6 @@ def test_r37_raspas_no_bela_and_no_swap() -> None:
     refused(m, "KH*")
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: Round._verify_declare does not check "
-                   "raspas, so an explicit 'declare' is accepted in raspas (R37)")
 def test_r37_raspas_declaration_refused() -> None:
     """R37: no declarations are made in raspas: announcing one is an illegal action."""
     m = new_match("belot2")

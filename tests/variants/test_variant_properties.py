@@ -72,7 +72,9 @@ def check_conservation(m: Match, rnd: Round) -> None:
         assert not turned_now & live
         assert live | turned_now == dealt(rnd) | turned0
         assert len(live) == IN_PLAY[name]
-        if name == "belot2":
+        if name == "belot2" and rnd.phase == "bidding":
+            assert "bottom" not in rnd.public  # R35: turned up after the bidding
+        elif name == "belot2":
             assert code(rnd.public["bottom"]) not in live | turned_now
             assert extra(rnd, "bottom") == {code(rnd.public["bottom"])}
 

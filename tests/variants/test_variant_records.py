@@ -241,7 +241,6 @@ def test_swap_after_first_card_and_by_non_holder() -> None:
     assert error_of(data)[:2] == (1, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a 'declare' in raspas is accepted (R37)")
 def test_declare_in_raspas_is_an_error() -> None:
     """R37: no declarations in raspas: the record is invalid at the declare token."""
     data = two_round_record("belot2")

@@ -84,7 +84,8 @@ class Round:
         self.actors: list[int] = []
         self.result: RoundResult | None = None
         self._legal = -1
-        self.public = {k: v[0] for k, v in deal.extra.items() if k in variant.public_keys}
+        self.public = {k: v[0] for k, v in deal.extra.items()
+                       if k in variant.public_keys and k not in variant.shown_after_bidding}
         self.discards = 0  # bela3: the caller's two discards (R27), his secret
         self.exchange_seats: list[int] = []  # seats still to decide on a swap / redeal
         self.raspas = False  # belot2: four passes (R34)
@@ -297,6 +298,8 @@ class Round:
         self.caller = caller
         self.raspas = raspas
         self.table = play_table(contract)
+        for key in self.variant.shown_after_bidding:  # R35: the bottom card is turned now
+            self.public = {**self.public, key: self.deal.extra[key][0]}
         suits = 0 if raspas else self.variant.bela_suits(contract)
         self._bela_mask = sum(0b01100000 << (8 * s) for s in range(4) if suits >> s & 1)
 
@@ -345,7 +348,11 @@ class Round:
                                 [str(c) for c in iter_cards(self.legal_cards())])
         if not self.legal_cards() & bit:
             reason, rule = self._explain_duty(action.card)
+            rule = self.variant.rule_ids.get("duties", rule)
             raise IllegalAction(reason, rule, [str(c) for c in iter_cards(self.legal_cards())])
+        if action.bela and self.raspas:
+            raise IllegalAction("there is no bela in raspas", "R37",
+                                [str(c) for c in iter_cards(self.legal_cards())])
         if action.bela and not self._bela_cards(seat) & bit:
             raise IllegalAction(
                 f"bela is announced with the first of K and Q of trump, holding both: "
@@ -354,6 +361,8 @@ class Round:
 
     def _verify_declare(self, action: Declare) -> None:
         seat = self.turn
+        if self.raspas:
+            raise IllegalAction("no declarations are made in raspas", "R37")
         if self.tricks or self.trick_seats.count(seat) or self.declared[seat] is not None:
             raise IllegalAction("declarations are announced only once, right before your first "
                                 "card", "R13")
@@ -471,6 +480,8 @@ class Round:
     def _rule_for(self, action: Action) -> str:
         if isinstance(action, (Pass, Call)) and self.phase != BIDDING:
             return self.variant.rule_ids["bidding"]  # one round of bidding, no overcalling
+        if isinstance(action, (Swap, Redeal, Decline)):
+            return self.variant.rule_ids.get("exchange", "R16")
         return self.variant.rule_ids.get(self.phase, "R16")
 
 

@@ -67,6 +67,7 @@ class Variant:
     options: tuple[str, ...] = ("target", "equal_declarations", "tie", "enforce")
     deal_keys: tuple[str, ...] = ()  # extra per-round deal keys of RECORD.md
     public_keys: tuple[str, ...] = ()  # deal keys whose card is face up for everyone
+    shown_after_bidding: tuple[str, ...] = ()  # public keys turned up only after the bidding
     rule_ids: dict[str, str] = field(default_factory=lambda: {"bidding": "R7", "play": "R16"})
     duties: DutyFn = bela_duties
     belot_wins: bool = True  # R10: eight of a suit wins the match

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Belot2(Variant):
     rule_ids: dict[str, str] = field(
-        default_factory=lambda: {"bidding": "R34", "exchange": "R35", "play": "R36"})
+        default_factory=lambda: {"bidding": "R34", "exchange": "R35", "play": "R36",
+                                 "duties": "R36"})
 
     def deal_from_deck(self, deck: list[Card], dealer: int) -> Deal:
         # R34, R35: 6 each, the opened card, 3 more each after bidding, the bottom card shown.
@@ -115,4 +116,5 @@ BELOT2 = Belot2(
     declaration_values=BELOT2_VALUES,
     deal_keys=("turned", "bottom"),
     public_keys=("turned", "bottom"),
+    shown_after_bidding=("bottom",),
 )
