@@ -42,6 +42,7 @@ from ..engine.cards import FULL_DECK, SUIT_MASKS
 from ..engine.declarations import declaration_value, find_declarations
 from ..engine.rules import bela_duties, play_table
 from ..engine.views import SeatView
+from . import contracts
 
 SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
 
@@ -75,6 +76,21 @@ class HeuristicParams:
     draw_low_trumps_min: int = 2  # the caller leads a low trump holding this many trumps
     defender_trump_lead_cost: int = 6
     return_trump: bool = True  # lead a low trump to the partner who called
+    # -- the other variants (bela3, bela2, belot2)
+    ally_weight: float = 0.0  # bela3: a non-caller's worth of the other non-caller's tricks
+    raspas_shed: float = 1.0  # belot2 raspas: weight of the risk of keeping a high card
+    raspas_capture: float = 6.0  # ... the points of the others' cards it would take
+    raspas_trump_risk: float = 0.3  # ... extra risk of a trump (a void forces it, R36)
+    raspas_lead_points: float = 4.0  # ... the points the opponent adds to a led card
+    # bidding thresholds on the estimated margin (bela.bots.contracts), by (non-dealer, dealer)
+    bela2_accept: tuple[float, float] = (0.0, 0.0)  # R31 round 1: accept the turned suit
+    bela2_name: float = 0.0  # R31 round 2: the non-dealer names another suit
+    belot2_accept: tuple[float, float] = (0.0, 0.0)  # R34 round 1
+    belot2_order: tuple[float, float] = (0.0, 0.0)  # R34 round 2 (else raspas may follow)
+    discard_trump: float = 60.0  # bela3 discards (R27): a trump kept is worth this ...
+    discard_void: float = 8.0  # ... and a void (with two trumps or more) this
+    redeal_samples: int = 24  # belot2 four 7s / 8s (R35): rounds played out to decide
+    redeal_below: float = 0.0  # ... redeal when the mean margin is below this
 
 
 DEFAULT_PARAMS = HeuristicParams()
@@ -104,7 +120,11 @@ class HeuristicBot:
         if not legal:
             raise ValueError("it is not this seat's turn")
         if view.phase == "bidding":
-            return self._bid(view)
+            return self._bid(view) if view.variant == "bela4" else contracts.bid(view, self.params)
+        if view.phase == "discard":
+            return contracts.discard(view, self.params)
+        if view.phase == "exchange":
+            return contracts.exchange(view, self.params)
         declares = [a for a in legal if isinstance(a, Declare)]
         if declares:
             # R13: announce everything (the options come largest subset first).
@@ -159,10 +179,10 @@ class HeuristicBot:
 
 
 class _Play:
-    """What the seat knows about the play so far, and the card choice."""
+    """What the seat knows about the play so far, and the card choice (every variant)."""
 
     def __init__(self, view: SeatView, params: HeuristicParams) -> None:
-        assert view.contract is not None and view.seat is not None and view.caller is not None
+        assert view.contract is not None and view.seat is not None
         self.p = params
         self.view = view
         t = self.t = play_table(view.contract)
@@ -170,9 +190,27 @@ class _Play:
         self.tm = t.trump_mask
         me = self.me = view.seat
         n = view.seats
-        self.partner = (me + 2) % n
-        self.opps = ((me + 1) % n, (me + 3) % n)
-        self.our_call = view.caller % 2 == me % 2
+        self.raspas = view.raspas
+        caller = view.caller
+        if n == 4:  # bela4: seats 0+2 against 1+3
+            self.partner = (me + 2) % n
+            self.opps: tuple[int, ...] = ((me + 1) % n, (me + 3) % n)
+        else:  # bela3, bela2, belot2: each for himself
+            self.partner = -1
+            self.opps = tuple(s for s in range(n) if s != me)
+        self.our_call = caller is not None and caller % view.sides == me % view.sides
+        # what a trick won by each seat is worth to this seat, per point (not bela4, which
+        # keeps its partnership formula): +1 own, -1 an opponent's; in bela3 a non-caller
+        # values the other non-caller's tricks at ``ally_weight`` (both want the caller to
+        # fall, R28); in raspas every sign flips (R37: points taken count against you)
+        u = [-1.0] * n
+        u[me] = 1.0
+        if n == 3 and caller is not None and caller != me:
+            u[3 - me - caller] = params.ally_weight
+        self.u = [-x for x in u] if self.raspas else u
+        # R17-R19 let a follower that does not beat reveal that it cannot; R36 (belot2)
+        # has that duty only on a trump lead (and in VC on the led suit)
+        self.iber = view.variant != "belot2"
         self.hand = view.hand.mask
         played = 0
         cons = [FULL_DECK] * n
@@ -181,7 +219,12 @@ class _Play:
         if view.trick:
             played |= self._scan(view.trick, cons)
         self.played = played
-        unseen = self.unseen = FULL_DECK & ~played & ~self.hand
+        out = 0  # face-up cards (turned, bottom) and own discards: out of play and known
+        for c in view.public.values():
+            out |= 1 << c
+        if view.discards is not None:
+            out |= view.discards.mask
+        unseen = self.unseen = FULL_DECK & ~played & ~self.hand & ~out
         known = [0] * n
         for seat, infos in enumerate(view.declared):
             if seat == me or not infos:
@@ -204,19 +247,32 @@ class _Play:
         self.poss = poss
         # probability that seat s holds card c: known cards are certain; the others are
         # shared among the seats that may hold them, each weighted by its free slots per
-        # candidate card (hand size less known cards, over the cards it may hold)
+        # candidate card (hand size less known cards, over the cards it may hold); in
+        # bela3 (a non-caller: the caller's discards), bela2 (11 cards) and belot2 (13) some
+        # unseen cards are out of play, a "stock" that may hold any of them
         prob = [[0.0] * 32 for _ in range(n)]
         others = [s for s in range(n) if s != me]
         weight = [0.0] * n
+        free_total = 0
         for s in others:
             free = view.hand_sizes[s] - known[s].bit_count()
             cands = (poss[s] & ~known[s]).bit_count()
             weight[s] = free / cands if free > 0 and cands else 0.0
+            free_total += max(free, 0)
             for c in _bits(known[s]):
                 prob[s][c] = 1.0
-        for c in _bits(unseen & ~all_known):
-            holders = [s for s in others if poss[s] >> c & 1] or others
+        pool = unseen & ~all_known
+        stock = pool.bit_count() - free_total
+        stock_w = stock / pool.bit_count() if stock > 0 else 0.0
+        for c in _bits(pool):
+            holders = [s for s in others if poss[s] >> c & 1]
+            if not holders:
+                if stock > 0:
+                    continue  # out of play
+                holders = others
             total = sum(weight[s] for s in holders)
+            if stock > 0:
+                total += stock_w
             if total <= 0.0:
                 for s in holders:
                     prob[s][c] = 1.0 / len(holders)
@@ -227,7 +283,7 @@ class _Play:
         self.tricks_left = self.hand.bit_count()
 
     def _scan(self, cards: tuple[tuple[int, int], ...], cons: list[int]) -> int:
-        """Played mask of one trick, narrowing ``cons`` by R17-R19 inferences."""
+        """Played mask of one trick, narrowing ``cons`` by the play duties' inferences."""
         t = self.t
         tm = self.tm
         above = t.above
@@ -238,15 +294,16 @@ class _Play:
         for seat, c in cards[1:]:
             m |= 1 << c
             if c >> 3 == lead:
-                if win >> 3 == lead and not above[win] >> c & 1:
+                if win >> 3 == lead and not above[win] >> c & 1 and (
+                        self.iber or t.is_trump[win]):
                     cons[seat] &= ~above[win]  # could not beat the best of the led suit
             else:
                 cons[seat] &= ~SUIT_MASKS[lead]  # void in the led suit
                 if tm >> c & 1:
-                    if tm >> win & 1 and not above[win] >> c & 1:
+                    if self.iber and tm >> win & 1 and not above[win] >> c & 1:
                         cons[seat] &= ~above[win]  # could not over-trump
                 else:
-                    cons[seat] &= ~tm  # no trump either (R18)
+                    cons[seat] &= ~tm  # no trump either (R18, R36)
             if t.beats[win] >> c & 1:
                 win = c
         return m
@@ -275,7 +332,8 @@ class _Play:
         return min(1.0, follow + void * (1.0 - self._p_none(seat, ruff_cards)))
 
     def p_ours(self, win: int, win_seat: int, lead: int, later: list[int]) -> float:
-        """Probability that our side takes the trick now won by ``win`` at ``win_seat``."""
+        """bela4: probability that our side takes the trick now won by ``win`` at
+        ``win_seat``."""
         if win_seat % 2 == self.me % 2:
             q = 1.0
             for s in later:
@@ -290,10 +348,31 @@ class _Play:
             q *= 1.0 - 0.5 * self.p_beats(s, win, lead)
         return q
 
+    def expected_u(self, win: int, win_seat: int, lead: int, later: list[int]) -> float:
+        """Each for himself: the expected worth (``self.u``) of the trick's winner, when it is
+        now won by ``win`` at ``win_seat`` and the seats ``later`` are still to play (each
+        takes it with its chance to beat ``win``; half that once the winning card rose)."""
+        mass = {win_seat: 1.0}
+        for s in later:
+            p = self.p_beats(s, win, lead)
+            if p <= 0.0:
+                continue
+            taken = 0.0
+            for holder, m in mass.items():
+                f = p if holder == win_seat else 0.5 * p
+                taken += m * f
+                mass[holder] = m * (1.0 - f)
+            mass[s] = mass.get(s, 0.0) + taken
+        u = self.u
+        return sum(u[s] * m for s, m in mass.items())
+
     def keep(self, c: int) -> float:
-        """The value of keeping card ``c`` for a later trick."""
+        """The value of keeping card ``c`` for a later trick (in raspas, minus the risk that
+        it takes one)."""
         if self.tricks_left <= 1:
             return 0.0
+        if self.raspas:
+            return -self.danger(c)
         t = self.t
         p = self.p
         higher = (t.above[c] & self.unseen).bit_count()
@@ -307,6 +386,19 @@ class _Play:
             return 0.0
         return w * (t.points[c] + p.keep_capture)
 
+    def danger(self, c: int) -> float:
+        """Raspas (R37): how much keeping ``c`` may cost later: the share of the unseen cards
+        of its suit that it beats, held by the opponent, times the points it would take."""
+        t = self.t
+        pr = self.prob[self.opps[0]]
+        suit = SUIT_MASKS[c >> 3] & self.unseen
+        lower = sum(pr[x] for x in _bits(suit & ~t.above[c]))
+        higher = sum(pr[x] for x in _bits(suit & t.above[c]))
+        risk = lower / (lower + higher + 1.0)
+        if self.tm >> c & 1:
+            risk = min(1.0, risk + self.p.raspas_trump_risk)
+        return self.p.raspas_shed * risk * (t.points[c] + self.p.raspas_capture)
+
     # -- choice ------------------------------------------------------------------------------
     def choose(self, legal: int) -> int:
         view = self.view
@@ -317,7 +409,7 @@ class _Play:
         if legal & (legal - 1) == 0:
             return legal.bit_length() - 1
         if not view.trick:
-            return self.lead(legal)
+            return self.lead_raspas(legal) if self.raspas else self.lead(legal)
         return self.follow(legal)
 
     def _current_win(self) -> tuple[int, int]:
@@ -347,8 +439,11 @@ class _Play:
                 w, ws = c, self.me
             else:
                 w, ws = win, win_seat
-            q = self.p_ours(w, ws, lead, later)
-            value = (2.0 * q - 1.0) * (trick_pts + pts[c]) - self.keep(c)
+            if self.partner >= 0:
+                worth = 2.0 * self.p_ours(w, ws, lead, later) - 1.0
+            else:
+                worth = self.expected_u(w, ws, lead, later)
+            value = worth * (trick_pts + pts[c]) - self.keep(c)
             key = (round(value, 6), -t.strength[c], -pts[c], -c)
             if best < 0 or key > best_key:
                 best, best_key = c, key
@@ -404,14 +499,40 @@ class _Play:
                 if tm:
                     ruff_opp = max(self._p_none(o, suit) * (1.0 - self._p_none(o, tm))
                                    for o in opps)
-                    ruff_partner = self._p_none(partner, suit) * (1.0 - self._p_none(partner, tm))
+                    ruff_partner = (self._p_none(partner, suit)
+                                    * (1.0 - self._p_none(partner, tm))) if partner >= 0 else 0.0
                     cost += 6 * ruff_opp - 4 * ruff_partner
                 # a master of the suit held by the partner helps
                 top_unseen = self.unseen & suit
-                if top_unseen:
+                if top_unseen and partner >= 0:
                     top = max(_bits(top_unseen), key=lambda x: t.strength[x])
                     cost -= 3 * self.prob[partner][top]
             cost += t.strength[c] * 0.01
             if best < 0 or cost < best_cost:
                 best, best_cost = c, cost
+        return best
+
+    def lead_raspas(self, legal: int) -> int:
+        """Raspas (R37, two players): lead what the opponent has to take (a card below all
+        of his in its suit, a low trump he must beat, R36), and shed dangerous high cards
+        when that is cheap."""
+        t = self.t
+        tm = self.tm
+        opp = self.opps[0]
+        best = -1
+        best_val = 0.0
+        for c in _bits(legal):
+            suit = SUIT_MASKS[c >> 3]
+            above = t.above[c] & self.unseen
+            below = suit & self.unseen & ~t.above[c]
+            if tm >> c & 1:  # a trump lead must be beaten if possible (R36)
+                take = 1.0 - self._p_none(opp, above)
+            else:
+                void = self._p_none(opp, suit)
+                take = (self._p_none(opp, below) * (1.0 - self._p_none(opp, above))
+                        + void * (1.0 - self._p_none(opp, tm)))
+            value = (2.0 * take - 1.0) * (t.points[c] + self.p.raspas_lead_points) \
+                + self.danger(c) - t.strength[c] * 0.01
+            if best < 0 or value > best_val:
+                best, best_val = c, value
         return best

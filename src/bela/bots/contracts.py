@@ -1,0 +1,281 @@
+"""What the heuristic bot does before the first card in bela3, bela2 and belot2.
+
+* Hand features per contract (a trump suit, VC, BC) on the cards a seat sees when it bids,
+  and linear estimates of the caller's margin (its round score less the opponents', per deal)
+  fitted by least squares on heuristic self-play rounds with a forced contract
+  (:mod:`bela.bots.fit`).  bela4 keeps its own fit in :mod:`bela.bots.heuristic`.
+* Bidding: bela3 (R26) calls the best suit on its first 6 cards; bela2 (R31) and belot2
+  (R34) accept the turned suit when its estimate reaches a threshold (a seat holding the 7 of
+  that suit counts the turned card as its own: it will swap, R32/R35; otherwise the turned
+  card may go to the opponent), and in round 2 order the best other contract, when strong
+  enough (the dealer of bela2 must name one).
+* bela3 discards (R27): keep trumps, aces and guarded tens; throw cheap singletons and short
+  side suits to make voids, and points that would likely be lost (a bare ten): the
+  discards' points are the caller's.
+* Exchanges (R32, R35): always swap the 7 of trump for the turned card (it is higher); with
+  four 7s or four 8s in belot2, ask for a redeal when the hand's expected margin is negative
+  (estimated by playing the round out against sampled opponent hands; in raspas low cards
+  are good, so such hands mostly keep).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ..engine.actions import DECLINE, PASS, REDEAL, SWAP, Action, Call, Discard, parse_action
+from ..engine.cards import SUIT_MASKS, Card
+from ..engine.declarations import declaration_value, find_declarations
+from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, TRUMP_POINTS, play_table
+from ..engine.state import Match
+from ..engine.variants import get_variant
+from ..engine.views import SeatView, seat_view
+
+if TYPE_CHECKING:
+    from .heuristic import HeuristicParams
+
+SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
+
+SUIT_FEATURES = ("base", "t7", "t8", "t9", "tT", "tJ", "tQ", "tK", "tA", "len3", "len4",
+                 "len5+", "side_A", "side_T_with_A", "side_T_guarded", "side_T_bare", "side_K",
+                 "voids", "bela", "decl", "lead", "opp_turned")
+VC_FEATURES = ("base", "J", "9", "A", "T", "K", "Q", "J9", "bela", "decl", "lead", "low")
+BC_FEATURES = ("base", "A", "T_with_A", "T_guarded", "T_bare", "K", "Q", "J", "low", "decl",
+               "lead", "A_long")
+
+# Least-squares weights, feature by feature (see the tuples above), of the caller's margin:
+# bela3 the caller's score less the mean of the other two; bela2/belot2 the caller's score
+# less the opponent's (BC counts double, R36).  Regenerate with ``python -m bela.bots.fit``.
+WEIGHTS: dict[tuple[str, str], tuple[float, ...]] = {
+    # 40000 rounds, mean margin -15, R2 0.19 (lead is always 1: the first seat calls)
+    ("bela3", "suit"): (-42, 14, 16, 43, 27, 62, 31, 28, 30, 14, 29, 29, 16, 15, 13, 10, 2, 3,
+                        15, 4, -42, 0),
+    # 60000 rounds, mean margin -45, R2 0.13
+    ("bela2", "suit"): (-115, 11, 13, 41, 28, 64, 29, 27, 26, 6, 4, -1, 16, 14, 16, 11, 5, 3,
+                        16, 13, -2, 1),
+    # 80000 rounds (63308 suit, 7913 VC, 7868 BC); mean margins -40, -61, -60; R2 .17 .08 .09
+    ("belot2", "suit"): (-109, 12, 14, 37, 27, 64, 28, 28, 27, 9, 9, -6, 17, 9, 13, 10, 5, 3,
+                         17, 13, -2, 0),
+    ("belot2", "VC"): (-8, 17, 7, -4, -11, -15, -16, 3, 8, 18, -7, -26),
+    ("belot2", "BC"): (-1, 12, 20, 14, 7, -6, -12, -18, -25, 28, -7, 7),
+}
+
+
+def _hand_declarations(hand: int, variant: str) -> int:
+    v = get_variant(variant)
+    return sum(declaration_value(d, v.declaration_values)
+               for d in find_declarations(hand, v.belot_wins))
+
+
+def suit_features(hand: int, trump: int, lead: bool, turned: int = -1,
+                  variant: str = "bela2") -> list[float]:
+    """Features of ``hand`` with ``trump`` as trump.  ``turned`` is the face-up card of bela2 /
+    belot2 when ``trump`` is its suit: a hand holding the 7 of trump counts it as its own
+    (R32, R35), otherwise ``opp_turned`` is its trump points / 10 (the opponent may swap)."""
+    opp_turned = 0.0
+    if turned >= 0 and turned >> 3 == trump:
+        seven = 1 << (8 * trump)
+        if hand & seven:
+            hand = hand & ~seven | (1 << turned)
+        else:
+            opp_turned = TRUMP_POINTS[turned & 7] / 10
+    bits = hand >> (8 * trump) & 0xFF
+    f = [1.0] + [float(bits >> r & 1) for r in range(8)]
+    n = bits.bit_count()
+    f += [float(n == 3), float(n == 4), float(n >= 5)]
+    aces = ten_a = ten_g = ten_b = kings = voids = 0
+    for s in range(4):
+        if s == trump:
+            continue
+        sb = hand >> (8 * s) & 0xFF
+        if not sb:
+            voids += 1
+            continue
+        if sb >> ACE & 1:
+            aces += 1
+            ten_a += sb >> TEN & 1
+        elif sb >> TEN & 1:
+            if sb & ~(1 << TEN):
+                ten_g += 1
+            else:
+                ten_b += 1
+        kings += sb >> KING & 1
+    f += [aces, ten_a, ten_g, ten_b, kings, voids]
+    f.append(float(bits >> KING & 1 and bits >> QUEEN & 1))
+    f.append(_hand_declarations(hand, variant) / 10)
+    f += [float(lead), opp_turned]
+    return f
+
+
+def vc_features(hand: int, lead: bool) -> list[float]:
+    """Features of ``hand`` in VC (all trumps, R36)."""
+    def count(rank: int) -> float:
+        return float(sum(hand >> (8 * s + rank) & 1 for s in range(4)))
+    j9 = bela = 0
+    for s in range(4):
+        sb = hand >> (8 * s) & 0xFF
+        j9 += sb >> JACK & 1 and sb >> NINE & 1
+        bela += sb >> KING & 1 and sb >> QUEEN & 1
+    return [1.0, count(JACK), count(NINE), count(ACE), count(TEN), count(KING), count(QUEEN),
+            float(j9), float(bela), _hand_declarations(hand, "belot2") / 10, float(lead),
+            count(SEVEN) + count(EIGHT)]
+
+
+def bc_features(hand: int, lead: bool) -> list[float]:
+    """Features of ``hand`` in BC (no trumps, R36)."""
+    aces = ten_a = ten_g = ten_b = kings = queens = jacks = low = a_long = 0
+    for s in range(4):
+        sb = hand >> (8 * s) & 0xFF
+        if sb >> ACE & 1:
+            aces += 1
+            ten_a += sb >> TEN & 1
+            a_long += sb.bit_count() >= 3
+        elif sb >> TEN & 1:
+            if sb & ~(1 << TEN):
+                ten_g += 1
+            else:
+                ten_b += 1
+        kings += sb >> KING & 1
+        queens += sb >> QUEEN & 1
+        jacks += sb >> JACK & 1
+        low += (sb & 0b111).bit_count()
+    return [1.0, aces, ten_a, ten_g, ten_b, kings, queens, jacks, low,
+            _hand_declarations(hand, "belot2") / 10, float(lead), a_long]
+
+
+def features(variant: str, contract: int, hand: int, lead: bool, turned: int = -1
+             ) -> tuple[str, list[float]]:
+    """The model kind (``suit``, ``VC``, ``BC``) and the feature vector of a contract."""
+    if contract == ALL_TRUMPS:
+        return "VC", vc_features(hand, lead)
+    if contract == NO_TRUMPS:
+        return "BC", bc_features(hand, lead)
+    return "suit", suit_features(hand, contract, lead, turned, variant)
+
+
+def estimate(variant: str, contract: int, hand: int, lead: bool, turned: int = -1) -> float:
+    """The expected margin of the caller of ``contract`` holding ``hand`` (seen cards)."""
+    kind, f = features(variant, contract, hand, lead, turned)
+    w = WEIGHTS[(variant, kind)]
+    return sum(a * b for a, b in zip(w, f))
+
+
+# -- bidding ---------------------------------------------------------------------------------
+
+def bid(view: SeatView, params: HeuristicParams) -> Action:
+    """Bid in bela3 (R26), bela2 (R31) or belot2 (R34)."""
+    legal = view.legal
+    calls = [a for a in legal if isinstance(a, Call)]
+    if not calls:
+        return legal[0]
+    turned = view.public.get("turned")
+    lead = view.seat == view.first
+    hand = view.hand.mask
+    est = {a.contract: estimate(view.variant, a.contract, hand, lead,
+                                -1 if turned is None else int(turned)) for a in calls}
+    best = max(calls, key=lambda a: (est[a.contract], -a.contract))
+    if PASS not in legal:
+        return best
+    second_round = len(view.bids) >= 2
+    dealer = view.seat == view.dealer
+    if view.variant == "bela2":
+        thr = params.bela2_name if second_round else params.bela2_accept[dealer]
+    else:
+        thr = (params.belot2_order if second_round else params.belot2_accept)[dealer]
+    return best if est[best.contract] >= thr else PASS
+
+
+# -- bela3 discards (R27) --------------------------------------------------------------------
+
+def keep_value(hand: int, trump: int, params: HeuristicParams) -> float:
+    """How much the 10 cards ``hand`` are worth to the bela3 caller in tricks (a rough count
+    for comparing discards): trumps above all, aces, guarded tens, voids to ruff with."""
+    trumps = (hand & SUIT_MASKS[trump]).bit_count()
+    v = params.discard_trump * trumps
+    for s in range(4):
+        if s == trump:
+            continue
+        sb = hand >> (8 * s) & 0xFF
+        n = sb.bit_count()
+        if n == 0:
+            v += params.discard_void if trumps >= 2 else params.discard_void / 2
+            continue
+        if sb >> ACE & 1:
+            v += 22
+            if sb >> TEN & 1:
+                v += 18
+            if sb >> TEN & 1 and sb >> KING & 1:
+                v += 6
+        elif sb >> TEN & 1:
+            v += 9 if n >= 3 else 7 if n == 2 else 2
+        elif sb >> KING & 1 and n >= 3:
+            v += 2
+    return v
+
+
+def discard(view: SeatView, params: HeuristicParams) -> Action:
+    """The bela3 caller's two discards (R27): the best kept hand plus the banked points."""
+    assert view.contract is not None
+    trump = view.contract
+    pts = play_table(trump).points
+    hand = view.hand.mask
+    best: Action = view.legal[0]
+    best_key: tuple[float, ...] | None = None
+    for a in view.legal:
+        if not isinstance(a, Discard):
+            continue
+        x, y = a.cards
+        value = pts[x] + pts[y] + keep_value(hand & ~(1 << x) & ~(1 << y), trump, params)
+        key = (value, -(x & 7) - (y & 7), -x - y)
+        if best_key is None or key > best_key:
+            best, best_key = a, key
+    return best
+
+
+# -- swaps and redeals (R32, R35) ------------------------------------------------------------
+
+def exchange(view: SeatView, params: HeuristicParams) -> Action:
+    """Swap the 7 of trump for the turned card; redeal four 7s / 8s when the hand is weak."""
+    legal = view.legal
+    keep = SWAP if SWAP in legal else DECLINE
+    if REDEAL in legal and params.redeal_samples > 0:
+        if simulated_margin(view, keep, params) < params.redeal_below:
+            return REDEAL
+    return keep
+
+
+def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) -> float:
+    """The mean round margin (own score less the opponent's) of taking ``action`` in the
+    exchange phase of a two-player round, over ``params.redeal_samples`` opponent hands drawn
+    from the unseen cards, the round played out by heuristic bots (which do not redeal)."""
+    from .heuristic import HeuristicBot
+
+    assert view.seat is not None
+    me = view.seat
+    opp = 1 - me
+    v = get_variant(view.variant)
+    out = {int(c) for c in view.public.values()}
+    pool = [c for c in Card.ALL if c not in view.hand and c not in out]
+    rng = random.Random(view.hand.mask * 1_000_003 + view.round_index)
+    bot = HeuristicBot(0, replace(params, redeal_samples=0))
+    extra = {k: [c] for k, c in view.public.items()}
+    total = 0.0
+    for _ in range(params.redeal_samples):
+        rng.shuffle(pool)
+        hands: list[list[int]] = [[], []]
+        hands[me] = list(view.hand)
+        hands[opp] = pool[:v.hand_cards]
+        m = Match(v, options={"target": 10**9}, first_dealer=view.dealer)
+        rnd = m.deal(hands=hands, extra=extra)
+        for _seat, token in view.bids:
+            m.apply(parse_action(token))
+        while not rnd.is_over:
+            seat = rnd.turn
+            if rnd.phase == "exchange" and seat == me:
+                m.apply(action)
+            else:
+                m.apply(bot.act(seat_view(m, seat)))
+        assert rnd.result is not None
+        total += rnd.result.scores[me] - rnd.result.scores[opp]
+    return total / params.redeal_samples

@@ -1,0 +1,114 @@
+"""Fit the contract estimates of :mod:`bela.bots.contracts` on heuristic self-play.
+
+Each sample is a seeded deal whose bidding is forced (a random seat, bidding round and
+contract that the rules allow), then played out by heuristic bots; the target is the caller's
+margin (bela3: his score less the mean of the other two; bela2/belot2: his score less the
+opponent's) and the features are those of the cards the caller saw when bidding.  The
+weights are the least-squares solution (a tiny ridge keeps unused features at 0).
+
+    python -m bela.bots.fit bela2 --rounds 40000      # prints the WEIGHTS entries
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import defaultdict
+
+from ..engine import Match, parse_action
+from ..engine.actions import CONTRACT_TOKENS
+from ..engine.rules import ALL_TRUMPS, NO_TRUMPS
+from ..engine.views import seat_view
+from .contracts import BC_FEATURES, SUIT_FEATURES, VC_FEATURES, features
+from .heuristic import HeuristicBot
+
+FIRST_DEALER = {"bela3": 2, "bela2": 1, "belot2": 1}  # seat 0 is the first seat
+
+
+def forced_bids(variant: str, turned_suit: int, rng: random.Random) -> tuple[list[str], int]:
+    """A random legal bidding that ends in a call, and the contract called."""
+    if variant == "bela3":
+        c = rng.randrange(4)
+        return [CONTRACT_TOKENS[c]], c
+    others = [s for s in range(4) if s != turned_suit]
+    if variant == "belot2":
+        others += [ALL_TRUMPS, NO_TRUMPS]
+    case = rng.randrange(4)
+    c = turned_suit if case < 2 else rng.choice(others)
+    return ["pass"] * case + [CONTRACT_TOKENS[c]], c
+
+
+def samples(variant: str, rounds: int, seed: int) -> dict[str, list[tuple[list[float], float]]]:
+    """(features, caller's margin) per model kind."""
+    rng = random.Random(seed)
+    bot = HeuristicBot(0)
+    out: dict[str, list[tuple[list[float], float]]] = defaultdict(list)
+    for i in range(rounds):
+        m = Match(variant, options={"target": 10**9}, seed=seed * 1_000_003 + i,
+                  first_dealer=FIRST_DEALER[variant])
+        rnd = m.deal()
+        turned = rnd.public.get("turned", -1)
+        bids, contract = forced_bids(variant, turned >> 3 if turned >= 0 else -1, rng)
+        caller = (len(bids) - 1) % rnd.variant.seats
+        seen = sum(1 << c for c in rnd.deal.hands[caller][:6])
+        kind, f = features(variant, contract, seen, caller == rnd.first,
+                           turned if contract == turned >> 3 else -1)
+        for token in bids:
+            m.apply(parse_action(token))
+        while not rnd.is_over:
+            m.apply(bot.act(seat_view(m, rnd.turn)))
+        assert rnd.result is not None
+        scores = rnd.result.scores
+        if rnd.result.outcome == "redeal":
+            continue
+        others = [scores[s] for s in range(len(scores)) if s != caller]
+        out[kind].append((f, scores[caller] - sum(others) / len(others)))
+    return out
+
+
+def least_squares(data: list[tuple[list[float], float]], ridge: float = 1e-3) -> list[float]:
+    """Solve (X'X + ridge I) w = X'y by Gaussian elimination."""
+    k = len(data[0][0])
+    a = [[0.0] * k for _ in range(k)]
+    b = [0.0] * k
+    for f, y in data:
+        for i in range(k):
+            if f[i]:
+                b[i] += f[i] * y
+                row = a[i]
+                for j in range(k):
+                    row[j] += f[i] * f[j]
+    for i in range(k):
+        a[i][i] += ridge * len(data)
+    for col in range(k):
+        piv = max(range(col, k), key=lambda r: abs(a[r][col]))
+        a[col], a[piv] = a[piv], a[col]
+        b[col], b[piv] = b[piv], b[col]
+        for r in range(k):
+            if r != col and a[r][col]:
+                q = a[r][col] / a[col][col]
+                for j in range(col, k):
+                    a[r][j] -= q * a[col][j]
+                b[r] -= q * b[col]
+    return [b[i] / a[i][i] for i in range(k)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("variant", choices=sorted(FIRST_DEALER))
+    ap.add_argument("--rounds", type=int, default=40000)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    names = {"suit": SUIT_FEATURES, "VC": VC_FEATURES, "BC": BC_FEATURES}
+    for kind, data in sorted(samples(args.variant, args.rounds, args.seed).items()):
+        w = least_squares(data)
+        mean = sum(y for _, y in data) / len(data)
+        resid = sum((y - sum(a * b for a, b in zip(w, f))) ** 2 for f, y in data) / len(data)
+        var = sum((y - mean) ** 2 for _, y in data) / len(data)
+        print(f"# {kind}: {len(data)} rounds, mean margin {mean:+.1f}, R2 {1 - resid / var:.3f}")
+        print("    " + ", ".join(f"{n}={x:.0f}" for n, x in zip(names[kind], w)))
+        print(f'    ("{args.variant}", "{kind}"): ({", ".join(f"{x:.0f}" for x in w)}),')
+
+
+if __name__ == "__main__":
+    main()
