@@ -1,0 +1,58 @@
+"""``bela serve``: the game server (FastAPI + WebSockets, uvicorn) with its database."""
+
+from __future__ import annotations
+
+import typer
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free port)."),
+    db: str | None = typer.Option(
+        None, "--db", help="SQLAlchemy database URL (default: SQLite in the user's data "
+        "folder; BELA_DATA_DIR overrides the folder). PostgreSQL: postgresql://..."),
+    grace: float = typer.Option(60.0, "--grace", help="Seconds before a bot plays for a "
+                                "disconnected player."),
+    bot_delay: float = typer.Option(0.6, "--bot-delay", help="Seconds a bot waits before "
+                                    "it acts."),
+    round_pause: float = typer.Option(2.0, "--round-pause", help="Seconds between a finished "
+                                      "round and the next deal."),
+    allow_seed: bool = typer.Option(False, "--allow-seed", hidden=True,
+                                    help="Let clients choose a table's seed (tests only)."),
+    log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
+) -> None:
+    """Start the Bela server and print its address."""
+    try:
+        import uvicorn
+
+        from ..server.app import create_app
+        from ..storage import default_db_url
+    except ImportError as exc:  # pragma: no cover - depends on the installed extras
+        typer.echo(f"the server needs the 'server' extra: pip install 'bela[server]' ({exc})",
+                   err=True)
+        raise typer.Exit(2) from None
+    import socket
+
+    url = db or default_db_url()
+    app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
+                     allow_seed=allow_seed)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"Bela server on http://{shown}:{bound}/ (database: {_safe(url)})", err=False)
+    config = uvicorn.Config(app, log_level=log_level, ws_max_size=1024 * 1024,
+                            ws_ping_interval=20.0, ws_ping_timeout=20.0, lifespan="on")
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])
+
+
+def _safe(url: str) -> str:
+    """The URL without its password."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # pragma: no cover
+        return url

@@ -1,0 +1,305 @@
+"""The FastAPI application: REST lobby, WebSocket tables, the static UI.
+
+``create_app(db_url)`` builds one; ``bela serve`` runs it with uvicorn.  See docs/PROTOCOL.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Header, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocketDisconnect
+
+from ..bots import BOTS
+from ..engine.variants import VARIANTS
+from ..storage import Database
+from .protocol import (
+    MAX_NAME,
+    ActMessage,
+    BotsIn,
+    GuestIn,
+    PingMessage,
+    SitIn,
+    TableIn,
+    client_message,
+    error,
+)
+from .tables import ApiError, Conn, ServerConfig, TableManager, dumps
+
+log = logging.getLogger("bela.server")
+
+MAX_BODY = 64 * 1024
+
+
+class BodyLimit:
+    """Refuse HTTP request bodies larger than ``limit`` bytes (413) before reading them."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await _send_json(send, 413, {"error": {
+                "code": "too_large", "message": f"request bodies are limited to {self.limit} "
+                "bytes"}})
+            return
+        seen = 0
+
+        async def limited() -> Any:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    raise ApiError(413, "too_large", "request body too large")
+            return msg
+
+        await self.app(scope, limited, send)
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(data)).encode())]})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def current_player(request: Request, authorization: Annotated[str | None, Header()] = None
+                         ) -> dict[str, Any]:
+    """The player of the request's ``Authorization: Bearer <token>``."""
+    if not authorization or not authorization.startswith("Bearer "):
+        raise ApiError(401, "no_token", "send 'Authorization: Bearer <token>' "
+                       "(POST /api/guests gives a token)")
+    found = request.app.state.db.player_by_token(authorization[7:].strip())
+    if found is None:
+        raise ApiError(401, "bad_token", "unknown token: make a new guest")
+    return dict(found)
+
+
+Player = Annotated[dict[str, Any], Depends(current_player)]
+
+
+def _clean_name(name: str) -> str:
+    text = " ".join(name.split())
+    if not text or any(not ch.isprintable() for ch in text):
+        raise ApiError(422, "bad_name", f"a name is 1 to {MAX_NAME} printable characters")
+    return text
+
+
+def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
+               **options: Any) -> FastAPI:
+    """The server app on the database at ``db_url`` (default: the user's data folder).
+
+    ``options`` set :class:`ServerConfig` fields (``grace``, ``bot_delay``, ``round_pause``,
+    ``allow_seed``, ``max_message``).  The database is migrated to the newest schema here;
+    the tables are loaded and resumed when the app starts.
+    """
+    cfg = config or ServerConfig(**options)
+    db = Database(db_url)
+    manager = TableManager(db, cfg)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await manager.resume_all()
+        try:
+            yield
+        finally:
+            await manager.shutdown()
+            db.close()
+
+    app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",
+                  openapi_url="/api/openapi.json", redoc_url=None)
+    app.state.db = db
+    app.state.manager = manager
+    app.state.config = cfg
+    app.add_middleware(BodyLimit)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_req: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": {"code": exc.code, "message": exc.message}},
+                            status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(_req: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"error": {"code": "bad_request", "message": _errors_text(exc)}},
+                            status_code=422)
+
+
+    # -- lobby -----------------------------------------------------------------------------
+    @app.post("/api/guests")
+    async def new_guest(body: GuestIn) -> dict[str, Any]:
+        name = _clean_name(body.name)
+        pid, token = db.create_player(name)
+        return {"player_id": pid, "name": name, "token": token}
+
+    @app.get("/api/players/me")
+    async def me(p: Player) -> dict[str, Any]:
+        return {"player_id": p["id"], "name": p["name"]}
+
+    @app.get("/api/players/me/history")
+    async def history(p: Player) -> list[dict[str, Any]]:
+        return manager.history(p)
+
+    @app.get("/api/variants")
+    async def variants() -> dict[str, Any]:
+        return {"variants": [{"id": v.name, "seats": v.seats, "options": list(v.options),
+                              "defaults": v.make_options({}).as_dict()}
+                             for v in VARIANTS.values()],
+                "bots": list(BOTS)}
+
+    @app.get("/api/tables")
+    async def list_tables() -> list[dict[str, Any]]:
+        return manager.listing()
+
+    @app.post("/api/tables")
+    async def create_table(body: TableIn, p: Player) -> dict[str, Any]:
+        table = manager.create(p, body.variant, dict(body.options), body.bot, body.seat,
+                               body.seed)
+        return manager.summary(table)
+
+    @app.get("/api/tables/{table_id}")
+    async def get_table(table_id: str) -> dict[str, Any]:
+        return manager.summary(manager.require(table_id))
+
+    @app.post("/api/tables/{table_id}/sit")
+    async def sit(table_id: str, body: SitIn, p: Player) -> dict[str, Any]:
+        table = manager.require(table_id)
+        manager.sit(table, p, body.seat)
+        return manager.summary(table)
+
+    @app.post("/api/tables/{table_id}/leave")
+    async def leave(table_id: str, p: Player) -> dict[str, Any]:
+        table = manager.require(table_id)
+        manager.leave(table, p)
+        return manager.summary(table)
+
+    @app.post("/api/tables/{table_id}/bots")
+    async def bots(table_id: str, p: Player, body: BotsIn | None = None) -> dict[str, Any]:
+        table = manager.require(table_id)
+        manager.fill_bots(table, p, body.seats if body else None)
+        return manager.summary(table)
+
+    @app.post("/api/tables/{table_id}/start")
+    async def start(table_id: str, p: Player) -> dict[str, Any]:
+        table = manager.require(table_id)
+        manager.start(table, p)
+        return manager.summary(table)
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(table_id: str) -> dict[str, Any]:
+        return manager.record(table_id)
+
+    # -- play ------------------------------------------------------------------------------
+    @app.websocket("/ws/tables/{table_id}")
+    async def table_socket(websocket: WebSocket, table_id: str,
+                           token: str | None = None) -> None:
+        await websocket.accept()
+        table = manager.get(table_id)
+        if table is None:
+            await websocket.send_text(dumps(error("unknown_table",
+                                                  f"there is no table {table_id!r}")))
+            await websocket.close(code=4404)
+            return
+        p = db.player_by_token(token) if token else None
+        if token and p is None:
+            await websocket.send_text(dumps(error("bad_token", "unknown token: make a new "
+                                                  "guest or watch without a token")))
+            await websocket.close(code=4401)
+            return
+        pid = p["id"] if p else None
+        conn = Conn(websocket.send_text, pid, table.seat_of(pid))
+        manager.connect(table, conn)
+        sender = asyncio.get_running_loop().create_task(conn.run_sender())
+        try:
+            while not conn.closed:
+                try:
+                    msg = await websocket.receive()
+                except (WebSocketDisconnect, RuntimeError):
+                    break
+                if msg["type"] == "websocket.disconnect":
+                    break
+                reply = _handle(manager, table, conn, msg, cfg.max_message)
+                if reply is not None:
+                    conn.send(reply)
+        finally:
+            manager.disconnect(table, conn)
+            try:
+                await asyncio.wait_for(sender, timeout=1.0)
+            except (Exception, asyncio.CancelledError):
+                sender.cancel()
+            try:
+                await websocket.close()
+            except Exception:
+                pass
+
+    # -- the UI ----------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse)
+    async def index() -> HTMLResponse:
+        return HTMLResponse(_index_html())
+
+    return app
+
+
+def _handle(manager: TableManager, table: Any, conn: Conn, msg: dict[str, Any],
+            limit: int) -> dict[str, Any] | None:
+    """One client message: the reply to send (``None``: nothing to say)."""
+    raw = msg.get("text")
+    if raw is None:
+        data = msg.get("bytes") or b""
+        if len(data) > limit:
+            return error("too_large", f"messages are limited to {limit} bytes")
+        try:
+            raw = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return error("bad_json", "a message is one JSON object in UTF-8")
+    if len(raw) > limit or len(raw.encode("utf-8", "surrogatepass")) > limit:
+        return error("too_large", f"messages are limited to {limit} bytes")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return error("bad_json", "a message is one JSON object, e.g. "
+                     '{"type": "act", "action": "JH", "seq": 12}')
+    try:
+        parsed = client_message.validate_python(data)
+    except ValidationError as exc:
+        return error("bad_message", _errors_text(exc))
+    if isinstance(parsed, PingMessage):
+        return {"type": "pong"}
+    if isinstance(parsed, ActMessage):
+        return manager.act(table, conn, parsed.action, parsed.seq)
+    # sync: send the current state again
+    if table.match is not None and table.match.round is not None:
+        conn.send(manager.state_text(table, conn.seat))
+    conn.send({"type": "table", "table": manager.summary(table)})
+    return None
+
+
+def _errors_text(exc: ValidationError | RequestValidationError) -> str:
+    parts = []
+    for e in exc.errors()[:5]:
+        where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+        parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
+    return "; ".join(parts) or "invalid message"
+
+
+def _index_html() -> str:
+    try:
+        return (resources.files("bela") / "web" / "index.html").read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return "<!doctype html><title>Bela</title><p>The Bela server is running.</p>"

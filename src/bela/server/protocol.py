@@ -1,0 +1,173 @@
+"""The wire protocol: message models (Pydantic) and the JSON form of a seat's view.
+
+A view is serialized **only** from :class:`bela.engine.views.SeatView`, the engine's one door
+to hidden cards: what a connection receives is exactly what its seat may know.  Cards are
+RECORD.md codes (``"JH"``); a hand is a sorted list, never in the order it was dealt.
+See docs/PROTOCOL.md for the whole protocol.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter
+
+from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
+from ..engine.cards import SUITS, Card, CardSet
+from ..engine.scoring import RoundResult
+from ..engine.views import DeclarationInfo, SeatView
+
+MAX_MESSAGE = 64 * 1024  # bytes of one client message; larger ones are refused
+MAX_NAME = 40
+
+
+# -- REST bodies -------------------------------------------------------------------------
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GuestIn(_Body):
+    name: StrictStr = Field(min_length=1, max_length=MAX_NAME)
+
+
+class TableIn(_Body):
+    variant: Literal["bela4", "bela3", "bela2", "belot2"] = "bela4"
+    options: dict[str, StrictStr | StrictInt] = Field(default_factory=dict, max_length=8)
+    bot: StrictStr = Field(default="heuristic", max_length=32)
+    seat: StrictInt | None = 0  # where the creator sits; null: not at all
+    seed: StrictInt | None = None  # only with a server started with allow_seed (tests)
+
+
+class SitIn(_Body):
+    seat: StrictInt
+
+
+class BotsIn(_Body):
+    seats: list[StrictInt] | None = None  # which empty seats; null: all of them
+
+
+# -- WebSocket client messages -------------------------------------------------------------
+class ActMessage(_Body):
+    type: Literal["act"]
+    action: StrictStr = Field(min_length=1, max_length=200)
+    seq: StrictInt | None = None
+
+
+class PingMessage(_Body):
+    type: Literal["ping"]
+
+
+class SyncMessage(_Body):
+    type: Literal["sync"]
+
+
+ClientMessage = Annotated[ActMessage | PingMessage | SyncMessage, Field(discriminator="type")]
+client_message: TypeAdapter[ActMessage | PingMessage | SyncMessage] = TypeAdapter(ClientMessage)
+
+
+# -- views ---------------------------------------------------------------------------------
+def cards(cs: CardSet | None) -> list[str] | None:
+    return None if cs is None else [str(c) for c in cs]
+
+
+def public_token(action: Action | str, own: bool) -> str:
+    """An action's token as another seat may see it: a bela3 discard and the cards of a
+    declaration stay private (R13, R27); the owner sees the whole token."""
+    token = action if isinstance(action, str) else action.token()
+    if own:
+        return token
+    word = token.split(" ", 1)[0]
+    if word in ("discard", "declare"):
+        return word
+    return token
+
+
+def _result_json(r: RoundResult | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {
+        "outcome": r.outcome, "scores": list(r.scores), "caller": r.caller,
+        "contract": CONTRACT_TOKENS[r.contract] if r.contract is not None
+        and r.contract >= 0 else None,
+        "total": r.total, "card_points": list(r.card_points),
+        "declaration_points": list(r.declaration_points), "bela_points": list(r.bela_points),
+        "held": r.held, "winner": r.winner, "declarations_to": r.declarations_to,
+        "extra": {k: v for k, v in r.extra.items() if isinstance(v, (int, str, bool))},
+    }
+
+
+def view_json(v: SeatView) -> dict[str, Any]:
+    """The JSON object of a seat view (public view when ``v.seat`` is None)."""
+    return {
+        "variant": v.variant, "seat": v.seat, "seats": v.seats, "sides": v.sides,
+        "phase": v.phase, "round_index": v.round_index, "dealer": v.dealer, "first": v.first,
+        "turn": v.turn,
+        "hand": cards(v.hand), "unseen": v.unseen, "hand_sizes": list(v.hand_sizes),
+        "bids": [{"seat": s, "bid": b} for s, b in v.bids],
+        "contract": v.trump, "caller": v.caller, "raspas": v.raspas,
+        "declared": [None if d is None else [
+            {"seat": i.seat, "value": i.value, "strength": i.strength, "text": i.text,
+             "cards": cards(i.cards)} for i in d] for d in v.declared],
+        "declarations_side": v.declarations_side,
+        "belas": [{"seat": s, "suit": SUITS[suit]} for s, suit in v.belas],
+        "trick": [{"seat": s, "card": str(c)} for s, c in v.trick],
+        "tricks": [{"cards": [{"seat": s, "card": str(c)} for s, c in t], "winner": w}
+                   for t, w in v.tricks],
+        "card_points": list(v.card_points), "tricks_won": list(v.tricks_won),
+        "public": {k: str(c) for k, c in v.public.items()},
+        "discards": cards(v.discards),
+        "legal": [a.token() for a in v.legal],
+        "claim_allowed": v.claim_allowed,
+        "result": _result_json(v.result),
+        "options": dict(v.options), "totals": list(v.totals),
+        "sheet": [list(s) for s in v.sheet], "winner": v.winner,
+    }
+
+
+def view_from_json(d: dict[str, Any]) -> SeatView:
+    """Rebuild a :class:`SeatView` from its JSON (for Python clients and bots).  The round
+    result is not rebuilt (``None``): bots act only while a round is being played."""
+
+    def cs(x: list[str] | None) -> CardSet | None:
+        return None if x is None else CardSet(Card.from_code(c) for c in x)
+
+    contract = d["contract"]
+    hand = cs(d["hand"])
+    assert hand is not None
+    return SeatView(
+        variant=d["variant"], seat=d["seat"], seats=d["seats"], sides=d["sides"],
+        phase=d["phase"], dealer=d["dealer"], first=d["first"], turn=d["turn"],
+        hand=hand, unseen=d["unseen"], hand_sizes=tuple(d["hand_sizes"]),
+        bids=tuple((b["seat"], b["bid"]) for b in d["bids"]),
+        contract=None if contract is None else CONTRACT_TOKENS.index(contract),
+        caller=d["caller"],
+        declared=tuple(None if ds is None else tuple(
+            DeclarationInfo(i["seat"], i["value"], i["strength"], i["text"], cs(i["cards"]))
+            for i in ds) for ds in d["declared"]),
+        belas=tuple((b["seat"], SUITS.index(b["suit"])) for b in d["belas"]),
+        trick=tuple((t["seat"], Card.from_code(t["card"])) for t in d["trick"]),
+        tricks=tuple((tuple((t["seat"], Card.from_code(t["card"])) for t in tr["cards"]),
+                      tr["winner"]) for tr in d["tricks"]),
+        card_points=tuple(d["card_points"]), tricks_won=tuple(d["tricks_won"]),
+        legal=tuple(parse_action(t) for t in d["legal"]),
+        claim_allowed=d["claim_allowed"], result=None, options=dict(d["options"]),
+        totals=tuple(d["totals"]), sheet=tuple(tuple(s) for s in d["sheet"]),
+        winner=d["winner"], round_index=d["round_index"],
+        public={k: Card.from_code(c) for k, c in d["public"].items()},
+        discards=cs(d["discards"]), raspas=d["raspas"],
+        declarations_side=d["declarations_side"],
+    )
+
+
+def error(code: str, message: str, rule: str | None = None,
+          legal: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+    msg: dict[str, Any] = {"type": "error", "code": code, "message": message, "rule": rule}
+    if legal is not None:
+        msg["legal"] = legal
+    msg.update(extra)
+    return msg
+
+
+__all__ = ["MAX_MESSAGE", "ActMessage", "BotsIn", "GuestIn", "PingMessage", "Play", "SitIn",
+           "SyncMessage", "TableIn", "client_message", "error", "public_token", "view_from_json",
+           "view_json"]

@@ -1,0 +1,198 @@
+"""The database: engine set-up, migrations at start, and the few queries the server needs.
+
+Any SQLAlchemy URL works (SQLite by default, PostgreSQL with a ``postgresql://`` URL); the
+queries are plain SQLAlchemy Core, no dialect-specific SQL.  SQLite runs in WAL mode with
+``synchronous=NORMAL``: a committed action survives the server process being killed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
+from sqlalchemy.pool import StaticPool
+
+from .models import actions, players, rounds, seats, tables
+
+MIGRATIONS = "bela.storage"
+
+
+def data_dir() -> Path:
+    """The user's data folder for bela (``BELA_DATA_DIR`` overrides it)."""
+    env = os.environ.get("BELA_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    try:
+        from platformdirs import user_data_dir
+    except ImportError:  # pragma: no cover - platformdirs is in the server extra
+        return Path.home() / ".local" / "share" / "bela"
+    return Path(user_data_dir("bela", appauthor=False))
+
+
+def default_db_url() -> str:
+    folder = data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'bela.db'}"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL and a busy timeout, in-memory a single
+    shared connection."""
+    if url.startswith("sqlite"):
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+        if url in ("sqlite://", "sqlite:///:memory:"):
+            kwargs["poolclass"] = StaticPool
+        engine = create_engine(url, **kwargs)
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def alembic_config(url: str) -> Any:
+    """The Alembic configuration, made in code so an installed package needs no .ini file."""
+    from alembic.config import Config
+
+    cfg = Config()
+    location = resources.files(MIGRATIONS) / "migrations"
+    cfg.set_main_option("script_location", str(location))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def migrate(engine: Engine) -> None:
+    """``alembic upgrade head`` on the engine's database."""
+    from alembic import command
+
+    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Database:
+    """The server's storage.  Every method commits before it returns."""
+
+    def __init__(self, url: str | None = None, *, upgrade: bool = True) -> None:
+        self.url = url or default_db_url()
+        self.engine = make_engine(self.url)
+        if upgrade:
+            migrate(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def begin(self) -> Iterator[Connection]:
+        with self.engine.begin() as conn:
+            yield conn
+
+    # -- players -------------------------------------------------------------------------
+    def create_player(self, name: str) -> tuple[str, str]:
+        """A guest account: its id and its secret token (only the hash is stored)."""
+        pid = secrets.token_hex(8)
+        token = secrets.token_urlsafe(32)
+        with self.begin() as conn:
+            conn.execute(insert(players).values(id=pid, name=name, token_hash=hash_token(token),
+                                                created_at=now()))
+        return pid, token
+
+    def player_by_token(self, token: str) -> dict[str, Any] | None:
+        with self.begin() as conn:
+            row = conn.execute(select(players.c.id, players.c.name)
+                               .where(players.c.token_hash == hash_token(token))).first()
+        return None if row is None else {"id": row.id, "name": row.name}
+
+    # -- tables --------------------------------------------------------------------------
+    def create_table(self, table_id: str, variant: str, options: dict[str, Any], seed: int,
+                     bot: str, owner_id: str | None, n_seats: int) -> None:
+        with self.begin() as conn:
+            conn.execute(insert(tables).values(
+                id=table_id, variant=variant, options=options, seed=seed, bot=bot,
+                status="open", owner_id=owner_id, created_at=now()))
+            conn.execute(insert(seats), [
+                {"table_id": table_id, "seat": s, "player_id": None, "is_bot": False, "name": ""}
+                for s in range(n_seats)])
+
+    def set_seat(self, table_id: str, seat: int, player_id: str | None, is_bot: bool,
+                 name: str) -> None:
+        with self.begin() as conn:
+            conn.execute(update(seats).where(seats.c.table_id == table_id, seats.c.seat == seat)
+                         .values(player_id=player_id, is_bot=is_bot, name=name))
+
+    def set_status(self, table_id: str, status: str) -> None:
+        with self.begin() as conn:
+            conn.execute(update(tables).where(tables.c.id == table_id).values(status=status))
+
+    def add_round(self, table_id: str, idx: int, seq: int, dealer: int,
+                  deal: dict[str, Any]) -> None:
+        with self.begin() as conn:
+            conn.execute(insert(rounds).values(table_id=table_id, idx=idx, seq=seq,
+                                               dealer=dealer, deal=deal))
+
+    def add_action(self, table_id: str, seq: int, round_idx: int, seat: int, token: str) -> None:
+        with self.begin() as conn:
+            conn.execute(insert(actions).values(table_id=table_id, seq=seq, round=round_idx,
+                                                seat=seat, token=token))
+
+    def finish_table(self, table_id: str, result: dict[str, Any],
+                     record: dict[str, Any]) -> None:
+        with self.begin() as conn:
+            conn.execute(update(tables).where(tables.c.id == table_id).values(
+                status="finished", finished_at=now(), result=result, record=record))
+
+    # -- loading -------------------------------------------------------------------------
+    def _table_dict(self, conn: Connection, row: Any, with_log: bool) -> dict[str, Any]:
+        t: dict[str, Any] = dict(row._mapping)
+        t["seats"] = [dict(r._mapping) for r in conn.execute(
+            select(seats).where(seats.c.table_id == t["id"]).order_by(seats.c.seat))]
+        if with_log:
+            t["rounds"] = [dict(r._mapping) for r in conn.execute(
+                select(rounds).where(rounds.c.table_id == t["id"]).order_by(rounds.c.idx))]
+            t["actions"] = [dict(r._mapping) for r in conn.execute(
+                select(actions).where(actions.c.table_id == t["id"]).order_by(actions.c.seq))]
+        return t
+
+    def load_active(self) -> list[dict[str, Any]]:
+        """Every open or running table with its seats, deals and action log."""
+        with self.begin() as conn:
+            rows = conn.execute(select(tables).where(tables.c.status.in_(("open", "running")))
+                                .order_by(tables.c.created_at)).all()
+            return [self._table_dict(conn, r, True) for r in rows]
+
+    def load_table(self, table_id: str, with_log: bool = False) -> dict[str, Any] | None:
+        with self.begin() as conn:
+            row = conn.execute(select(tables).where(tables.c.id == table_id)).first()
+            return None if row is None else self._table_dict(conn, row, with_log)
+
+    def history(self, player_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The finished matches a player sat in, newest first."""
+        with self.begin() as conn:
+            rows = conn.execute(
+                select(tables).join(seats, seats.c.table_id == tables.c.id)
+                .where(seats.c.player_id == player_id, tables.c.status == "finished")
+                .order_by(tables.c.finished_at.desc()).limit(limit)).all()
+            return [self._table_dict(conn, r, False) for r in rows]

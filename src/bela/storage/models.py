@@ -1,0 +1,78 @@
+"""The database schema (SQLAlchemy 2 Core tables).
+
+The action log is the record: ``rounds`` holds each round's deal (hands in the order each
+seat received them, RECORD.md) and ``actions`` every decision, one row each, numbered by a
+per-table ``seq`` that also counts the deals.  Replaying both through the engine rebuilds a
+table exactly.  Schema changes go through Alembic (``bela/storage/migrations``).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+players = Table(
+    "players", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+tables = Table(
+    "tables", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("variant", String(16), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("bot", String(32), nullable=False),
+    Column("status", String(16), nullable=False),  # open | running | finished
+    Column("owner_id", String(32), ForeignKey("players.id"), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("result", JSON, nullable=True),  # the `bela score --json` object, when finished
+    Column("record", JSON, nullable=True),  # the RECORD.md object, when finished
+)
+Index("ix_tables_status", tables.c.status)
+
+seats = Table(
+    "seats", metadata,
+    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=True),
+    Column("is_bot", Boolean, nullable=False, default=False),
+    Column("name", String(64), nullable=False),
+)
+Index("ix_seats_player", seats.c.player_id)
+
+rounds = Table(
+    "rounds", metadata,
+    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
+    Column("idx", Integer, primary_key=True, autoincrement=False),
+    Column("seq", Integer, nullable=False),
+    Column("dealer", Integer, nullable=False),
+    Column("deal", JSON, nullable=False),  # {"hands": [...], "extra": {...}} as card codes
+)
+
+actions = Table(
+    "actions", metadata,
+    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("round", Integer, nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("token", Text, nullable=False),
+)

@@ -1,0 +1,129 @@
+"""Helpers of the server tests: an app on a temporary database, guests, WebSocket reading."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("sqlalchemy")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from bela.server.app import create_app  # noqa: E402
+
+# A card code standing alone (not inside an id or a word).
+CARD_RE = re.compile(r"(?<![A-Za-z0-9_\-])([789TJQKA][HDSC])(?![A-Za-z0-9_\-])")
+
+
+@contextmanager
+def server(tmp_path: Path, **config: Any) -> Iterator[TestClient]:
+    config.setdefault("bot_delay", 0)
+    config.setdefault("round_pause", 0)
+    config.setdefault("allow_seed", True)
+    app = create_app(f"sqlite:///{tmp_path / 'bela.db'}", **config)
+    with TestClient(app) as client:
+        yield client
+
+
+def guest(client: TestClient, name: str) -> tuple[str, dict[str, str]]:
+    r = client.post("/api/guests", json={"name": name})
+    assert r.status_code == 200, r.text
+    token = r.json()["token"]
+    return token, {"Authorization": f"Bearer {token}"}
+
+
+def table_with(client: TestClient, variant: str, players: list[dict[str, str]],
+               bots: bool = False, seed: int = 1, **body: Any) -> str:
+    """A table created by the first player; player i sits in seat i; bots fill the rest;
+    started when every seat is taken."""
+    r = client.post("/api/tables", json={"variant": variant, "seed": seed, "seat": 0, **body},
+                    headers=players[0])
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    for seat, h in enumerate(players[1:], start=1):
+        r = client.post(f"/api/tables/{tid}/sit", json={"seat": seat}, headers=h)
+        assert r.status_code == 200, r.text
+    if bots:
+        assert client.post(f"/api/tables/{tid}/bots", headers=players[0]).status_code == 200
+    return tid
+
+
+def start(client: TestClient, tid: str, h: dict[str, str]) -> None:
+    r = client.post(f"/api/tables/{tid}/start", headers=h)
+    assert r.status_code == 200, r.text
+
+
+class Reader:
+    """A WebSocket session that keeps every message it receives (raw text too)."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.raw: list[str] = []
+        self.state: dict[str, Any] | None = None
+
+    def recv(self) -> dict[str, Any]:
+        text = self.ws.receive_text()
+        self.raw.append(text)
+        msg: dict[str, Any] = json.loads(text)
+        if msg["type"] == "state":
+            self.state = msg
+        return msg
+
+    def until(self, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        while True:
+            msg = self.recv()
+            if pred(msg):
+                return msg
+
+    def until_seq(self, seq: int) -> dict[str, Any]:
+        return self.until(lambda m: m["type"] == "state" and m["seq"] >= seq)
+
+    def send(self, msg: Any) -> None:
+        self.ws.send_text(msg if isinstance(msg, str) else json.dumps(msg))
+
+
+def choose(state: dict[str, Any], rng: random.Random) -> str:
+    """A legal action of a state's view, chosen with ``rng`` (claims never)."""
+    legal = state["view"]["legal"]
+    return str(legal[rng.randrange(len(legal))])
+
+
+def settle(readers: list[Reader], seq: int) -> dict[str, Any]:
+    """Read every connection up to state ``seq``; follow a finished round to its next deal.
+    Returns the newest state (as the first reader got it)."""
+    while True:
+        for r in readers:
+            r.until_seq(seq)
+        st = readers[0].state
+        assert st is not None
+        if st["view"]["phase"] == "done" and st["status"] == "running":
+            seq += 1  # the next deal follows at once (round_pause 0)
+            continue
+        return st
+
+
+def play_out(readers: list[Reader], by_seat: dict[int, Reader], rng: random.Random,
+             max_actions: int = 5000) -> dict[str, Any]:
+    """Play the match to its end: the seat to act picks a random legal action."""
+    st = settle(readers, readers[0].state["seq"] if readers[0].state else 1)
+    for _ in range(max_actions):
+        if st["status"] == "finished":
+            return st
+        turn = st["view"]["turn"]
+        me = by_seat[turn]
+        own = me.state
+        assert own is not None and own["seq"] == st["seq"]
+        me.send({"type": "act", "action": choose(own, rng), "seq": own["seq"]})
+        st = settle(readers, st["seq"] + 1)
+    raise AssertionError("the match did not end")

@@ -1,0 +1,140 @@
+"""Privacy: over complete matches of every variant, no message to a seat (or a spectator)
+names a card that seat may not see (other hands, the own talon before the own bid (R6),
+the stock, the caller's discards (R27), declarations not yet shown (R13)).
+
+The truth comes from replaying the server's stored log through the engine, and the check is
+made twice: on the parsed JSON (every string field) and on the raw text of each message."""
+
+from __future__ import annotations
+
+import json
+import random
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+from server_helpers import CARD_RE, Reader, guest, play_out, server, start, table_with
+
+from bela.engine import Match, parse_action
+from bela.engine.cards import Card, iter_cards
+from bela.engine.scoring import strongest_side
+from bela.engine.state import Round
+
+SEATS = {"bela4": 4, "bela3": 3, "bela2": 2, "belot2": 2}
+
+
+def _known(rnd: Round, viewer: int | None) -> tuple[int, int]:
+    """(cards the viewer may see, the viewer's own visible hand) as masks."""
+    v = rnd.variant
+    known = 0
+    for _seats, cards, _w in rnd.tricks:
+        for c in cards:
+            known |= 1 << c
+    for c in rnd.trick:
+        known |= 1 << c
+    for c in rnd.public.values():
+        known |= 1 << c
+    own = 0
+    if viewer is not None:
+        own = rnd.hands[viewer] & ~rnd.hidden[viewer]
+        known |= own
+        if viewer == rnd.caller:
+            known |= rnd.discards
+    shown = strongest_side(rnd) if rnd.tricks or rnd.is_over else None
+    for seat, decls in enumerate(rnd.declared):
+        for d in decls or ():
+            if seat == viewer or (shown is not None and v.side_of(seat) == shown):
+                known |= d.mask
+    return known, own
+
+
+def _truth(db: Any, tid: str) -> dict[int, tuple[Round, dict[int | None, tuple[int, int]]]]:
+    """For every state seq: the round and, per viewer, (known cards, own hand)."""
+    row = db.load_table(tid, with_log=True)
+    m = Match(row["variant"], row["options"], seed=row["seed"])
+    events = sorted([(r["seq"], "deal", r) for r in row["rounds"]]
+                    + [(a["seq"], "act", a) for a in row["actions"]], key=lambda e: e[0])
+    viewers: list[int | None] = [None, *range(len(row["seats"]))]
+    out = {}
+    for seq, kind, ev in events:
+        if kind == "deal":
+            deal = ev["deal"]
+            m.deal([[int(c) for c in Card.parse(h)] for h in deal["hands"]],
+                   {k: [int(c) for c in Card.parse(x)] for k, x in deal["extra"].items()},
+                   dealer=ev["dealer"])
+        else:
+            m.apply(parse_action(ev["token"]))
+        rnd = m.round
+        assert rnd is not None
+        out[seq] = (rnd, {w: _known(rnd, w) for w in viewers})
+    return out
+
+
+def _strings(obj: Any) -> list[str]:
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for k, v in obj.items() for s in (_strings(k) + _strings(v))]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _strings(v)]
+    return []
+
+
+def _codes(text: str) -> set[int]:
+    return {int(Card.from_code(c)) for c in CARD_RE.findall(text)}
+
+
+def _check(reader: Reader, viewer: int | None,
+           truth: dict[int, tuple[Round, dict[int | None, tuple[int, int]]]]) -> int:
+    checked = 0
+    for text in reader.raw:
+        msg = json.loads(text)
+        if msg["type"] != "state":
+            assert not _codes(text), f"a {msg['type']} message names cards: {text}"
+            continue
+        _rnd, per_viewer = truth[msg["seq"]]
+        known, own = per_viewer[viewer]
+        named = _codes(text)  # the raw scan
+        for s in _strings(msg):  # the parsed scan
+            named |= _codes(s)
+        leaked = named - _mask(known)
+        assert not leaked, (f"seat {viewer} was told {[str(Card.ALL[c]) for c in leaked]} "
+                            f"at seq {msg['seq']}: {text}")
+        hand = msg["view"]["hand"]
+        assert hand == [str(c) for c in iter_cards(own)], "the hand is the seat's own cards"
+        assert hand == sorted(hand, key=lambda c: int(Card.from_code(c))), "no deal order"
+        checked += 1
+    return checked
+
+
+def _mask(m: int) -> set[int]:
+    return {int(c) for c in iter_cards(m)}
+
+
+@pytest.mark.parametrize("variant,options", [
+    ("bela4", {}), ("bela3", {}), ("bela2", {}), ("belot2", {}),
+    ("bela4", {"enforce": "off", "target": 501}),
+])
+def test_no_message_names_a_hidden_card(tmp_path: Any, variant: str,
+                                        options: dict[str, Any]) -> None:
+    n = SEATS[variant]
+    with server(tmp_path) as client:
+        players = [guest(client, f"p{i}") for i in range(n)]
+        heads = [h for _, h in players]
+        tid = table_with(client, variant, heads, seed=11 + n, options=options)
+        with ExitStack() as stack:
+            readers = [Reader(stack.enter_context(
+                client.websocket_connect(f"/ws/tables/{tid}?token={tok}"))) for tok, _ in players]
+            watcher = Reader(stack.enter_context(client.websocket_connect(f"/ws/tables/{tid}")))
+            for r in [*readers, watcher]:
+                assert r.recv()["type"] == "welcome"
+            start(client, tid, heads[0])
+            final = play_out([*readers, watcher], dict(enumerate(readers)),
+                             random.Random(variant))
+            assert final["view"]["winner"] is not None
+        truth = _truth(client.app.state.db, tid)
+        total = sum(_check(r, seat, truth) for seat, r in enumerate(readers))
+        total += _check(watcher, None, truth)
+        assert total > 50 * n
+        record = client.get(f"/api/tables/{tid}/record").json()
+        assert len(record["rounds"]) >= 1 and record["variant"] == variant
