@@ -88,6 +88,7 @@ class Round:
                        if k in variant.public_keys and k not in variant.shown_after_bidding}
         self.discards = 0  # bela3: the caller's two discards (R27), his secret
         self.exchange_seats: list[int] = []  # seats still to decide on a swap / redeal
+        self.exchanges: list[tuple[int, Action]] = []  # swaps, redeals and keeps made (public)
         self.raspas = False  # belot2: four passes (R34)
         self._undo: list[Any] = []  # snapshots, or play records starting with None
         self._bela_mask = 0
@@ -270,12 +271,12 @@ class Round:
             tuple(self.hands), tuple(self.hidden), tuple(self.declared), tuple(self.belas),
             tuple(self.trick), tuple(self.trick_seats), len(self.tricks), len(self.bids),
             tuple(self.card_points), tuple(self.tricks_won), tuple(self.revoked),
-            dict(self.public), tuple(self.exchange_seats),
+            dict(self.public), tuple(self.exchange_seats), len(self.exchanges),
         ))
 
     def undo_to(self, snap: tuple[Any, ...]) -> None:
         (scalars, hands, hidden, declared, belas, trick, trick_seats, n_tricks, n_bids,
-         card_points, tricks_won, revoked, public, exchange_seats) = snap
+         card_points, tricks_won, revoked, public, exchange_seats, n_exchanges) = snap
         for k, v in zip(_SNAPSHOT, scalars):
             setattr(self, k, v)
         self.hands = list(hands)
@@ -291,6 +292,7 @@ class Round:
         self.revoked = list(revoked)
         self.public = public
         self.exchange_seats = list(exchange_seats)
+        del self.exchanges[n_exchanges:]
 
     def set_contract(self, contract: int, caller: int, raspas: bool = False) -> None:
         """Fix the contract (called by the variant's bidding); ``caller`` is -1 in raspas."""
@@ -330,8 +332,10 @@ class Round:
 
     def _exchange(self, action: Action) -> None:
         seat = self.turn
+        self.exchanges.append((seat, action))
         if isinstance(action, Redeal):  # R35: the round ends unscored, the dealer deals again
-            self._finish(RoundResult("redeal", (0,) * self.variant.sides, None, None))
+            self._finish(RoundResult("redeal", (0,) * self.variant.sides, None, None,
+                                     extra={"seat": seat}))
             return
         if isinstance(action, Swap):  # R32, R35: the 7 of trump for the face-up card
             seven = Card.make(0, self.contract)

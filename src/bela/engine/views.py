@@ -71,6 +71,8 @@ class SeatView:
     discards: CardSet | None  # bela3: the caller's discards, seen only by him (R27)
     raspas: bool
     declarations_side: int | None  # the side holding the strongest declaration, once shown (R13)
+    exchanges: tuple[tuple[int, str], ...]  # (seat, "swap" | "redeal" | "keep") in order
+    opened: Card | None  # the card first turned face up (bela2/belot2), before any swap
 
     @property
     def trump(self) -> str | None:
@@ -139,4 +141,6 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         and rnd.discards else None,
         raspas=rnd.raspas,
         declarations_side=shown,
+        exchanges=tuple((s, a.token()) for s, a in rnd.exchanges),
+        opened=rnd.deal.extra["turned"][0] if "turned" in rnd.deal.extra else None,
     )

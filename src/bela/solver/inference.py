@@ -272,60 +272,59 @@ def _strongest_side(view: SeatView, variant: Variant,
 @dataclass(frozen=True)
 class ExchAlt:
     """One hypothesis on the exchange: who swapped the 7 of trump for which face-up card,
-    who redealt, and which option the seat deciding now holds."""
+    who redealt, and which option each seat that decided (or decides now) held."""
 
     swap: tuple[int, int] | None = None  # (seat, the card that was face up before the swap)
     redeal: int | None = None
     must: tuple[tuple[int, int], ...] = ()  # (seat, cards held at the start of play)
     # (seat, masks of earlier options): a sample where the seat holds all of one of them is
     # rejected, so that overlapping options are not counted twice.
-    first_option: tuple[int, tuple[int, ...]] | None = None
+    first_options: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
 
 def exchange_alternatives(view: SeatView, variant: Variant) -> list[ExchAlt]:
-    """Hypotheses on the exchange phase (R32, R35).
+    """Hypotheses on the exchange phase (R32, R35), from the public exchange record.
 
-    - A face-up 7 of trump in a suit contract of the turned suit was either dealt face up, or
-      swapped (before the current decision, if any) by a seat that got the old card ``X``.
-    - In the exchange phase the seat to act holds a swap or redeal option; after a redeal
-      (the round ended ``redeal``) the redealer holds four 7s or four 8s.
+    - A swap is public (``view.exchanges`` and ``view.opened``): the swapper held the card
+      that was face up before it.
+    - A seat that kept its cards, redealt, or decides now was offered an option: it held the
+      7 of trump (swappable, nobody swapped) or, in belot2, four 7s or four 8s; a redealer
+      held the four.
     """
-    turned = view.public.get("turned")
-    if turned is None or view.contract is None or view.phase == "bidding":
+    opened = view.opened
+    if opened is None or view.contract is None or view.phase == "bidding":
         return [ExchAlt()]
-    n = variant.seats
-    order = [(view.first + i) % n for i in range(n)]
     contract = view.contract
-    swappable = not view.raspas and contract < 4 and contract == int(turned) >> 3
+    swappable = not view.raspas and contract < 4 and contract == int(opened) >> 3
     seven = 8 * contract + SEVEN if contract < 4 else -1
     redeal_opts = [RANK_MASKS[SEVEN], RANK_MASKS[EIGHT]] if variant.name == "belot2" else []
-    redealt = view.result is not None and view.result.outcome == "redeal"
-    if view.phase == "exchange":
-        assert view.turn is not None
-        pendings: list[int | None] = [view.turn]
-    elif redealt:
-        pendings = list(order)
-    else:
-        pendings = [None]
-    out: list[ExchAlt] = []
-    for p in pendings:
-        decided = order if p is None else order[:order.index(p)]
-        swaps: list[tuple[int, int] | None] = [None]
-        if swappable and int(turned) == seven:
-            swaps += [(w, 8 * contract + r) for w in decided for r in range(8) if r != SEVEN]
-        for sw in swaps:
-            base = () if sw is None else ((sw[0], 1 << sw[1]),)
-            if p is None:
-                out.append(ExchAlt(sw, None, base))
-                continue
-            if redealt:
-                opts = list(redeal_opts)
-            else:
-                opts = ([1 << seven] if swappable and sw is None else []) + redeal_opts
-            for i, m in enumerate(opts):
-                out.append(ExchAlt(sw, p if redealt else None, (*base, (p, m)),
-                                   (p, tuple(opts[:i])) if i else None))
-    return out
+    swapper = next((s for s, token in view.exchanges if token == "swap"), None)
+    sw = (swapper, int(opened)) if swapper is not None else None
+    base: tuple[tuple[int, int], ...] = () if sw is None else ((sw[0], 1 << sw[1]),)
+    redealer = next((s for s, token in view.exchanges if token == "redeal"), None)
+    deciders = [(s, token) for s, token in view.exchanges if token != "swap"]
+    if view.phase == "exchange" and view.turn is not None:
+        deciders.append((view.turn, "now"))
+    # Seats passed over by the exchange held no option (the engine asks every seat that has
+    # one, in turn order from the first seat).
+    order = [(view.first + i) % variant.seats for i in range(variant.seats)]
+    stop = (order.index(view.turn) if view.phase == "exchange" and view.turn is not None
+            else order.index(redealer) if redealer is not None else len(order))
+    asked = {s for s, _ in view.exchanges}
+    offer = ([1 << seven] if swappable and swapper is None else []) + redeal_opts
+    passed_over = tuple((s, tuple(offer)) for s in order[:stop] if s not in asked and offer)
+    alts = [ExchAlt(sw, redealer, base, passed_over)]
+    for seat, token in deciders:
+        if token == "redeal":
+            opts = list(redeal_opts)
+        else:
+            opts = ([1 << seven] if swappable and swapper is None else []) + redeal_opts
+        if not opts:
+            continue
+        alts = [ExchAlt(a.swap, a.redeal, (*a.must, (seat, m)),
+                        (*a.first_options, (seat, tuple(opts[:i]))) if i else a.first_options)
+                for a in alts for i, m in enumerate(opts)]
+    return alts
 
 
 # -- bidding evidence -----------------------------------------------------------------------
@@ -493,7 +492,7 @@ class Hypothesis:
     decls: tuple[tuple[Declaration, ...] | None, ...]  # the concrete announced declarations
     swap: tuple[int, int] | None
     redeal: int | None
-    first_option: tuple[int, tuple[int, ...]] | None
+    first_options: tuple[tuple[int, tuple[int, ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -538,7 +537,7 @@ def gather(view: SeatView, inference: bool = True) -> Knowledge:
             for info in infos or ():
                 if info.cards is not None:  # shown cards were seen
                     must[s] |= info.cards.mask
-        hyps.append(Hypothesis(tuple(must), (0,) * n, (None,) * n, None, None, None))
+        hyps.append(Hypothesis(tuple(must), (0,) * n, (None,) * n, None, None, ()))
     else:
         duty_seats: list[int] = list(range(n))
         result = view.result
@@ -563,6 +562,6 @@ def gather(view: SeatView, inference: bool = True) -> Knowledge:
                 for s, m in e.must:
                     must[s] |= m
                 hyps.append(Hypothesis(tuple(must), d.absent, d.decls, e.swap, e.redeal,
-                                       e.first_option))
+                                       e.first_options))
     return Knowledge(variant, view.seat, visible, view.unseen, tuple(view.hand_sizes),
                      tuple(played), known, tuple(forbid), tuple(hyps), must_revoke)

@@ -373,8 +373,7 @@ class DealSampler:
         if k.viewer is not None and k.viewer not in plan.places:
             hands[k.viewer] = k.visible
         start = [hands[s] | k.played[s] for s in range(n)]
-        if h.first_option is not None:
-            seat, earlier = h.first_option
+        for seat, earlier in h.first_options:
             if any(start[seat] & m == m for m in earlier):
                 return None
         if k.must_revoke and not revoked_seats(view, self.variant, hands) & k.must_revoke:
