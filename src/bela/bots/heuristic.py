@@ -1,15 +1,22 @@
-"""A rule-of-thumb bot for bela4: hand-strength bidding and card play that counts cards.
+"""A rule-of-thumb bot for every variant: hand-strength bidding and card play that counts cards.
+
+The card play below is shared by all variants; what each variant decides before the first
+card (bela3's forced call and discards, bela2's and belot2's turned card, VC / BC, swaps and
+redeals) is in :mod:`bela.bots.contracts`, and per-variant knobs in :data:`VARIANT_PARAMS`.
 
 The bot sees only its :class:`~bela.engine.views.SeatView`.  On each decision it rebuilds
 what it may know from the view (cheap: at most 32 played cards):
 
-* the cards still unseen by it (``unseen``: not played and not in its hand);
+* the cards still unseen by it (``unseen``: not played, not in its hand, not face up, not
+  its own bela3 discards);
 * per other seat, the cards it may still hold: unseen cards minus the suits it showed void
-  in (R17/R18), minus the cards above a card it failed to beat (R17-R19 "iber"), plus the
-  cards it is known to hold (declared cards shown after the first trick, the other half of an
-  announced bela, R13/R14);
+  in (R17/R18, R36), minus the cards above a card it failed to beat (R17-R19 "iber"; in
+  belot2 only on a trump lead or in VC, R36), plus the cards it is known to hold (declared
+  cards shown after the first trick, the other half of an announced bela, R13/R14);
 * from those, a crude probability that a seat holds a given card (shared among the seats
-  that may hold it, weighted by their free hand slots).
+  that may hold it, weighted by their free hand slots, and an out-of-play "stock" where some
+  unseen cards lie: the bela3 caller's 2 discards for the others, bela2's 11 cards and belot2's
+  13 pack cards, unknown to both players).
 
 Bidding (R7) scores each suit as trump on the 6 visible cards: a linear estimate, in points,
 of the calling side's margin (trump J, 9, A, 10 and length, side aces and tens, bela,
@@ -28,6 +35,13 @@ never a master J or 9 of trump for a poor trick, but its own ace or ten when the
 and the card would be at risk later (with R17-R19 a seat that can win mostly must).
 Declarations (the Declare with all groups) and bela are always announced (R13, R14).
 
+Without partners (bela3, bela2, belot2) a follower weighs the trick by who is likely to take
+it: +1 itself, -1 an opponent (a bela3 non-caller may value the other non-caller's tricks at
+``ally_weight``, R28); in raspas (belot2, R37) the signs flip: it ducks under the lead with its
+highest safe card, gives away aces and tens when void, takes (when it must) with the card
+most likely to be caught later, and leads cards the opponent has to take (low cards of a
+suit, a low trump that must be beaten, R36).
+
 Deterministic: the action is a function of the view alone (ties go to the lower card); the
 seed is accepted for the bot protocol.
 """
@@ -35,7 +49,7 @@ seed is accepted for the bot protocol.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..engine.actions import Action, Call, Declare, Pass, Play
 from ..engine.cards import FULL_DECK, SUIT_MASKS
@@ -79,7 +93,7 @@ class HeuristicParams:
     # -- the other variants (bela3, bela2, belot2)
     ally_weight: float = 0.0  # bela3: a non-caller's worth of the other non-caller's tricks
     raspas_shed: float = 1.0  # belot2 raspas: weight of the risk of keeping a high card
-    raspas_capture: float = 6.0  # ... the points of the others' cards it would take
+    raspas_capture: float = 10.0  # ... the points of the others' cards it would take
     raspas_trump_risk: float = 0.3  # ... extra risk of a trump (a void forces it, R36)
     raspas_lead_points: float = 4.0  # ... the points the opponent adds to a led card
     # bidding thresholds on the estimated margin (bela.bots.contracts), by (non-dealer, dealer)
@@ -94,6 +108,16 @@ class HeuristicParams:
 
 
 DEFAULT_PARAMS = HeuristicParams()
+# Per-variant knobs, tuned with duplicate deals of each variant against DEFAULT_PARAMS
+# (bela2 +5.8, belot2 +4.3, bela3 +1.0 points per deal over 3000 / 1500 deals).
+_TWO_PLAYER = replace(DEFAULT_PARAMS, lead_master_min_safe=0.4, draw_low_trumps_min=3,
+                      keep_capture=15.0)
+VARIANT_PARAMS: dict[str, HeuristicParams] = {
+    "bela4": DEFAULT_PARAMS,
+    "bela3": replace(DEFAULT_PARAMS, keep_capture=15.0),
+    "bela2": replace(_TWO_PLAYER, bela2_accept=(0.0, -15.0)),
+    "belot2": replace(_TWO_PLAYER, belot2_accept=(0.0, -15.0)),
+}
 
 
 def _bits(mask: int) -> list[int]:
@@ -106,12 +130,13 @@ def _bits(mask: int) -> list[int]:
 
 
 class HeuristicBot:
-    """Bidding by hand strength and card play with card counting (bela4)."""
+    """Bidding by hand strength and card play with card counting (every variant)."""
 
     name = "heuristic"
 
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None) -> None:
         self.rng = random.Random(seed)
+        self.fixed = params  # None: each variant's own knobs (VARIANT_PARAMS)
         self.params = params or DEFAULT_PARAMS
 
     # -- entry -------------------------------------------------------------------------------
@@ -119,6 +144,8 @@ class HeuristicBot:
         legal = view.legal
         if not legal:
             raise ValueError("it is not this seat's turn")
+        if self.fixed is None:
+            self.params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
         if view.phase == "bidding":
             return self._bid(view) if view.variant == "bela4" else contracts.bid(view, self.params)
         if view.phase == "discard":
