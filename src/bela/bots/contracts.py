@@ -256,7 +256,7 @@ def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) ->
     opp = 1 - me
     v = get_variant(view.variant)
     out = {int(c) for c in view.public.values()}
-    pool = [c for c in Card.ALL if c not in view.hand and c not in out]
+    pool = [int(c) for c in Card.ALL if c not in view.hand and c not in out]
     rng = random.Random(view.hand.mask * 1_000_003 + view.round_index)
     bot = HeuristicBot(0, replace(params, redeal_samples=0))
     extra = {k: [c] for k, c in view.public.items()}

@@ -247,8 +247,8 @@ class _Play:
             played |= self._scan(view.trick, cons)
         self.played = played
         out = 0  # face-up cards (turned, bottom) and own discards: out of play and known
-        for c in view.public.values():
-            out |= 1 << c
+        for face_up in view.public.values():
+            out |= 1 << face_up
         if view.discards is not None:
             out |= view.discards.mask
         unseen = self.unseen = FULL_DECK & ~played & ~self.hand & ~out
