@@ -248,6 +248,19 @@ def test_belot2_keeps_a_strong_hand_with_four_sevens() -> None:
     assert bot_act(m) == SWAP  # the caller keeps (and swaps the 7 of trump for the K)
 
 
+def test_belot2_redeal_after_the_opponent_swapped() -> None:
+    """Seat 0 takes spades and swaps its 7 for the opened ace; seat 1, with four 8s and
+    nothing else, redeals (its simulations give seat 0 the ace, R35)."""
+    m = new_deal("belot2", {0: "JS 9S 7S KD 7H TC QD 9D KC", 1: "8H 8D 8S 8C 7D QH 9C JD QC"},
+                 turned="AS", bottom="TH")
+    apply(m, "S", "swap")
+    view = seat_view(m, 1)
+    assert view.exchanges == ((0, "swap"),)
+    play_view = _Play(view, HeuristicBot().params)
+    assert play_view.prob[0][Card.AS] == 1.0  # known: the swapper took the opened card
+    assert bot_act(m) == REDEAL
+
+
 def test_belot2_keeps_four_sevens_in_raspas() -> None:
     m = new_deal("belot2", {0: "7H 7D 7S 8C 8H 9D 7C 8S 8D"}, turned="AH", bottom="JC")
     apply(m, "pass", "pass", "pass", "pass")

@@ -255,20 +255,25 @@ def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) ->
     me = view.seat
     opp = 1 - me
     v = get_variant(view.variant)
-    out = {int(c) for c in view.public.values()}
+    opened = view.public["turned"] if view.opened is None else view.opened
+    extra = {k: [int(c)] for k, c in view.public.items()}
+    extra["turned"] = [int(opened)]
+    out = {int(c) for c in view.public.values()} | {int(opened)}
+    swapped = any(s == opp and t == "swap" for s, t in view.exchanges)
+    # an opponent who swapped held the 7 of trump, now face up, and took the opened card
+    held = [int(view.public["turned"])] if swapped else []
     pool = [int(c) for c in Card.ALL if c not in view.hand and c not in out]
     rng = random.Random(view.hand.mask * 1_000_003 + view.round_index)
     bot = HeuristicBot(0, replace(params, redeal_samples=0))
-    extra = {k: [c] for k, c in view.public.items()}
     total = 0.0
     for _ in range(params.redeal_samples):
         rng.shuffle(pool)
         hands: list[list[int]] = [[], []]
         hands[me] = list(view.hand)
-        hands[opp] = pool[:v.hand_cards]
+        hands[opp] = held + pool[:v.hand_cards - len(held)]
         m = Match(v, options={"target": 10**9}, first_dealer=view.dealer)
         rnd = m.deal(hands=hands, extra=extra)
-        for _seat, token in view.bids:
+        for _seat, token in [*view.bids, *view.exchanges]:
             m.apply(parse_action(token))
         while not rnd.is_over:
             seat = rnd.turn

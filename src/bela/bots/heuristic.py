@@ -259,6 +259,10 @@ class _Play:
             for info in infos:
                 if info.cards is not None:
                     known[seat] |= info.cards.mask & unseen
+        if view.opened is not None:  # R32, R35: a swapper took the opened card
+            for seat, token in view.exchanges:
+                if seat != me and token == "swap":
+                    known[seat] |= (1 << view.opened) & unseen
         if self.tm:
             kq = (1 << QUEEN | 1 << KING) << (8 * self.trump)
             for seat, suit in view.belas:
