@@ -1,12 +1,15 @@
 """``bela play``: a match in the terminal, you at seat 0 and bots elsewhere (Typer + Rich).
 
-Everything shown to the human comes from their own seat view (:mod:`bela.engine.views`); the
-bots get their own views.  The loop only knows ``variant``, ``seats`` and ``sides`` from the
-view, so bela3 / bela2 / belot2 can be added later by giving their phases a prompt (bidding
-actions other than ``pass`` and suit calls already fall back to a numbered menu).
+Every variant of RULES.md: ``bela4`` (you and Partner against Right and Left), ``bela3`` (you,
+Right and Left, each for himself), ``bela2`` and ``belot2`` (you against Opponent).  Everything
+shown to the human comes from their own seat view (:mod:`bela.engine.views`): the hand, the
+face-up cards (``view.public``), their own discards; the bots get their own views.
+
+Each phase has its prompt: bidding (per variant, R7, R26, R31, R34), the bela3 discard (R27),
+the swap of the 7 of trump and the belot2 redeal (R32, R35), declarations and cards.
 
 Input: every prompt takes a number from what it shows (``1`` is always the first choice), the
-words it names, or one of the commands of :data:`HELP` (``?`` shows them).
+words it names, or one of the commands of the help (``?`` shows them).
 """
 
 from __future__ import annotations
@@ -30,19 +33,25 @@ from rich.table import Table
 from .. import bots as bot_registry
 from ..bots.base import Bot
 from ..engine.actions import (
-    CONTRACT_TOKENS,
+    DECLINE,
     PASS,
     Action,
     ActionParseError,
     Call,
     Claim,
     Declare,
+    Decline,
+    Discard,
     Pass,
     Play,
+    Redeal,
+    Swap,
     parse_action,
 )
 from ..engine.cards import (
+    EIGHT,
     RANKS,
+    SEVEN,
     SUIT_NAMES_EN,
     SUIT_NAMES_HR,
     SUIT_SYMBOLS,
@@ -53,19 +62,23 @@ from ..engine.cards import (
 from ..engine.declarations import declaration_of, declaration_value, find_declarations
 from ..engine.errors import BelaError, IllegalAction
 from ..engine.record import to_record
-from ..engine.rules import NO_TRUMPS, play_table, trick_winner_index
+from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, play_table, trick_winner_index
 from ..engine.state import Match
 from ..engine.variants import VARIANTS, get_variant
 from ..engine.views import DeclarationInfo, SeatView, seat_view
 
-PLAYABLE = ("bela4",)  # variants the terminal game can play now
-LATER = ("bela3", "bela2", "belot2")  # in RULES.md, not playable in the terminal yet
+PLAYABLE = ("bela4", "bela3", "bela2", "belot2")  # variants the terminal game can play
 HUMAN = 0
 
 # Seat names relative to the human, by number of seats: play passes to seat i+1, on i's
-# right (R5), so seat 1 is on your right and seat 3 on your left.
+# right (R5), so seat 1 is on your right and the last seat on your left.
 POSITIONS = {4: ("You", "Right", "Partner", "Left"), 3: ("You", "Right", "Left"),
              2: ("You", "Opponent")}
+TITLES = {"bela4": "Bela", "bela3": "Bela for three", "bela2": "Bela for two",
+          "belot2": "Belot for two"}
+TABLES = {4: "You (seat 0) and Partner (seat 2) against Right (seat 1) and Left (seat 3)",
+          3: "You (seat 0), Right (seat 1) and Left (seat 2), each for himself",
+          2: "You (seat 0) against Opponent (seat 1)"}
 SUIT_ORDER = (0, 2, 1, 3)  # ♥ ♠ ♦ ♣: colours alternate
 SUIT_WORDS = {
     "h": 0, "hearts": 0, "heart": 0, "herc": 0, "srce": 0, "♥": 0, "♡": 0,
@@ -73,6 +86,14 @@ SUIT_WORDS = {
     "s": 2, "spades": 2, "spade": 2, "pik": 2, "zelje": 2, "list": 2, "♠": 2, "♤": 2,
     "c": 3, "clubs": 3, "club": 3, "tref": 3, "žir": 3, "zir": 3, "♣": 3, "♧": 3,
 }
+CONTRACT_WORDS = {  # belot2 (R34): all trumps / no trumps by name
+    "vc": ALL_TRUMPS, "sve adut": ALL_TRUMPS, "sve aduti": ALL_TRUMPS, "svi aduti": ALL_TRUMPS,
+    "sve": ALL_TRUMPS, "all trumps": ALL_TRUMPS, "all trump": ALL_TRUMPS,
+    "bc": NO_TRUMPS, "bez aduta": NO_TRUMPS, "bez adut": NO_TRUMPS, "bez": NO_TRUMPS,
+    "no trumps": NO_TRUMPS, "no trump": NO_TRUMPS, "nt": NO_TRUMPS,
+}
+CONTRACT_NAMES = {ALL_TRUMPS: "All trumps (VC)", NO_TRUMPS: "No trumps (BC, points doubled)"}
+ACCEPT_WORDS = {"accept", "take", "yes", "y", "da", "uzimam", "uzmi", "igram"}
 PASS_WORDS = {"pass", "p", "dalje", "dalje!", "-"}
 YES_WORDS = {"", "1", "y", "yes", "da", "bela", "j"}
 NO_WORDS = {"2", "n", "no", "ne"}
@@ -84,34 +105,119 @@ SHORT_OUTCOMES = {"pass": "pass", "fall": "fall", "capot": "štiglja", "belot": 
                   "claim": "auzmeš", "hang": "hang", "redeal": "redeal", "raspas": "raspas",
                   "unfinished": "-"}
 
-HELP = "\n".join((
-    "[bold]How to play[/bold]  (type [bold]?[/bold] at any prompt to see this again)",
-    "  [bold]Bidding[/bold]  a number from the menu, a suit (H D S C, ♥ ♦ ♠ ♣, herc karo pik",
-    "           tref, hearts ...) or pass / dalje.  One round of bids; when the other three",
-    "           pass, the dealer must call (mus, R7).",
-    "  [bold]Cards[/bold]    the number shown before a playable card, or its code: JH, 10h, j♥",
-    "           (rank 7 8 9 10 J Q K A, then suit).  KH* plays K♥ and announces bela (R14).",
-    "           Dimmed cards, without a number, may not be played now.",
-    "  [bold]Zvanja[/bold]   before your first card you choose the declarations to announce (R13).",
-    "  [bold]l[/bold] last    the last finished trick     [bold]s[/bold] sheet   the score sheet",
-    "  [bold]h[/bold] hand    your hand and the table     [bold]r[/bold] rules   the play rules",
-    "  [bold]claim[/bold]    (with --enforce off) auzmeš: an opponent broke R17-R19 (R24)",
-    "  [bold]q[/bold] quit    leave the match (the record is saved if you gave --record FILE)",
-    "           (when bidding, h and s are suits: type hand and sheet in full)",
-))
+_BIDDING_HELP = {
+    "bela4": ("a number from the menu, a suit (H D S C, ♥ ♦ ♠ ♣, herc karo pik",
+              "tref, hearts ...) or pass / dalje.  One round of bids; when the other three",
+              "pass, the dealer must call (mus, R7)."),
+    "bela3": ("the first seat must call trump on its first 6 cards, no passing (R26):",
+              "a number from the menu or a suit (H D S C, ♥ ♦ ♠ ♣, herc karo pik tref ...)."),
+    "bela2": ("round 1: accept the turned card's suit (accept, or the suit) or pass;",
+              "round 2: name another suit or pass again; then the dealer must name one",
+              "of the other three suits (R31)."),
+    "belot2": ("round 1: take the opened card's suit (take, or the suit) or pass;",
+               "round 2: another suit, vc (all trumps, sve adut) or bc (no trumps, bez",
+               "aduta: every point doubled), or pass.  Four passes: raspas, where each",
+               "tries to take as few points as he can (R34)."),
+}
 
-RULES_REMINDER = """\
+
+def help_text(variant: str) -> str:
+    """The ``?`` help of a variant."""
+    lines = ["[bold]How to play[/bold]  (type [bold]?[/bold] at any prompt to see this again)"]
+    bidding = _BIDDING_HELP[variant]
+    lines.append(f"  [bold]Bidding[/bold]  {bidding[0]}")
+    lines += [f"           {line}" for line in bidding[1:]]
+    if variant == "bela3":
+        lines += ["  [bold]Discard[/bold]  the caller discards two of his 12 cards face down: two",
+                  "           numbers (1 5) or codes (7C 8C); their points count for him (R27)."]
+    if variant in ("bela2", "belot2"):
+        rule = "R32" if variant == "bela2" else "R35"
+        lines += ["  [bold]Swap[/bold]     holding the 7 of trump when trump is the turned suit,",
+                  "           you may swap it for the turned card before the first lead:",
+                  f"           y or n ({rule})."]
+    if variant == "belot2":
+        lines += ["  [bold]Redeal[/bold]   with four 7s or four 8s you may demand a redeal: y or n "
+                  "(R35)."]
+    decl_rule = "R37" if variant == "belot2" else "R13"
+    lines += [
+        "  [bold]Cards[/bold]    the number shown before a playable card, or its code: JH, 10h, j♥",
+        "           (rank 7 8 9 10 J Q K A, then suit).  KH* plays K♥ and announces bela.",
+        "           Dimmed cards, without a number, may not be played now.",
+        f"  [bold]Zvanja[/bold]   before your first card you choose the declarations to announce "
+        f"({decl_rule}).",
+        "  [bold]l[/bold] last    the last finished trick     [bold]s[/bold] sheet   "
+        "the score sheet",
+        "  [bold]h[/bold] hand    your hand and the table     [bold]r[/bold] rules   "
+        "the play rules",
+    ]
+    if variant == "bela4":
+        lines.append("  [bold]claim[/bold]    (with --enforce off) auzmeš: an opponent broke "
+                     "R17-R19 (R24)")
+    lines += ["  [bold]q[/bold] quit    leave the match (the record is saved if you gave "
+              "--record FILE)",
+              "           (when bidding, h and s are suits: type hand and sheet in full)"]
+    return "\n".join(lines)
+
+
+HELP = help_text("bela4")
+
+_ORDER = """\
 [bold]Order[/bold]   trump: J 9 A 10 K Q 8 7 (J 20, 9 14, A 11, 10 10, K 4, Q 3)
-        others: A 10 K Q J 9 8 7 (A 11, 10 10, K 4, Q 3, J 2); last trick +10 (R2, R3)
+        others: A 10 K Q J 9 8 7 (A 11, 10 10, K 4, Q 3, J 2); last trick +10 (R2, R3)"""
+_BELA_PLAY = """
 [bold]Play[/bold]    follow suit and beat the best card of that suit if you can (R17, R19);
         if you cannot follow, play a trump, beating the best trump if you can (R18);
-        otherwise any card.  The highest trump, else the highest card led, wins (R20).
+        otherwise any card.  The highest trump, else the highest card led, wins (R20)."""
+_SCORE = {
+    "bela4": """
 [bold]Score[/bold]   the calling side needs more than half of all points, or it falls and the
-        others take everything (R22); all tricks: štiglja, +90 (R23)."""
+        others take everything (R22); all tricks: štiglja, +90 (R23).""",
+    "bela3": """
+[bold]Score[/bold]   the caller's two discards count for him (R27).  He needs more than the
+        other two together: then everyone scores his own points; else he scores 0 and
+        the others their own (R28).  All tricks: štiglja, the total +90.""",
+    "bela2": """
+[bold]Score[/bold]   only the 20 cards in the hands are played (R30).  The caller needs more
+        than half of the points, or he falls and the other takes everything (R22, R33);
+        all tricks: štiglja, +90 (R23).""",
+    "belot2": """
+[bold]Play[/bold]    follow suit; if you cannot, play a trump; otherwise any card.  When trump
+        is led, beat it with a higher trump if you can; no other duty to beat (R36).
+        All trumps (VC): every suit is trump, beat the led suit's best card if you can,
+        and the highest card of the led suit wins.  No trumps (BC): every point doubled.
+[bold]Score[/bold]   the bidder must score more than the opponent, or the opponent takes
+        everything (also on a tie, R34).  Raspas: each scores minus the points he took
+        (R37).  No štiglja bonus.""",
+}
+
+
+def rules_reminder(variant: str) -> str:
+    play = "" if variant == "belot2" else _BELA_PLAY
+    return _ORDER + play + _SCORE[variant]
+
+
+RULES_REMINDER = rules_reminder("bela4")
 
 
 class Quit(Exception):
     """The human asked to leave the match."""
+
+
+def conj(subject: str, verb: str) -> str:
+    """The verb for a subject: ``You pass``, ``You and Partner pass``, ``Right passes``."""
+    if subject == "You" or " and " in subject or subject.startswith("seats "):
+        return verb
+    if verb == "have":
+        return "has"
+    return verb + ("es" if verb.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def possessive(subject: str) -> str:
+    if subject == "You":
+        return "your"
+    if " and " in subject or subject.startswith("seats "):
+        return "their"
+    return subject + "'s"
 
 
 # -- seats and sides --------------------------------------------------------------------------
@@ -139,15 +245,15 @@ class Seating:
         return [s for s in range(self.seats) if self.side_of(s) == side]
 
     def side_short(self, side: int) -> str:
-        """A column title: Us / Them, a player's name, or the seats of a side."""
+        """A column title: Us / Them, a player's name, or the seat numbers of a side."""
         if self.sides == self.seats:
-            return self.names[side]
+            return self.names[side] if self.human is not None else str(side)
         if self.human is not None:
             return "Us" if side == self.side_of(self.human) else "Them"
         return "+".join(str(s) for s in self.members(side))
 
     def side_long(self, side: int) -> str:
-        """For sentences: "You and Partner", "Right and Left", "seats 0+2"."""
+        """For sentences: "You and Partner", "Right and Left", "seats 0+2", "Opponent"."""
         if self.sides == self.seats:
             return self.names[side]
         if self.human is None:
@@ -160,6 +266,11 @@ class Seating:
 
 
 # -- cards as text ----------------------------------------------------------------------------
+def is_trump_suit(suit: int, trump: int | None) -> bool:
+    """``trump`` is a suit, ``ALL_TRUMPS`` (VC: every suit) or None (no trump, BC)."""
+    return trump is not None and (trump == ALL_TRUMPS or suit == trump)
+
+
 def card_text(card: Card) -> str:
     """``10♥``, ``J♠``: what a person reads (the engine's codes use ``T``)."""
     return ("10" if card.rank == TEN else RANKS[card.rank]) + SUIT_SYMBOLS[card.suit]
@@ -169,7 +280,7 @@ def card_markup(card: Card, trump: int | None = None, dim: bool = False) -> str:
     if dim:
         return f"[dim]{card_text(card)}[/dim]"
     style = "red" if card.suit in (0, 1) else ""
-    if trump is not None and card.suit == trump:
+    if is_trump_suit(card.suit, trump):
         style = (style + " bold").strip()
     return f"[{style}]{card_text(card)}[/]" if style else card_text(card)
 
@@ -181,6 +292,13 @@ def suit_markup(suit: int) -> str:
 
 def suit_name(suit: int) -> str:
     return f"{suit_markup(suit)} {SUIT_NAMES_HR[suit]} ({SUIT_NAMES_EN[suit]})"
+
+
+def contract_short(token: str | None) -> str:
+    """A contract token of the engine (``H``, ``VC``, ``BC``) for a narrow column."""
+    if token in ("H", "D", "S", "C"):
+        return suit_markup("HDSC".index(token))
+    return token or "-"
 
 
 def cards_markup(cards: Any, trump: int | None = None) -> str:
@@ -205,6 +323,8 @@ def token_markup(token: str) -> str:
         return card_markup(action.card) + (" with bela" if action.bela else "")
     if isinstance(action, Call) and action.contract < 4:
         return suit_markup(action.contract)
+    if isinstance(action, Call):
+        return CONTRACT_NAMES[action.contract]
     return escape(token)
 
 
@@ -223,7 +343,7 @@ def sorted_hand(view: SeatView) -> list[list[Card]]:
 
 
 def trick_winner(view: SeatView) -> int | None:
-    """The seat winning the current trick (R20), from the cards on the table."""
+    """The seat winning the current trick (R20, R36), from the cards on the table."""
     if not view.trick or view.contract is None:
         return None
     cards = tuple(c for _, c in view.trick)
@@ -235,6 +355,19 @@ def decl_text(info: DeclarationInfo, trump: int | None = None) -> str:
     if info.cards is not None and "belot" not in info.text:
         text += ": " + cards_markup(info.cards, trump)
     return text + (f" ({info.value})" if info.value else "")
+
+
+def four_of(view: SeatView) -> str:
+    """``four 7s`` / ``four 8s``: why the seat may demand a redeal (R35)."""
+    for r in (SEVEN, EIGHT):
+        if all(Card.make(r, s) in view.hand for s in range(4)):
+            return f"four {RANKS[r]}s"
+    return "four 7s or four 8s"
+
+
+def parse_words(text: str) -> str:
+    """Lower case, single spaces: ``Sve  Adut`` -> ``sve adut``."""
+    return " ".join(text.strip().lower().split())
 
 
 # -- one match --------------------------------------------------------------------------------
@@ -250,10 +383,13 @@ class Game:
         self.human = human
         self.ask_line = ask
         self.variant = match.variant
+        self.vname = match.variant.name
         self.seating = Seating.make(self.variant.seats, self.variant.sides, human)
         self.bot_name = bot_name
         self.declined = -1  # round index in which the human chose to announce nothing
         self.summaries: list[dict[str, Any]] = []
+        self.bot_trouble: set[int] = set()  # seats whose bot failed (warned once)
+        self.fallback: dict[int, random.Random] = {}
 
     # -- helpers -------------------------------------------------------------------------------
     def say(self, text: str = "", **kw: Any) -> None:
@@ -269,8 +405,29 @@ class Game:
     def verbose(self) -> bool:
         return self.human is not None
 
+    @property
+    def individual(self) -> bool:
+        """Each player is his own side (bela3, bela2, belot2)."""
+        return self.variant.sides == self.variant.seats
+
     def trump_of(self, view: SeatView) -> int | None:
-        return view.contract if view.contract is not None and view.contract < 4 else None
+        """The trump suit, ``ALL_TRUMPS`` in VC (every suit is trump), None in BC."""
+        if view.contract is None or view.contract == NO_TRUMPS:
+            return None
+        return view.contract
+
+    def turned_suit(self, view: SeatView) -> int | None:
+        """The suit of the face-up card (bela2, belot2): the swap keeps its suit."""
+        card = view.public.get("turned")
+        return None if card is None else card.suit
+
+    @property
+    def turned_word(self) -> str:
+        """What the face-up card is called: bela2 "turned", belot2 "opened" (R30, R34)."""
+        return "opened" if self.vname == "belot2" else "turned"
+
+    def rule(self, phase: str, default: str = "") -> str:
+        return self.variant.rule_ids.get(phase, default)
 
     # -- the loop ------------------------------------------------------------------------------
     def run(self) -> None:
@@ -283,12 +440,29 @@ class Game:
                 if seat == self.human:
                     self.human_turn()
                 else:
-                    action = self.bots[seat].act(seat_view(m, seat))
-                    self.apply(seat, action)
+                    self.apply(seat, self.bot_action(seat))
             self.end_round()
             if self.human is not None and not m.is_over:
                 self.between_rounds()
         self.end_match()
+
+    def bot_action(self, seat: int) -> Action:
+        """The bot's choice.  A bot that fails on a position of this variant (an exception)
+        plays a random legal action there instead, seeded by the match: the match goes on,
+        reproducibly, and the failure is shown once."""
+        view = seat_view(self.match, seat)
+        try:
+            return self.bots[seat].act(view)
+        except Exception as exc:  # noqa: BLE001 - any bot error: keep the match playable
+            if not self.bot_trouble:
+                self.say(f"[yellow]The {escape(self.bot_name)} bot failed at seat {seat} in the "
+                         f"{view.phase} phase ({escape(type(exc).__name__)}"
+                         f"{': ' + escape(str(exc)) if str(exc) else ''}); where it fails it "
+                         f"plays a random legal choice instead.[/yellow]")
+            self.bot_trouble.add(seat)
+            rng = self.fallback.setdefault(
+                seat, random.Random(f"bela-play-fallback:{self.match.seed}:{seat}"))
+            return view.legal[rng.randrange(len(view.legal))]
 
     def apply(self, seat: int, action: Action) -> None:
         before = self.observe()
@@ -304,40 +478,128 @@ class Game:
         totals = "  ".join(f"{self.seating.side_short(s)} {t}" for s, t in enumerate(view.totals))
         self.say()
         self.console.rule(f"[bold]Round {view.round_index + 1}[/bold]")
-        first = ("You bid first and lead" if view.first == self.human
-                 else f"{self.name(view.first)} bids first and leads")
+        you = view.first == self.human
+        if self.vname == "bela3":
+            first = ("You call trump and lead" if you
+                     else f"{self.name(view.first)} calls trump and leads")
+        else:
+            first = ("You bid first and lead" if you
+                     else f"{self.name(view.first)} bids first and leads")
         self.say(f"Dealer: {self.name(view.dealer)}.  {first}.  Score: {totals}  "
                  f"(to {view.options['target']})")
+        face = self.face_up_line(view)
+        if face and view.turn != self.human:  # else the bidding prompt shows it at once
+            self.say(face)
+
+    def face_up_line(self, view: SeatView) -> str:
+        """The face-up cards of bela2 (turned) and belot2 (opened, bottom), if any."""
+        pub = view.public
+        if not pub:
+            return ""
+        trump = self.trump_of(view)
+        parts = []
+        if "turned" in pub:
+            label = "opened card" if self.vname == "belot2" else "turned card"
+            parts.append(f"{label} [reverse] {card_markup(pub['turned'], trump)} [/reverse]")
+        if "bottom" in pub:
+            parts.append(f"bottom card [reverse] {card_markup(pub['bottom'], trump)} [/reverse]")
+        return "Face up: " + " · ".join(parts) + "  [dim](out of play)[/dim]"
 
     def narrate(self, seat: int, action: Action, before: SeatView, after: SeatView) -> None:
         who = self.name(seat)
         trump = self.trump_of(after)
         if isinstance(action, Pass):
             self.say(f"  {who}: pass (dalje)")
-        elif isinstance(action, Call) and action.contract < 4:
-            side = self.seating.side_long(self.seating.side_of(seat))
-            self.say(f"  {who}: {suit_markup(action.contract)}")
-            self.say(f"[bold]Trump is {suit_name(action.contract)}[/bold], called by {who}: "
-                     f"{side} need more than half the points (R22).")
+            if after.raspas and not before.raspas:
+                self.announce_raspas(after)
         elif isinstance(action, Call):
-            self.say(f"  {who}: {CONTRACT_TOKENS[action.contract]}")
+            if self.vname == "bela4":
+                self.say(f"  {who}: {suit_markup(action.contract)}")
+            else:
+                self.say(f"  {who}: {self.describe_bid(action, before)}")
+            self.announce_contract(seat, action.contract, after)
+        elif isinstance(action, Discard):
+            if seat == self.human:
+                table = play_table(before.contract if before.contract is not None else NO_TRUMPS)
+                pts = sum(table.points[c] for c in action.cards)
+                self.say(f"  You discard {cards_markup(action.cards, trump)} face down: their "
+                         f"{pts} points count for you ({self.rule('discard')}).")
+            else:
+                self.say(f"  {who} discards two cards face down (their points count for "
+                         f"{who}, {self.rule('discard')}).")
+        elif isinstance(action, Swap):
+            old, new = before.public.get("turned"), after.public.get("turned")
+            if old is not None and new is not None:
+                mine = "your" if seat == self.human else "the"
+                self.say(f"  {who} {conj(who, 'swap')} {mine} {card_markup(new, trump)} for the "
+                         f"{self.turned_word} {card_markup(old, trump)} "
+                         f"({self.rule('exchange')}): the face-up card is now "
+                         f"{card_markup(new, trump)}.")
+            else:
+                self.say(f"  {who} {conj(who, 'swap')} the 7 of trump for the {self.turned_word} "
+                         f"card.")
+        elif isinstance(action, Redeal):
+            which = four_of(before) if seat == self.human else "four 7s or four 8s"
+            self.say(f"  [bold]{who} {conj(who, 'demand')} a redeal[/bold]: {which} "
+                     f"({self.rule('exchange')}).")
+        elif isinstance(action, Decline):
+            if seat == self.human:
+                self.say("  You keep your cards.")
         elif isinstance(action, Declare):
             infos = after.declared[seat] or ()
-            verb = "announce" if seat == self.human else "announces"
-            self.say(f"  {who} {verb}: " + ", ".join(decl_text(i, trump) for i in infos))
+            self.say(f"  {who} {conj(who, 'announce')}: "
+                     + ", ".join(decl_text(i, trump) for i in infos))
         elif isinstance(action, Claim):
-            verb = "claim" if seat == self.human else "claims"
-            self.say(f"  {who} {verb} auzmeš: an opponent broke R17-R19 (R24)!")
+            self.say(f"  {who} {conj(who, 'claim')} auzmeš: an opponent broke R17-R19 (R24)!")
         elif isinstance(action, Play):
             self.narrate_card(seat, action, before, after)
         else:
             self.say(f"  {who}: {escape(action.token())}")
         if len(after.hand) > len(before.hand) and before.unseen and after.phase != "done":
-            new = [c for c in after.hand if c not in before.hand]
-            self.say(f"  You pick up your talon: {cards_markup(new, trump)}")
-        if (after.phase == "play" and before.phase == "bidding" and self.human is not None
-                and after.turn != self.human):
+            picked = [c for c in after.hand if c not in before.hand]
+            what = "your talon"
+            if self.vname == "bela3" and after.caller == self.human:
+                what = "your talon and the last 2 cards"
+            elif self.vname == "belot2":
+                what = f"{len(picked)} more cards"
+            self.say(f"  You pick up {what}: {cards_markup(picked, trump)}")
+        if (before.phase == "bidding" and after.phase not in ("bidding", "done")
+                and self.human is not None and after.turn != self.human):
             self.say("Your hand: " + self.hand_markup(after)[0])
+
+    def announce_contract(self, seat: int, contract: int, view: SeatView) -> None:
+        """The contract is fixed: what it is and what the caller needs."""
+        who = self.name(seat)
+        st = self.seating
+        if self.vname == "bela4":
+            side = st.side_long(st.side_of(seat))
+            self.say(f"[bold]Trump is {suit_name(contract)}[/bold], called by {who}: "
+                     f"{side} need more than half the points (R22).")
+            return
+        if self.vname == "bela3":
+            need = f"{who} {conj(who, 'need')} more points than the other two together (R28)."
+        elif self.vname == "bela2":
+            need = f"{who} {conj(who, 'need')} more than half the points (R22, R33)."
+        else:
+            other = self.name(1 - seat)
+            need = f"{who} must score more than {other} (R34)."
+        if contract < 4:
+            self.say(f"[bold]Trump is {suit_name(contract)}[/bold], called by {who}: {need}")
+        elif contract == ALL_TRUMPS:
+            self.say(f"[bold]All trumps (VC)[/bold], ordered by {who}: every suit is trump, and "
+                     f"each suit's K+Q is a bela (R36, R37).  {need}")
+        else:
+            self.say(f"[bold]No trumps (BC, points doubled)[/bold], ordered by {who}: no suit is "
+                     f"trump and every point counts double (R36).  {need}")
+        if self.vname == "bela3" and seat != self.human:
+            self.say(f"  {who} takes the talon and the last 2 cards, then discards two face "
+                     f"down (R27).")
+
+    def announce_raspas(self, view: SeatView) -> None:
+        suit = view.contract if view.contract is not None else 0
+        self.say(f"[bold]Raspas![/bold] Four passes: {suit_name(suit)} is trump, with no "
+                 f"declarations, bela or swap.  [bold]Take as few points as you can[/bold]: "
+                 f"each scores minus the points he takes (R34, R37).")
 
     def narrate_card(self, seat: int, action: Play, before: SeatView, after: SeatView) -> None:
         who = self.name(seat)
@@ -364,7 +626,7 @@ class Game:
         self.say(line)
 
     def show_declarations(self, view: SeatView) -> None:
-        """After the first trick: every announcement and whose count (R12, R13)."""
+        """After the first trick: every announcement and whose count (R12, R13, R37)."""
         announced = [(s, d) for s, d in enumerate(view.declared) if d]
         if not announced:
             return
@@ -374,10 +636,17 @@ class Game:
             self.say(f"    {self.name(seat)}: " + ", ".join(decl_text(i, trump) for i in infos))
         side = strongest_side(view)
         if side is None:
-            self.say("    The strongest declarations of both sides are equal: none count (R12).")
+            self.say("    The strongest declarations are equal: none count (R12).")
+            return
+        who = self.seating.side_long(side)
+        subject = {"You": "you"}.get(who, "they" if possessive(who) == "their" else "he")
+        if self.vname == "belot2":
+            self.say(f"    {who} {conj(who, 'hold')} the senior declaration: only "
+                     f"{possessive(who)} declarations count, if {subject} "
+                     f"{conj(who, 'take')} a trick (R37).")
         else:
-            self.say(f"    {self.seating.side_long(side)} hold the strongest: only their "
-                     f"declarations count (R12), if they take a trick (R15).")
+            self.say(f"    {who} {conj(who, 'hold')} the strongest: only {possessive(who)} "
+                     f"declarations count (R12), if {subject} {conj(who, 'take')} a trick (R15).")
 
     def end_round(self) -> None:
         view = self.observe()
@@ -388,7 +657,8 @@ class Game:
         row = {
             "round": view.round_index + 1, "dealer": view.dealer,
             "caller": res.caller if res.caller is not None and res.caller >= 0 else None,
-            "trump": view.trump, "outcome": res.outcome, "scores": booked,
+            "trump": None if res.outcome == "redeal" else view.trump,
+            "outcome": res.outcome, "scores": booked,
             "declarations": res.declaration_points, "bela": res.bela_points,
             "totals": view.totals, "held": res.held,
         }
@@ -397,18 +667,23 @@ class Game:
             self.say()
             self.say(self.outcome_sentence(view))
             if res.card_points:
-                self.say("  " + self.points_breakdown(res.card_points, res.declaration_points,
-                                                      res.bela_points))
+                self.say("  " + self.points_breakdown(view))
             self.show_sheet()
         else:
             self.say(self.compact_line(row))
 
-    def points_breakdown(self, cards: tuple[int, ...], decls: tuple[int, ...],
-                         belas: tuple[int, ...]) -> str:
+    def points_breakdown(self, view: SeatView) -> str:
         """``Us 92 + zvanja 20 = 112 · Them 70``: what each side made this round."""
+        res = view.result
+        assert res is not None
+        cards, decls, belas = res.card_points, res.declaration_points, res.bela_points
         parts = []
         for side, pts in enumerate(cards):
-            text = f"{self.seating.side_short(side)} {pts} in tricks"
+            where = "in tricks"
+            if res.caller is not None and res.caller >= 0 and self.vname == "bela3" \
+                    and side == res.caller:
+                where = "in tricks and discards"
+            text = f"{self.seating.side_short(side)} {pts} {where}"
             extra = [(decls[side] if side < len(decls) else 0, "zvanja"),
                      (belas[side] if side < len(belas) else 0, "bela")]
             extra = [(v, n) for v, n in extra if v]
@@ -416,7 +691,9 @@ class Game:
                 text += "".join(f" + {v} {n}" for v, n in extra)
                 text += f" = {pts + sum(v for v, _ in extra)}"
             parts.append(text)
-        return "Made: " + " · ".join(parts) + "."
+        lead = "Taken" if res.outcome == "raspas" else "Made"
+        note = "  (BC: every point doubled)" if view.contract == NO_TRUMPS else ""
+        return f"{lead}: " + " · ".join(parts) + "." + note
 
     def outcome_sentence(self, view: SeatView) -> str:
         res = view.result
@@ -425,20 +702,36 @@ class Game:
         caller_side = st.side_of(res.caller) if res.caller is not None and res.caller >= 0 else None
         total = res.total
         if res.outcome == "pass" and caller_side is not None:
-            return (f"[bold]{st.side_long(caller_side)} pass[/bold] (prolaz): "
+            who = st.side_long(caller_side)
+            text = (f"[bold]{who} {conj(who, 'pass')}[/bold] (prolaz): "
                     f"{res.scores[caller_side]} of {total} points.")
+            if self.vname == "bela3":
+                text += "  Everyone scores his own points (R28)."
+            return text
         if res.outcome == "fall" and caller_side is not None:
-            other = 1 - caller_side if st.sides == 2 else None
-            taker = st.side_long(other) if other is not None else "the others"
-            return (f"[bold]{st.side_long(caller_side)} fall[/bold] (pad): {taker} take all "
-                    f"{total} points.")
+            who = st.side_long(caller_side)
+            if st.sides == 2:
+                taker = st.side_long(1 - caller_side)
+                return (f"[bold]{who} {conj(who, 'fall')}[/bold] (pad): {taker} "
+                        f"{conj(taker, 'take')} all {total} points.")
+            return (f"[bold]{who} {conj(who, 'fall')}[/bold] (pad) and {conj(who, 'score')} 0; "
+                    f"the others score their own points (R28).")
         if res.outcome == "capot":
             side = res.scores.index(max(res.scores))
-            return (f"[bold]Štiglja![/bold] {st.side_long(side)} took every trick: "
-                    f"{total} + 90 = {res.scores[side]}.")
+            who = st.side_long(side)
+            return (f"[bold]Štiglja![/bold] {who} took every trick: "
+                    f"{total} + {self.variant.capot_bonus} = {res.scores[side]}.")
         if res.outcome == "hang":
             return (f"[bold]Exact tie[/bold]: the round hangs (visi), {res.held} points held "
                     f"for the side that scores more next round (R22).")
+        if res.outcome == "raspas":
+            scores = ", ".join(f"{st.side_short(s)} {p}" for s, p in enumerate(res.scores))
+            return (f"[bold]Raspas[/bold] over: each scores minus the points he took "
+                    f"(R37): {scores}.")
+        if res.outcome == "redeal":
+            dealer = self.name(view.dealer)
+            return (f"[bold]Redeal[/bold]: four 7s or four 8s (R35).  Nothing is scored; "
+                    f"{dealer} {conj(dealer, 'deal')} again (R37).")
         if res.outcome == "claim":
             claimant = res.extra.get("claimant")
             valid = res.extra.get("valid")
@@ -450,7 +743,9 @@ class Game:
                     f"{st.side_long(side)} score {res.scores[side]} (R24).")
         if res.outcome == "belot":
             side = res.winner if res.winner is not None else 0
-            return f"[bold]Belot![/bold] All eight of one suit: {st.side_long(side)} win the match."
+            who = st.side_long(side)
+            return (f"[bold]Belot![/bold] All eight of one suit: {who} {conj(who, 'win')} "
+                    f"the match.")
         return f"Round over: {OUTCOMES.get(res.outcome, res.outcome)}."
 
     def short(self, seat: int) -> str:
@@ -459,53 +754,71 @@ class Game:
 
     def compact_line(self, row: dict[str, Any]) -> str:
         caller, trump = row["caller"], row["trump"]
-        called = (f"{self.short(caller)} {suit_markup('HDSC'.index(trump))}"
-                  if caller is not None and trump in ("H", "D", "S", "C") else "-")
+        if caller is not None and trump is not None:
+            called = f"{self.short(caller)} {contract_short(trump)}"
+        elif row["outcome"] == "raspas":
+            called = f"- {contract_short(trump)}"
+        else:
+            called = "-"
         scores = " : ".join(f"{s:>3}" for s in row["scores"])
         totals = " : ".join(f"{t:>4}" for t in row["totals"])
         return (f"Round {row['round']:>2}  dealer {self.short(row['dealer'])}  caller {called}  "
                 f"{SHORT_OUTCOMES.get(row['outcome'], row['outcome']):<8} {scores}   "
                 f"totals {totals}")
 
-    def sheet_table(self) -> Table:
+    def sheet_table(self, tight: bool = False) -> Table:
+        """The score sheet; ``tight``: one space between columns (for narrow terminals)."""
         st = self.seating
         names = [st.side_short(s) for s in range(st.sides)]
-        t = Table(title="Score sheet", box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True,
-                  title_justify="left", caption=f"Zvanja and bela: {'/'.join(names)}.",
+        merged = self.individual  # zvanja and bela in one column: the sheet fits 80 columns
+        t = Table(title="Score sheet", box=box.SIMPLE_HEAD, padding=(0, 0 if tight else 1),
+                  collapse_padding=True, show_edge=False, title_justify="left",
+                  caption=f"Zvanja{' + ' if merged else ' and '}bela: {'/'.join(names)}.",
                   caption_justify="left")
-        t.add_column("#", justify="right", no_wrap=True)
+        # numbers keep their width in a narrow terminal; names are cut (…) first
+        t.add_column("#", justify="right", no_wrap=True, min_width=2)
         t.add_column("Dealer", no_wrap=True)
         t.add_column("Caller", no_wrap=True)
-        t.add_column("Trump", justify="center", no_wrap=True)
-        t.add_column("Zvanja", justify="right", no_wrap=True)
-        t.add_column("Bela", justify="right", no_wrap=True)
+        t.add_column("Trump", justify="center", no_wrap=True, min_width=5)
+        if merged:
+            t.add_column("Zv+bela", justify="right", no_wrap=True, min_width=7)
+        else:
+            t.add_column("Zvanja", justify="right", no_wrap=True)
+            t.add_column("Bela", justify="right", no_wrap=True)
         for n in names:
-            t.add_column(n, justify="right", no_wrap=True)
-        t.add_column("Result", no_wrap=True)
+            t.add_column(n, justify="right", no_wrap=True, min_width=len(n))
+        t.add_column("Result", no_wrap=True, min_width=6)
         for n in names:
-            t.add_column(f"Σ {n}", justify="right", no_wrap=True)
+            t.add_column(f"Σ {n}", justify="right", no_wrap=True, min_width=len(n) + 2)
 
         def pairs(values: tuple[int, ...]) -> str:
             return "/".join(map(str, values)) if values and any(values) else "-"
 
         for row in self.summaries:
-            trump = row["trump"]
-            trump_cell = (suit_markup("HDSC".index(trump)) if trump in ("H", "D", "S", "C")
-                          else (trump or "-"))
             result = SHORT_OUTCOMES.get(row["outcome"], row["outcome"])
             if row["held"]:
                 result += f" {row['held']}"
+            if merged:
+                decl, bela = row["declarations"], row["bela"]
+                extra = [pairs(tuple(d + b for d, b in zip(decl, bela)))
+                         if decl and bela else pairs(decl or bela)]
+            else:
+                extra = [pairs(row["declarations"]), pairs(row["bela"])]
             t.add_row(str(row["round"]), self.short(row["dealer"]),
                       self.short(row["caller"]) if row["caller"] is not None else "-",
-                      trump_cell, pairs(row["declarations"]), pairs(row["bela"]),
-                      *map(str, row["scores"]), result, *map(str, row["totals"]))
+                      contract_short(row["trump"]), *extra, *map(str, row["scores"]), result,
+                      *map(str, row["totals"]))
         return t
 
     def show_sheet(self) -> None:
         if not self.summaries:
             self.say("No round finished yet.")
             return
-        self.console.print(self.sheet_table())
+        table = self.sheet_table()
+        wide = self.console.options.update_width(10_000)
+        if self.console.measure(table, options=wide).maximum > self.console.width:
+            table = self.sheet_table(tight=True)
+        self.console.print(table)
 
     def end_match(self) -> None:
         m = self.match
@@ -522,7 +835,9 @@ class Game:
             mine = st.side_of(self.human) == winner
             who = st.side_long(winner)
             mood = "Well played!" if mine else "Better luck next time."
-            self.say(f"\n[bold]{who} win the match[/bold], {totals}.  {mood}")
+            self.say(f"\n[bold]{who} {conj(who, 'win')} the match[/bold], {totals}.  {mood}")
+        elif self.individual:
+            self.say(f"Winner: seat {winner}, totals {totals}.")
         else:
             self.say(f"Winner: side {winner} ({st.side_long(winner)}), totals {totals}.")
 
@@ -537,9 +852,9 @@ class Game:
 
     def command(self, text: str, view: SeatView) -> bool:
         """Handle the commands every prompt accepts; True when ``text`` was one."""
-        word = text.lower()
+        word = text.strip().lower()
         if word in ("?", "help", "pomoć", "pomoc"):
-            self.say(HELP)
+            self.say(help_text(self.vname))
         elif word in ("q", "quit", "exit", "kraj"):
             raise Quit
         elif word in ("l", "last"):
@@ -547,9 +862,11 @@ class Game:
         elif word in ("s", "sheet", "score"):
             self.show_sheet()
         elif word in ("r", "rules"):
-            self.say(RULES_REMINDER)
+            self.say(rules_reminder(self.vname))
         elif word in ("h", "hand", "t", "table"):
-            self.show_table(view)
+            self.show_table(view, full=True)
+            if view.phase != "bidding":
+                self.say("Your hand: " + self.hand_markup(view)[0])
         else:
             return False
         return True
@@ -587,30 +904,64 @@ class Game:
                     cells.append(f"[bold cyan]{len(numbered)}[/]:{card_markup(c, trump)}")
                 else:
                     cells.append(card_markup(c, trump, dim=True))
-            label = " [bold]trump[/bold]" if group[0].suit == trump else ""
+            label = " [bold]trump[/bold]" if is_trump_suit(group[0].suit, trump) else ""
             parts.append(f"{suit_markup(group[0].suit)}{label} " + " ".join(cells))
         return "  │  ".join(parts), numbered
 
-    def show_table(self, view: SeatView) -> None:
-        """Where the round stands: bids or trump, the trick on the table, the hand."""
+    def contract_info(self, view: SeatView) -> str:
+        """``Trump ♠ called by Right``, ``All trumps (VC) ordered by You``, ``Raspas ...``."""
+        c = view.contract
+        if c is None:
+            return "No trump yet"
+        if view.raspas:
+            return (f"[bold]Raspas[/bold], {suit_markup(c)} trump: take as few points as you "
+                    f"can")
+        by = self.name(view.caller) if view.caller is not None else "?"
+        if c < 4:
+            return f"Trump {suit_markup(c)} called by {by}"
+        verb = "ordered"
+        return f"{CONTRACT_NAMES[c]} {verb} by {by}"
+
+    def show_table(self, view: SeatView, full: bool = False) -> None:
+        """Where the round stands: bids or contract, face-up cards, the trick on the table
+        (``full``: also your discards after the first trick)."""
         trump = self.trump_of(view)
+        face = self.face_up_line(view)
         if view.phase == "bidding":
-            bids = ", ".join(f"{self.name(s)} {escape(t) if t != 'pass' else 'pass'}"
+            bids = ", ".join(f"{self.name(s)} {self.bid_token_text(t)}"
                              for s, t in view.bids) or "none yet"
             self.say(f"Bids: {bids}.  Dealer: {self.name(view.dealer)}.")
-            extra = f"   [dim](+{view.unseen} talon cards after your bid)[/dim]" \
-                if view.unseen else ""
+            if face:
+                self.say(face)
+            if not view.unseen:
+                extra = ""
+            elif self.vname == "bela4":
+                extra = f"   [dim](+{view.unseen} talon cards after your bid)[/dim]"
+            elif self.vname == "bela3" and view.first == self.human:
+                extra = (f"   [dim](+{view.unseen} talon cards and the last 2 cards after "
+                         f"your call)[/dim]")
+            else:
+                extra = f"   [dim](+{view.unseen} cards after the bidding)[/dim]"
             self.say("Your hand: " + self.hand_markup(view)[0] + extra)
             return
-        if view.caller is not None and trump is not None:
-            info = f"Trump {suit_markup(trump)} called by {self.name(view.caller)}"
-        else:
-            info = f"Contract {view.trump}"
+        info = self.contract_info(view)
         if view.belas:
             info += "; bela: " + ", ".join(self.name(s) for s, _ in view.belas)
-        n = len(view.tricks) + 1
-        total = n - 1 + min(h for h in view.hand_sizes) + (1 if view.trick else 0)
-        self.say(f"Trick {n} of {max(total, n)} · {info}")
+        if view.phase != "play":
+            self.say(info + ".")
+        else:
+            n = len(view.tricks) + 1
+            total = n - 1 + min(h for h in view.hand_sizes) + (1 if view.trick else 0)
+            self.say(f"Trick {n} of {max(total, n)} · {info}")
+        if face:
+            self.say("  " + face)
+        if view.discards and (full or not view.tricks):
+            table = play_table(view.contract if view.contract is not None else NO_TRUMPS)
+            pts = sum(table.points[c] for c in view.discards)
+            self.say(f"  Your discards: {cards_markup(view.discards, trump)} "
+                     f"[dim]({pts} points, counting for you, R27)[/dim]")
+        if view.phase != "play":
+            return
         if view.trick:
             win = trick_winner(view)
             cells = [f"{self.name(s)} {card_markup(c, trump)}"
@@ -620,14 +971,27 @@ class Game:
         elif view.turn == self.human:
             self.say("  You lead.")
 
+    def bid_token_text(self, token: str) -> str:
+        if token == "pass":
+            return "pass"
+        if token in ("H", "D", "S", "C"):
+            return suit_markup("HDSC".index(token))
+        return escape(token)
+
     # -- prompts -------------------------------------------------------------------------------
     def human_turn(self) -> None:
         view = self.observe()
         if view.phase == "bidding":
             self.ask_bid(view)
             return
+        if view.phase == "discard":
+            self.ask_discard(view)
+            return
+        if view.phase == "exchange":
+            self.ask_exchange(view)
+            return
         if view.phase != "play":
-            self.ask_menu(view)  # phases of the other variants (discard, exchange) for now
+            self.ask_menu(view)  # a phase without a prompt of its own
             return
         asked = False
         if (any(isinstance(a, Declare) for a in view.legal)
@@ -638,23 +1002,56 @@ class Game:
             asked = True
         self.ask_card(self.observe(), header=not asked)
 
+    def bid_intro(self, view: SeatView) -> str:
+        """What the human may bid now, per variant (R7, R26, R31, R34)."""
+        options = view.legal
+        can_pass = any(isinstance(a, Pass) for a in options)
+        n = len(view.bids)
+        turned = self.turned_suit(view)
+        if self.vname == "bela4":
+            if view.turn == view.dealer and not can_pass:
+                return "The others passed: as the dealer you must call trump (mus, R7)."
+            return ""
+        if self.vname == "bela3":
+            return ("You bid first: call trump on your first 6 cards, no passing (R26).  Then "
+                    "you take your talon of 4 and the last 2 cards, and discard 2 (R27).")
+        t = suit_markup(turned) if turned is not None else "?"
+        if self.vname == "bela2":
+            if n < 2:
+                return f"Round 1: accept the turned suit {t} as trump, or pass (R31)."
+            if can_pass:
+                return (f"Round 2: name another suit as trump, or pass again: then "
+                        f"{self.name(view.dealer)} must name one (R31).")
+            return (f"{self.name(view.first)} passed again: as the dealer you must name one of "
+                    f"the three suits other than {t} (R31).")
+        if n < 2:
+            return f"Round 1: take the opened suit {t} as trump, or pass (R34)."
+        text = ("Round 2: order another suit, all trumps (VC) or no trumps (BC, every point "
+                "doubled), or pass (R34).")
+        if n == 3:
+            text += (f"  If you pass too, it is [bold]raspas[/bold]: {t} trump, and each tries "
+                     f"to take as few points as he can.")
+        return text
+
     def ask_bid(self, view: SeatView) -> None:
         options = list(view.legal)
         self.say()
-        if view.turn == view.dealer and not any(isinstance(a, Pass) for a in options):
-            self.say("The others passed: as the dealer you must call trump (mus, R7).")
+        intro = self.bid_intro(view)
+        if intro:
+            self.say(intro)
         self.show_table(view)
-        menu = "   ".join(f"[bold cyan]{i}[/]) {self.describe_bid(a)}"
+        menu = "   ".join(f"[bold cyan]{i}[/]) {self.describe_bid(a, view)}"
                            for i, a in enumerate(options, 1))
         self.say("  " + menu)
         while True:
             text = self.ask("Your bid: ")
-            action = self.parse_bid(text, options)  # first: here h and s are suits
+            action = self.parse_bid(text, options, view)  # first: here h and s are suits
             if action is None and self.command(text, view):
                 continue
             if action is None:
-                self.say("Type a number from the menu, a suit (H D S C, ♥ ♦ ♠ ♣, herc karo pik "
-                         "tref) or pass.  [bold]?[/bold] shows help.")
+                extra = ", vc or bc" if self.vname == "belot2" else ""
+                self.say(f"Type a number from the menu, a suit (H D S C, ♥ ♦ ♠ ♣, herc karo pik "
+                         f"tref){extra} or pass.  [bold]?[/bold] shows help.")
                 continue
             try:
                 self.apply(self.human_seat, action)
@@ -690,15 +1087,21 @@ class Game:
             except IllegalAction as exc:
                 self.explain(exc)
 
-    def describe_bid(self, action: Action) -> str:
+    def describe_bid(self, action: Action, view: SeatView | None = None) -> str:
         if isinstance(action, Pass):
             return "pass (dalje)"
         if isinstance(action, Call) and action.contract < 4:
-            return f"{suit_markup(action.contract)} {SUIT_NAMES_HR[action.contract]}"
+            text = f"{suit_markup(action.contract)} {SUIT_NAMES_HR[action.contract]}"
+            if view is not None and action.contract == self.turned_suit(view):
+                text += " (the turned suit)" if self.vname == "bela2" else " (the opened suit)"
+            return text
+        if isinstance(action, Call):
+            return CONTRACT_NAMES[action.contract]
         return escape(action.token())
 
-    def parse_bid(self, text: str, options: list[Action]) -> Action | None:
-        word = text.strip().lower()
+    def parse_bid(self, text: str, options: list[Action],
+                  view: SeatView | None = None) -> Action | None:
+        word = parse_words(text)
         if word.isdigit():
             i = int(word)
             return options[i - 1] if 1 <= i <= len(options) else None
@@ -708,26 +1111,197 @@ class Game:
             return Claim(self.human_seat)  # the engine explains when a claim is allowed
         if word in SUIT_WORDS:
             return Call(SUIT_WORDS[word])
+        if word in CONTRACT_WORDS:
+            return Call(CONTRACT_WORDS[word])
+        if view is not None and word in ACCEPT_WORDS:
+            turned = self.turned_suit(view)
+            if turned is not None:
+                return Call(turned)
         try:
             return parse_action(text)
         except ActionParseError:
             return None
+
+    def ask_discard(self, view: SeatView) -> None:
+        """bela3, R27: the caller discards two of his 12 cards face down.  Two cards at once
+        (numbers or codes), or one, and then the second from the other eleven."""
+        self.say()
+        self.show_table(view)
+        self.say(f"You hold {len(view.hand)} cards: your 6, your talon of 4 and the last 2 of the "
+                 f"pack.  [bold]Discard two[/bold] face down (R27): they are out of play, but "
+                 f"their card points count for you.")
+        line, numbered = self.hand_markup(view, list(view.hand))
+        self.say("Your hand: " + line)
+        while True:
+            text = self.ask("Discard two cards \\[two numbers like 1 5, or codes like 7C 8C]: ")
+            if self.command(text, view):
+                continue
+            words = text.replace(",", " ").split()
+            if words and words[0].lower() == "discard":
+                words = words[1:]
+            if len(words) not in (1, 2):
+                self.say(f"Name two cards: two numbers 1-{len(numbered)} (like 1 5) or two codes "
+                         "(like 7C 8C), or one card and then the other.")
+                continue
+            cards = [self.parse_hand_card(w, numbered, view) for w in words]
+            if any(c is None for c in cards):
+                continue
+            first = cards[0]
+            assert first is not None
+            if len(cards) == 1:
+                second = self.ask_second_discard(first, view)
+                if second is None:
+                    continue
+                cards.append(second)
+            if cards[0] == cards[1]:
+                self.say("Name two different cards.")
+                continue
+            a, b = sorted(c for c in cards if c is not None)
+            if self.try_apply(Discard((a, b))):
+                return
+
+    def ask_second_discard(self, first: Card, view: SeatView) -> Card | None:
+        """The second discard, from the cards but ``first`` (renumbered); None: start over."""
+        trump = self.trump_of(view)
+        line, numbered = self.hand_markup(view, [c for c in view.hand if c != first])
+        self.say(f"Discarding {card_markup(first, trump)}; the other card from: {line}")
+        while True:
+            choices = f"1-{len(numbered)}"
+            text = self.ask(f"Second card to discard \\[{choices} or a code, - to choose again]: ")
+            if text.strip() in ("-", "0"):
+                return None
+            if self.command(text, view):
+                continue
+            words = text.replace(",", " ").split()
+            if len(words) != 1:
+                self.say(f"Name one more card: a number {choices} or a code.")
+                continue
+            card = self.parse_hand_card(words[0], numbered, view)
+            if card is None:
+                continue
+            if card == first:
+                self.say(f"You are already discarding {card_markup(card, trump)}: name another "
+                         "card.")
+                continue
+            return card
+
+    def parse_hand_card(self, word: str, numbered: list[Card], view: SeatView) -> Card | None:
+        """A card of the hand, by its number in ``numbered`` or its code (explained if not)."""
+        if word.isdigit():
+            i = int(word)
+            if not 1 <= i <= len(numbered):
+                self.say(f"There is no card {i}: choose numbers 1-{len(numbered)}, or codes.")
+                return None
+            return numbered[i - 1]
+        try:
+            card = Card.from_code(word)
+        except CardParseError:
+            self.say(f"{escape(word)} is not a card.  Type numbers 1-{len(numbered)} or codes "
+                     "(rank 7 8 9 10 J Q K A, then suit H D S C: 7C, 10h, j♥).")
+            return None
+        if card not in view.hand:
+            self.say(f"You do not hold {card_markup(card)}: discard two of the "
+                     f"{len(view.hand)} cards in your hand.")
+            return None
+        return card
+
+    def ask_exchange(self, view: SeatView) -> None:
+        """bela2 R32, belot2 R35: swap the 7 of trump for the turned card; belot2: redeal."""
+        options = list(view.legal)
+        swap = next((a for a in options if isinstance(a, Swap)), None)
+        redeal = next((a for a in options if isinstance(a, Redeal)), None)
+        trump = self.trump_of(view)
+        rule = self.rule("exchange")
+        self.say()
+        self.show_table(view)
+        self.say("Your hand: " + self.hand_markup(view)[0])
+        turned = view.public.get("turned")
+        seven = (Card.make(SEVEN, view.contract)
+                 if view.contract is not None and view.contract < 4 else None)
+        which = four_of(view)
+        if swap is not None and redeal is not None:
+            choices: list[tuple[Action, str]] = [
+                (swap, f"swap your {card_markup(seven, trump) if seven is not None else '7'} "
+                       f"for the {self.turned_word} "
+                       f"{card_markup(turned, trump) if turned else '?'}"),
+                (redeal, f"demand a redeal ({which})"),
+                (DECLINE, "keep your cards"),
+            ]
+            self.say(f"Before the first lead ({rule}):  " + "   ".join(
+                f"[bold cyan]{i}[/]) {text}" for i, (_, text) in enumerate(choices, 1)))
+            while True:
+                text = self.ask("Your choice [1-3]: ")
+                word = parse_words(text)
+                answers: dict[str, Action] = {
+                    "1": swap, "swap": swap, "2": redeal, "redeal": redeal, "3": DECLINE,
+                    "keep": DECLINE, "n": DECLINE, "no": DECLINE}
+                chosen = answers.get(word)
+                if chosen is None:
+                    if not self.command(text, view):
+                        self.say("Type 1 (swap), 2 (redeal) or 3 (keep).")
+                    continue
+                if self.try_apply(chosen):
+                    return
+        if swap is not None:
+            s7 = card_markup(seven, trump) if seven is not None else "7 of trump"
+            tc = card_markup(turned, trump) if turned is not None else "turned card"
+            self.say(f"You hold the {s7}: you may swap it for the face-up {tc} ({rule}).")
+            question = f"Swap your {s7} for the {self.turned_word} {tc}? [Y/n]: "
+            default: Action = swap
+            yes: Action = swap
+        elif redeal is not None:
+            dealer = self.name(view.dealer)
+            self.say(f"You hold {which}: you may demand a redeal ({rule}); the round is not "
+                     f"scored and {dealer} {conj(dealer, 'deal')} again.")
+            question = "Demand a redeal? \\[y/N]: "
+            default = DECLINE
+            yes = redeal
+        else:
+            self.ask_menu(view)
+            return
+        while True:
+            text = self.ask(question)
+            word = parse_words(text)
+            if word == "":
+                chosen = default
+            elif word in YES_WORDS or word in ("swap", "redeal"):
+                chosen = yes
+            elif word in NO_WORDS or word in ("keep",):
+                chosen = DECLINE
+            else:
+                if not self.command(text, view):
+                    self.say("Answer y or n.")
+                continue
+            if self.try_apply(chosen):
+                return
+
+    def try_apply(self, action: Action) -> bool:
+        try:
+            self.apply(self.human_seat, action)
+            return True
+        except IllegalAction as exc:
+            self.explain(exc)
+            return False
 
     def ask_declarations(self, view: SeatView) -> bool:
         """Ask which declarations to announce; True when one was announced (applied)."""
         full = next(a for a in view.legal if isinstance(a, Declare))  # all of them, largest first
         held = find_declarations(view.hand.mask, self.variant.belot_wins)
         trump = self.trump_of(view)
+        rule = "R37" if self.vname == "belot2" else "R13"
         self.say()
         self.show_table(view)
         self.say("Your hand: " + self.hand_markup(view)[0])
-        self.say("You can announce (zvanja, R13):")
+        self.say(f"You can announce (zvanja, {rule}):")
         for i, group in enumerate(full.groups, 1):
             d = declaration_of(group, held)
             value = declaration_value(d, self.variant.declaration_values) if d else 0
             name = pretty_codes(str(d)) if d else "?"
             worth = f" — {value}" if value else " — wins the match (R10)"
             self.say(f"  [bold cyan]{i}[/]) {name}: {cards_markup(group, trump)}{worth}")
+        if self.vname == "belot2":
+            self.say("  [dim]Your most senior one is compared; if it wins, all you announce "
+                     "count, once you take a trick (R37).[/dim]")
         while True:
             text = self.ask("Announce which? [Enter/a = all, n = none, or numbers like 1 2]: ")
             if self.command(text, view):
@@ -865,8 +1439,12 @@ class Game:
                 return
 
 
+
 def strongest_side(view: SeatView) -> int | None:
-    """The side whose declarations compare strongest (R11, R12), from announced values."""
+    """The side whose declarations count (R12, R37): the view says so once the first trick
+    is over (R13); before, an estimate from the announced values."""
+    if view.tricks or view.phase == "done":
+        return view.declarations_side
     best: dict[int, tuple[int, int]] = {}
     for seat, infos in enumerate(view.declared):
         for info in infos or ():
@@ -933,8 +1511,13 @@ def play(
     seed: Optional[int] = typer.Option(  # noqa: UP045 (typer reads the annotation)
         None, "--seed", help="Seed for the shuffle and the bots: same seed, same match."),
     target: Optional[int] = typer.Option(  # noqa: UP045
-        None, "--target", min=1, help="Points to win the match (bela4: 1001; 501 is common)."),
-    variant: str = typer.Option("bela4", "--variant", help="Variant to play (bela4 for now)."),
+        None, "--target", min=1,
+        help="Points to win the match (default per variant: bela4 1001, bela3 701, bela2 501, "
+             "belot2 1001)."),
+    variant: str = typer.Option(
+        "bela4", "--variant",
+        help="Variant to play: bela4 (four, in pairs), bela3 (three, each for himself), bela2 "
+             "(two) or belot2 (two-player Belot with VC/BC and raspas)."),
     equal_declarations: Optional[EqualDeclarations] = typer.Option(  # noqa: UP045
         None, "--equal-declarations",
         help="Equal strongest declarations: the earlier seat wins, or both cancel (R12). "
@@ -952,18 +1535,13 @@ def play(
     all_bots: bool = typer.Option(False, "--all-bots",
                                   help="Bots in every seat: play a whole match without input."),
 ) -> None:
-    """Play a match in the terminal: you at seat 0, your partner at seat 2, bots elsewhere."""
+    """Play a match in the terminal: you at seat 0, bots in the other seats."""
     console = Console(highlight=False, emoji=False)
     if not console.is_terminal:
         console.soft_wrap = True  # piped or captured: whole lines, no wrapping at 80 columns
     if variant not in PLAYABLE:
-        if variant in LATER:
-            msg = (f"{variant} is not playable in the terminal yet "
-                   f"(playable now: {', '.join(PLAYABLE)})")
-        else:
-            msg = (f"unknown variant {variant!r} (variants: {', '.join(PLAYABLE + LATER)}; "
-                   f"playable now: {', '.join(PLAYABLE)})")
-        raise typer.BadParameter(msg, param_hint="--variant")
+        raise typer.BadParameter(f"unknown variant {variant!r} (variants: {', '.join(PLAYABLE)})",
+                                 param_hint="--variant")
     if variant not in VARIANTS:
         raise typer.BadParameter(f"the engine has no variant {variant!r}", param_hint="--variant")
     options: dict[str, Any] = {}
@@ -998,10 +1576,9 @@ def play(
         console.print(f"Bela ({variant}), {', '.join(house)}: {bot_name} bots in every seat, "
                       f"seed {seed}.", highlight=False)
     else:
-        console.print(f"[bold]Bela[/bold] ({variant}), {', '.join(house)}.  You (seat 0) and "
-                      f"Partner (seat 2) against Right (seat 1) and Left (seat 3), "
-                      f"{bot_name} bots.  Seed {seed}.  Type [bold]?[/bold] for help.",
-                      highlight=False)
+        console.print(f"[bold]{TITLES[variant]}[/bold] ({variant}), {', '.join(house)}.  "
+                      f"{TABLES[match.variant.seats]}, {bot_name} bots.  Seed {seed}.  "
+                      f"Type [bold]?[/bold] for help.", highlight=False)
     code = 0
     try:
         game.run()
