@@ -634,7 +634,7 @@ class Game:
         self.say("  Declarations (zvanja):")
         for seat, infos in announced:
             self.say(f"    {self.name(seat)}: " + ", ".join(decl_text(i, trump) for i in infos))
-        side = strongest_side(view)
+        side = view.declarations_side
         if side is None:
             self.say("    The strongest declarations are equal: none count (R12).")
             return
@@ -1438,27 +1438,6 @@ class Game:
             if not self.command(text, view):
                 return
 
-
-
-def strongest_side(view: SeatView) -> int | None:
-    """The side whose declarations count (R12, R37): the view says so once the first trick
-    is over (R13); before, an estimate from the announced values."""
-    if view.tricks or view.phase == "done":
-        return view.declarations_side
-    best: dict[int, tuple[int, int]] = {}
-    for seat, infos in enumerate(view.declared):
-        for info in infos or ():
-            key = (info.strength, -((seat - view.first) % view.seats))
-            side = view.side_of(seat)
-            if side not in best or key > best[side]:
-                best[side] = key
-    if not best:
-        return None
-    ranked = sorted(best.items(), key=lambda kv: kv[1], reverse=True)
-    if (len(ranked) > 1 and ranked[0][1][0] == ranked[1][1][0]
-            and view.options.get("equal_declarations") == "cancel"):
-        return None
-    return ranked[0][0]
 
 
 # -- the command ------------------------------------------------------------------------------

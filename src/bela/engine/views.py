@@ -70,7 +70,7 @@ class SeatView:
     public: dict[str, Card]  # face-up cards: bela2/belot2 "turned" (opened), belot2 "bottom"
     discards: CardSet | None  # bela3: the caller's discards, seen only by him (R27)
     raspas: bool
-    declarations_side: int | None  # the side holding the strongest declaration, once shown (R13)
+    declarations_side: int | None  # the side holding the strongest announced declaration (R12)
     exchanges: tuple[tuple[int, str], ...]  # (seat, "swap" | "redeal" | "keep") in order
     opened: Card | None  # the card first turned face up (bela2/belot2), before any swap
 
@@ -110,7 +110,8 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         raise ValueError("no round has been dealt yet")
     v = rnd.variant
     n = v.seats
-    shown = strongest_side(rnd) if rnd.tricks or rnd.phase == DONE else None  # R13
+    strongest = strongest_side(rnd)  # public as soon as announced (R13: values, tops)
+    shown = strongest if rnd.tricks or rnd.phase == DONE else None  # cards: after trick 1
     declared = tuple(
         None if d is None else _declaration_infos(rnd, s, d, seat, shown)
         for s, d in enumerate(rnd.declared))
@@ -140,7 +141,7 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         discards=CardSet(rnd.discards) if seat is not None and seat == rnd.caller
         and rnd.discards else None,
         raspas=rnd.raspas,
-        declarations_side=shown,
+        declarations_side=strongest,
         exchanges=tuple((s, a.token()) for s, a in rnd.exchanges),
         opened=rnd.deal.extra["turned"][0] if "turned" in rnd.deal.extra else None,
     )
