@@ -31,6 +31,7 @@ def server(tmp_path: Path, **config: Any) -> Iterator[TestClient]:
     config.setdefault("bot_delay", 0)
     config.setdefault("round_pause", 0)
     config.setdefault("allow_seed", True)
+    config.setdefault("max_rate", 100_000)
     app = create_app(f"sqlite:///{tmp_path / 'bela.db'}", **config)
     with TestClient(app) as client:
         yield client

@@ -146,3 +146,17 @@ def test_generated_hostile_messages(tmp_path: Any) -> None:
             check()
             mover.send({"type": "act", "action": sorted(legal)[0], "seq": 1})
             assert mover.until_seq(2)["seq"] == 2
+
+
+def test_flooding_is_cut_off(tmp_path: Any) -> None:
+    with server(tmp_path, max_rate=5) as client:
+        tid, players = _setup(client)
+        with client.websocket_connect(f"/ws/tables/{tid}?token={players[0][0]}") as w:
+            r = Reader(w)
+            r.until(lambda m: m["type"] == "state")
+            for _ in range(8):
+                r.send({"type": "ping"})
+            replies = [r.until(lambda m: m["type"] in ("pong", "error")) for _ in range(6)]
+            assert [m["type"] for m in replies] == ["pong"] * 5 + ["error"]
+            assert replies[-1]["code"] == "too_many"
+        assert client.get(f"/api/tables/{tid}").json()["seq"] == 1

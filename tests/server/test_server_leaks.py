@@ -34,6 +34,8 @@ def _known(rnd: Round, viewer: int | None) -> tuple[int, int]:
         known |= 1 << c
     for c in rnd.public.values():
         known |= 1 << c
+    for c in rnd.deal.extra.get("turned", ()):  # turned up at the deal: seen by all (R30, R34)
+        known |= 1 << c
     own = 0
     if viewer is not None:
         own = rnd.hands[viewer] & ~rnd.hidden[viewer]

@@ -10,6 +10,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ class Server:
         line = self.proc.stdout.readline()
         assert "http://" in line, line + (self.proc.stderr.read() if self.proc.stderr else "")
         self.base = line.split("http://", 1)[1].split("/", 1)[0]
+        self.output: list[str] = []
+        for f in (self.proc.stdout, self.proc.stderr):  # keep the pipes drained
+            threading.Thread(target=lambda f=f: self.output.extend(f), daemon=True).start()
         deadline = time.time() + 30
         while True:
             try:
@@ -68,9 +72,7 @@ class Server:
         self.close()
 
     def close(self) -> None:
-        for f in (self.proc.stdout, self.proc.stderr):
-            if f is not None:
-                f.close()
+        """The pipes close with the process (their reader threads end at EOF)."""
 
 
 class Seat:

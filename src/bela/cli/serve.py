@@ -31,6 +31,7 @@ def serve(
         typer.echo(f"the server needs the 'server' extra: pip install 'bela[server]' ({exc})",
                    err=True)
         raise typer.Exit(2) from None
+    import gc
     import socket
 
     url = db or default_db_url()
@@ -42,9 +43,16 @@ def serve(
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"Bela server on http://{shown}:{bound}/ (database: {_safe(url)})", err=False)
-    config = uvicorn.Config(app, log_level=log_level, ws_max_size=1024 * 1024,
-                            ws_ping_interval=20.0, ws_ping_timeout=20.0, lifespan="on")
+    from uvicorn.config import WS_PROTOCOLS
+
+    ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "auto"  # lighter
+    config = uvicorn.Config(app, log_level=log_level, ws=ws, ws_max_size=1024 * 1024,
+                            ws_ping_interval=20.0, ws_ping_timeout=20.0,
+                            ws_per_message_deflate=False,  # small messages: CPU over bytes
+                            lifespan="on")
     server = uvicorn.Server(config)
+    gc.collect()
+    gc.freeze()  # the code and data loaded so far stays: later collections skip it
     server.run(sockets=[sock])
 
 

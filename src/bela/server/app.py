@@ -225,7 +225,9 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         pid = p["id"] if p else None
         conn = Conn(websocket.send_text, pid, table.seat_of(pid))
         manager.connect(table, conn)
-        sender = asyncio.get_running_loop().create_task(conn.run_sender())
+        loop = asyncio.get_running_loop()
+        sender = loop.create_task(conn.run_sender())
+        window, count = loop.time(), 0
         try:
             while not conn.closed:
                 try:
@@ -234,6 +236,15 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                     break
                 if msg["type"] == "websocket.disconnect":
                     break
+                now = loop.time()
+                if now - window > 1.0:
+                    window, count = now, 0
+                count += 1
+                if count > cfg.max_rate:
+                    if count == cfg.max_rate + 1:
+                        conn.send(error("too_many", f"at most {cfg.max_rate} messages a second; "
+                                        "the others were ignored"))
+                    continue
                 reply = _handle(manager, table, conn, msg, cfg.max_message)
                 if reply is not None:
                     conn.send(reply)

@@ -8,6 +8,7 @@ See docs/PROTOCOL.md for the whole protocol.
 
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter
@@ -98,7 +99,7 @@ def _result_json(r: RoundResult | None) -> dict[str, Any] | None:
 
 def view_json(v: SeatView) -> dict[str, Any]:
     """The JSON object of a seat view (public view when ``v.seat`` is None)."""
-    return {
+    out: dict[str, Any] = {
         "variant": v.variant, "seat": v.seat, "seats": v.seats, "sides": v.sides,
         "phase": v.phase, "round_index": v.round_index, "dealer": v.dealer, "first": v.first,
         "turn": v.turn,
@@ -121,7 +122,41 @@ def view_json(v: SeatView) -> dict[str, Any]:
         "result": _result_json(v.result),
         "options": dict(v.options), "totals": list(v.totals),
         "sheet": [list(s) for s in v.sheet], "winner": v.winner,
+        "exchanges": [{"seat": s, "action": a} for s, a in getattr(v, "exchanges", ())],
+        "opened": str(v.opened) if getattr(v, "opened", None) is not None else None,
     }
+    for f in fields(v):  # fields the engine's view gained after this serializer was written
+        if f.name not in out and f.name not in _RENAMED:
+            out[f.name] = _plain(getattr(v, f.name))
+    return out
+
+
+_RENAMED = {"contract"}  # serialized under another form ("contract" as its token)
+
+
+def _plain(x: Any) -> Any:
+    """A generic JSON form: cards as codes, card sets as lists, actions as tokens."""
+    if isinstance(x, Card):
+        return str(x)
+    if isinstance(x, CardSet):
+        return [str(c) for c in x]
+    if isinstance(x, (bool, int, float, str)) or x is None:
+        return x
+    if hasattr(x, "token") and callable(x.token):
+        return x.token()
+    if is_dataclass(x) and not isinstance(x, type):
+        return {f.name: _plain(getattr(x, f.name)) for f in fields(x)}
+    if isinstance(x, dict):
+        return {str(k): _plain(val) for k, val in x.items()}
+    if isinstance(x, (list, tuple, set, frozenset)):
+        return [_plain(val) for val in x]
+    return str(x)
+
+
+def _tuples(x: Any) -> Any:
+    if isinstance(x, list):
+        return tuple(_tuples(v) for v in x)
+    return x
 
 
 def view_from_json(d: dict[str, Any]) -> SeatView:
@@ -134,7 +169,16 @@ def view_from_json(d: dict[str, Any]) -> SeatView:
     contract = d["contract"]
     hand = cs(d["hand"])
     assert hand is not None
+    known = {f.name for f in fields(SeatView)}
+    extra: dict[str, Any] = {}
+    if "exchanges" in known:
+        extra["exchanges"] = tuple((e["seat"], e["action"]) for e in d.get("exchanges", ()))
+    if "opened" in known:
+        extra["opened"] = Card.from_code(d["opened"]) if d.get("opened") else None
+    for name in known - _BUILT - set(extra):
+        extra[name] = _tuples(d.get(name))
     return SeatView(
+        **extra,
         variant=d["variant"], seat=d["seat"], seats=d["seats"], sides=d["sides"],
         phase=d["phase"], dealer=d["dealer"], first=d["first"], turn=d["turn"],
         hand=hand, unseen=d["unseen"], hand_sizes=tuple(d["hand_sizes"]),
@@ -157,6 +201,13 @@ def view_from_json(d: dict[str, Any]) -> SeatView:
         discards=cs(d["discards"]), raspas=d["raspas"],
         declarations_side=d["declarations_side"],
     )
+
+
+_BUILT = {"variant", "seat", "seats", "sides", "phase", "dealer", "first", "turn", "hand",
+          "unseen", "hand_sizes", "bids", "contract", "caller", "declared", "belas", "trick",
+          "tricks", "card_points", "tricks_won", "legal", "claim_allowed", "result", "options",
+          "totals", "sheet", "winner", "round_index", "public", "discards", "raspas",
+          "declarations_side"}
 
 
 def error(code: str, message: str, rule: str | None = None,

@@ -48,6 +48,7 @@ class ServerConfig:
     round_pause: float = 2.0  # time to look at a finished round before the next deal
     allow_seed: bool = False  # tables may be created with a given seed (tests, tournaments)
     max_message: int = 64 * 1024  # bytes of one client WebSocket message
+    max_rate: int = 50  # client messages per second and connection; more are refused
 
 
 class ApiError(Exception):
@@ -589,8 +590,10 @@ class TableManager:
                 self._commit(table, seat, action)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception:  # e.g. the database refused the move: nothing changed, try again
             log.exception("table %s: the bot failed", table.id)
+            loop = self._loop or asyncio.get_running_loop()
+            loop.call_later(1.0, self._kick, table)
 
     # -- broadcasting ----------------------------------------------------------------------
     def state_text(self, table: Table, seat: int | None) -> str:

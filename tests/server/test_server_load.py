@@ -1,0 +1,34 @@
+"""The load script (small): bots behind real WebSockets, latency, errors, memory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("websockets")
+
+
+def test_load_script_plays_tables_without_errors() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bela.server.load", "--tables", "4", "--duration", "3",
+         "--think", "0.01", "--variant", "bela2", "--bot", "heuristic", "--json"],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["tables"] == 4 and report["connections"] == 8
+    assert report["errors"] == 0 and report["actions"] > 20
+    assert report["latency_ms"]["samples"] > 20 and report["latency_ms"]["p99"] > 0
+    assert report["memory_per_table_kb"] is not None
+
+
+def test_load_refuses_other_hosts() -> None:
+    from bela.server.load import check_loopback
+
+    check_loopback("http://127.0.0.1:8000")
+    check_loopback("http://localhost:1")
+    with pytest.raises(SystemExit):
+        check_loopback("http://example.com:8000")
