@@ -1,25 +1,79 @@
-"""Bots: each sees only its seat's view (:mod:`bela.engine.views`)."""
+"""Bots: each sees only its seat's view (:mod:`bela.engine.views`).
+
+A bot is named by a spec, ``NAME`` or ``NAME:KEY=VALUE,...`` with the bot's settings:
+
+>>> make_bot("random", 1).name
+'random'
+>>> make_bot("pimc:samples=8,inference=off", 1).samples
+8
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from .base import Bot
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
-BOTS: dict[str, Callable[[int | None], Bot]] = {
+
+def _pimc(seed: int | None = None, **settings: Any) -> Bot:
+    from .pimc import PimcBot  # the solver needs numba: imported only when asked for
+
+    return PimcBot(seed, **settings)
+
+
+def _ismcts(seed: int | None = None, **settings: Any) -> Bot:
+    from .ismcts import IsmctsBot
+
+    return IsmctsBot(seed, **settings)
+
+
+BOTS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
+    "pimc": _pimc,
+    "ismcts": _ismcts,
 }
 
 
-def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A bot by name (``random``, ``heuristic``), seeded for reproducible play."""
+def _value(text: str) -> Any:
+    low = text.lower()
+    if low in ("on", "true", "yes"):
+        return True
+    if low in ("off", "false", "no"):
+        return False
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``NAME:KEY=VALUE,...`` into the name and its settings."""
+    name, _, rest = spec.partition(":")
+    settings: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, val = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"bad bot setting {item!r} in {spec!r} (expected KEY=VALUE)")
+        settings[key.strip()] = _value(val.strip())
+    return name.strip(), settings
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A bot by spec (``random``, ``heuristic``, ``pimc``, ``ismcts``, with optional
+    ``:KEY=VALUE`` settings), seeded for reproducible play."""
+    name, settings = parse_spec(spec)
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})")
     try:
-        return BOTS[name](seed)
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None
+        return BOTS[name](seed, **settings)
+    except TypeError as exc:
+        raise ValueError(f"bad settings for bot {name!r}: {exc}") from None
 
 
-__all__ = ["Bot", "BOTS", "HeuristicBot", "RandomBot", "make_bot"]
+__all__ = ["Bot", "BOTS", "HeuristicBot", "RandomBot", "make_bot", "parse_spec"]

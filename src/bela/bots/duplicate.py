@@ -71,11 +71,10 @@ class DuplicateResult:
 
 def _factory(spec: BotSpec) -> tuple[str, Callable[[int | None], Bot]]:
     if isinstance(spec, str):
-        from . import BOTS
+        from . import make_bot
 
-        if spec not in BOTS:
-            raise ValueError(f"unknown bot {spec!r} (known: {', '.join(BOTS)})")
-        return spec, BOTS[spec]
+        make_bot(spec, 0)  # fail early on an unknown bot or bad settings
+        return spec, lambda seed: make_bot(spec, seed)
     return getattr(spec, "name", getattr(spec, "__name__", "bot")), spec
 
 

@@ -1,0 +1,175 @@
+"""``pimc``: Perfect Information Monte Carlo, sampled deals x the double-dummy solver.
+
+For a card decision the bot draws deals consistent with its view (:mod:`bela.solver.sampler`,
+with the inferences from voids, duties, declarations and bids, or only the cards seen with
+``inference=False``), solves each deal double-dummy (:mod:`bela.solver.dd`) and plays the
+card with the best mean value.  Bidding is simulated the same way: for every contract it may
+order, the deal is solved from the first lead and scored as the round would be (declarations,
+bela, pass or fall); it orders the best contract when its mean margin reaches ``threshold``
+and passes otherwise.  Declarations, bela, discards, swaps and redeals follow the heuristic.
+
+The strength is the number of sampled deals per decision (``samples``) and a time budget per
+decision (``budget`` seconds): it stops sampling at whichever comes first, after at least
+``min_samples`` deals.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+
+from ..engine.actions import Action, Call, Pass, Play
+from ..engine.cards import Card, iter_cards
+from ..engine.declarations import declaration_value, find_declarations
+from ..engine.rules import NO_TRUMPS, play_table
+from ..engine.variants import get_variant
+from ..engine.views import SeatView
+from ..solver.dd import Position, default_solver
+from ..solver.inference import InconsistentView
+from ..solver.sampler import DealSampler
+from .heuristic import HeuristicBot
+
+
+class PimcBot:
+    """Sampled deals x double-dummy solver (see the module docstring)."""
+
+    name = "pimc"
+
+    def __init__(self, seed: int | None = None, samples: int = 24, budget: float = 0.1,
+                 min_samples: int = 6, inference: bool = True, bid_samples: int = 10,
+                 threshold: float = 0.0) -> None:
+        self.rng = random.Random(seed)
+        self.samples = samples
+        self.budget = budget
+        self.min_samples = min_samples
+        self.inference = inference
+        self.bid_samples = bid_samples
+        self.threshold = threshold
+        self.fallback = HeuristicBot(seed)
+        self.solver = default_solver()
+
+    # -- the protocol ------------------------------------------------------------------------
+    def act(self, view: SeatView) -> Action:
+        if not view.legal:
+            raise ValueError("it is not this seat's turn")
+        if view.phase == "play" and all(isinstance(a, Play) for a in view.legal):
+            return self._play(view)
+        if (view.phase == "bidding" and view.variant != "bela3"
+                and any(isinstance(a, Call) for a in view.legal)):
+            return self._bid(view)
+        return self.fallback.act(view)
+
+    def card_values(self, view: SeatView) -> dict[Card, float]:
+        """Mean double-dummy value of each legal card over the sampled deals (the points
+        the seat's side takes over the whole round; in raspas lower is better)."""
+        legal = {a.card for a in view.legal if isinstance(a, Play)}
+        totals: dict[Card, float] = defaultdict(float)
+        n = 0
+        start = time.perf_counter()
+        sampler = self._sampler(view)
+        for _ in range(self.samples):
+            if n >= self.min_samples and time.perf_counter() - start > self.budget:
+                break
+            deal = sampler.draw(self.rng)
+            sol = self.solver.solve(self._position(view, deal.hands), line=False)
+            for card, v in sol.values.items():
+                totals[card] += v
+            n += 1
+        return {c: totals[c] / n for c in legal}
+
+    # -- card play ---------------------------------------------------------------------------
+    def _play(self, view: SeatView) -> Action:
+        cards = {a.card for a in view.legal if isinstance(a, Play)}
+        if len(cards) == 1:
+            card = next(iter(cards))
+        else:
+            values = self.card_values(view)
+            pick = min if view.raspas else max
+            card = pick(sorted(values), key=lambda c: values[c])
+        bela = [a for a in view.legal if isinstance(a, Play) and a.card == card and a.bela]
+        return bela[0] if bela else next(a for a in view.legal
+                                         if isinstance(a, Play) and a.card == card)
+
+    def _sampler(self, view: SeatView) -> DealSampler:
+        try:
+            return DealSampler(view, inference=self.inference)
+        except InconsistentView:  # only possible when an opponent broke a duty unseen
+            return DealSampler(view, inference=False)
+
+    @staticmethod
+    def _position(view: SeatView, hands: tuple[int, ...] | list[int]) -> Position:
+        leader = view.trick[0][0] if view.trick else view.turn
+        assert leader is not None and view.contract is not None
+        return Position.make(list(hands), view.contract, view.variant, leader,
+                             [c for _, c in view.trick], view.card_points,
+                             -1 if view.caller is None else view.caller, view.raspas)
+
+    # -- bidding -----------------------------------------------------------------------------
+    def _bid(self, view: SeatView) -> Action:
+        calls = [a for a in view.legal if isinstance(a, Call)]
+        sampler = self._sampler(view)
+        margins: dict[Call, float] = defaultdict(float)
+        for _ in range(self.bid_samples):
+            deal = sampler.draw(self.rng)
+            for call in calls:
+                margins[call] += self._margin(view, deal.start, call.contract)
+        best = max(calls, key=lambda c: (margins[c], -c.contract))
+        can_pass = any(isinstance(a, Pass) for a in view.legal)
+        if can_pass and margins[best] / self.bid_samples < self.threshold:
+            return next(a for a in view.legal if isinstance(a, Pass))
+        return best
+
+    def _margin(self, view: SeatView, hands: tuple[int, ...], contract: int) -> float:
+        """The caller's side score minus the other side's for one deal solved double-dummy
+        from the first lead, scored as the round would be (R12, R14, R21-R22, R34, R36)."""
+        variant = get_variant(view.variant)
+        me = view.seat
+        assert me is not None
+        pos = Position.make(list(hands), contract, view.variant, view.first, (), None, me)
+        lead_side_points = self.solver.value(pos)
+        table = play_table(contract)
+        in_play = 0
+        for h in hands:
+            in_play |= h
+        card_total = sum(table.points[c] for c in iter_cards(in_play)) + \
+            variant.last_trick_bonus
+        same = pos.teams[view.first] == pos.teams[me]
+        mine = lead_side_points if same else card_total - lead_side_points
+        theirs = card_total - mine
+        bonus_mine, bonus_theirs = self._declarations(view, hands, contract)
+        factor = 2 if contract == NO_TRUMPS else 1
+        mine, theirs = factor * (mine + bonus_mine), factor * (theirs + bonus_theirs)
+        if variant.name == "belot2":
+            return mine - theirs if mine > theirs else -(mine + theirs)
+        total = mine + theirs
+        return mine - theirs if 2 * mine > total else -total
+
+    @staticmethod
+    def _declarations(view: SeatView, hands: tuple[int, ...], contract: int
+                      ) -> tuple[int, int]:
+        """Declaration and bela points of the caller's side and of the others, if every
+        seat announced everything (R12, R14; R37 in belot2)."""
+        variant = get_variant(view.variant)
+        me = view.seat
+        assert me is not None
+        n = variant.seats
+        best: dict[bool, tuple[int, int]] = {}
+        points = {True: 0, False: 0}
+        bela = {True: 0, False: 0}
+        suits = variant.bela_suits(contract)
+        for seat, hand in enumerate(hands):
+            ours = variant.side_of(seat) == variant.side_of(me)
+            for d in find_declarations(hand, variant.belot_wins):
+                points[ours] += declaration_value(d, variant.declaration_values)
+                key = (d.strength, -((seat - view.first) % n))
+                if ours not in best or key > best[ours]:
+                    best[ours] = key
+            for s in range(4):
+                pair = hand >> (8 * s + 5) & 3
+                if suits >> s & 1 and pair == 3:
+                    bela[ours] += 20
+        winner = max(best, key=lambda k: best[k]) if best else None
+        mine = bela[True] + (points[True] if winner is True else 0)
+        theirs = bela[False] + (points[False] if winner is False else 0)
+        return mine, theirs
