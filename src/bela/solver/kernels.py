@@ -266,6 +266,22 @@ def _beaten_later(S: np.ndarray, R: np.ndarray, n: int, seat: int, pos: int, lea
 
 
 @njit
+def _partner_tops(S: np.ndarray, R: np.ndarray, n: int, seat: int, c: int, rem: int) -> bool:
+    """Does a partner of ``seat`` hold the highest live card of c's suit?"""
+    suit = rem & (0xFF << (c & 24))
+    if suit == 0:
+        return False
+    top = suit
+    while top & (top - 1):
+        top &= top - 1
+    my_team = S[S_TEAM + seat]
+    for s in range(n):
+        if s != seat and S[S_TEAM + s] == my_team and S[s] & top:
+            return True
+    return False
+
+
+@njit
 def _sure_trumps(S: np.ndarray, R: np.ndarray, n: int, rem: int) -> tuple[int, int]:
     """(team, points): the trumps of the team holding the highest trump left, down to the
     other team's best trump, win whatever trick they fall in; (-1, 0) without trumps."""
@@ -343,7 +359,7 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
             rpts = N[ply, N_RPTS]
             alpha = N[ply, N_ALPHA]
             beta = N[ply, N_BETA]
-            only = N[ply, N_ONLY]
+            only = N[0, N_ONLY] if ply == 0 else FULL
             nf = 0  # forced cards played in this frame (inside a trick: no choice to search)
             fc = 0  # ... as (seat << 5 | card) << 7k
             fg0 = 0  # ... and the points they credited to team 0 by completing a trick
@@ -454,8 +470,9 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
                     N[ply, N_TMASK] = tmask
                     N[ply, N_RPTS] = rpts
                 N[ply, N_NF] = nf
-                N[ply, N_FC] = fc
-                N[ply, N_FG0] = fg0
+                if nf:
+                    N[ply, N_FC] = fc
+                    N[ply, N_FG0] = fg0
                 blockers = (rem | tmask) & ~legal
                 my_team = S[S_TEAM + seat]
                 last_seat = pos == n - 1
@@ -481,10 +498,14 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
                     if c == ttmove:
                         sc = 1000
                     elif pos == 0:
-                        if _beaten_later(S, R, n, seat, 0, c >> 3, c, my_team):
-                            sc = -p
+                        if not _beaten_later(S, R, n, seat, 0, c >> 3, c, my_team):
+                            sc = 200 + p  # the trick is ours: high points
+                        elif _partner_tops(S, R, n, seat, c, rem):
+                            sc = 250 - p  # low, to a partner's best card
                         else:
-                            sc = 200 + p
+                            sc = -p
+                            if (R[R_TRUMPS] >> c) & 1:
+                                sc -= 50  # trumps last
                     else:
                         if (win_beats >> c) & 1:
                             nw = c
@@ -509,15 +530,16 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
                 maximize = my_team == 0
                 N[ply, N_ALPHA] = alpha
                 N[ply, N_BETA] = beta
-                N[ply, N_A0] = alpha
-                N[ply, N_B0] = beta
                 N[ply, N_BEST] = -1 if maximize else top + 1
-                N[ply, N_BESTC] = -1
                 N[ply, N_I] = 0
                 N[ply, N_NM] = nm
                 N[ply, N_IDX] = idx
-                N[ply, N_KEY] = key
                 N[ply, N_MAX] = maximize
+                if idx >= 0:
+                    N[ply, N_A0] = alpha
+                    N[ply, N_B0] = beta
+                    N[ply, N_KEY] = key
+                    N[ply, N_BESTC] = -1
                 entering = False
             else:
                 # the node answered at once: hand v to its parent
@@ -585,7 +607,6 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
                 N[q, N_RPTS] = N[ply, N_RPTS]
                 N[q, N_ALPHA] = N[ply, N_ALPHA]
                 N[q, N_BETA] = N[ply, N_BETA]
-            N[q, N_ONLY] = FULL
             ply = q
             entering = True
             continue
@@ -715,9 +736,10 @@ def solve_root(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC:
     for i in range(n):
         c = out[0, i]
         if out[1, i] == c:
-            guess = exact_value(S, R, TT, MV, SC, N, seat, pos, lead, win, wseat, tpts, tmask,
-                                rpts, 1 << c, guess, method)
-            out[2, i] = guess
+            v = exact_value(S, R, TT, MV, SC, N, seat, pos, lead, win, wseat, tpts, tmask,
+                            rpts, 1 << c, guess, method)
+            out[2, i] = v
+            guess = v
         else:
             for j in range(i):
                 if out[0, j] == out[1, i]:
