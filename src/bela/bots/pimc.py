@@ -6,7 +6,7 @@ with the inferences from voids, duties, declarations and bids, or only the cards
 card with the best mean value.  Bidding is simulated the same way: for every contract it may
 order, the deal is solved from the first lead and scored as the round would be (declarations,
 bela, pass or fall); it orders the best contract when its mean margin reaches ``threshold``
-and passes otherwise.  Declarations, bela, discards, swaps and redeals follow the heuristic.
+and passes otherwise (``bidding="heuristic"`` bids as the heuristic bot does).  Declarations, bela, discards, swaps and redeals follow the heuristic.
 
 The strength is the number of sampled deals per decision (``samples``) and a time budget per
 decision (``budget`` seconds): it stops sampling at whichever comes first, after at least
@@ -38,7 +38,9 @@ class PimcBot:
 
     def __init__(self, seed: int | None = None, samples: int = 24, budget: float = 0.1,
                  min_samples: int = 6, inference: bool = True, bid_samples: int = 10,
-                 threshold: float = 0.0) -> None:
+                 threshold: float = 0.0, bidding: str = "sim") -> None:
+        if bidding not in ("sim", "heuristic"):
+            raise ValueError(f"bidding must be 'sim' or 'heuristic', not {bidding!r}")
         self.rng = random.Random(seed)
         self.samples = samples
         self.budget = budget
@@ -46,6 +48,7 @@ class PimcBot:
         self.inference = inference
         self.bid_samples = bid_samples
         self.threshold = threshold
+        self.bidding = bidding
         self.fallback = HeuristicBot(seed)
         self.solver = default_solver()
 
@@ -55,7 +58,7 @@ class PimcBot:
             raise ValueError("it is not this seat's turn")
         if view.phase == "play" and all(isinstance(a, Play) for a in view.legal):
             return self._play(view)
-        if (view.phase == "bidding" and view.variant != "bela3"
+        if (view.phase == "bidding" and view.variant != "bela3" and self.bidding == "sim"
                 and any(isinstance(a, Call) for a in view.legal)):
             return self._bid(view)
         return self.fallback.act(view)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import arena, bench, play, score
+from . import analysis, arena, bench, play, score
 
 app = typer.Typer(
     help="Bela (Croatian Belot): play in the terminal, score game records, pit bots against each "
@@ -16,6 +16,8 @@ app.command("play")(play.play)
 app.command("score")(score.score)
 app.command("bench")(bench.bench)
 app.command("arena")(arena.arena)
+app.command("solve")(analysis.solve)
+app.command("review")(analysis.review)
 
 
 if __name__ == "__main__":

@@ -149,6 +149,8 @@ def help_text(variant: str) -> str:
         "the score sheet",
         "  [bold]h[/bold] hand    your hand and the table     [bold]r[/bold] rules   "
         "the play rules",
+        "  [bold]hint[/bold]     what the best bot (pimc) would do, with the estimated value",
+        "           of every legal card (the points your side takes in the round)",
     ]
     if variant == "bela4":
         lines.append("  [bold]claim[/bold]    (with --enforce off) auzmeš: an opponent broke "
@@ -867,9 +869,38 @@ class Game:
             self.show_table(view, full=True)
             if view.phase != "bidding":
                 self.say("Your hand: " + self.hand_markup(view)[0])
+        elif word in ("hint", "savjet"):
+            self.show_hint(view)
         else:
             return False
         return True
+
+    def show_hint(self, view: SeatView) -> None:
+        """The best bot's choice, and for a card the mean double-dummy value of each legal
+        card over the deals consistent with what you know."""
+        if not view.legal:
+            self.say("Nothing to decide right now.")
+            return
+        try:
+            from ..bots.pimc import PimcBot
+        except ImportError:  # numba is an optional extra
+            self.say("Hints need the solver: pip install 'bela[ai]'.")
+            return
+        advisor = PimcBot(seed=view.round_index * 1000 + len(view.tricks), samples=32,
+                          budget=1.0)
+        choice = advisor.act(view)
+        if isinstance(choice, Play) and len({a.card for a in view.legal
+                                             if isinstance(a, Play)}) > 1:
+            values = advisor.card_values(view)
+            trump = self.trump_of(view)
+            ranked = sorted(values.items(), key=lambda cv: cv[1], reverse=not view.raspas)
+            cells = ", ".join(f"{card_markup(c, trump)} {v:.0f}" for c, v in ranked)
+            goal = "fewest" if view.raspas else "most"
+            self.say(f"Hint: play {card_markup(choice.card, trump)}"
+                     f"{' with bela' if choice.bela else ''}.  Estimated points your side "
+                     f"takes in the round ({goal} is best): {cells}.")
+        else:
+            self.say(f"Hint: {token_markup(choice.token())}.")
 
     def show_last_trick(self, view: SeatView) -> None:
         if not view.tricks:

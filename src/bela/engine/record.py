@@ -142,7 +142,7 @@ def replay(record: Record) -> Match:
                 raise RecordError(f"{token!r} comes after the round ended", i, j)
             try:
                 action = parse_action(token)
-                _skip_declined_exchanges(rnd, action)
+                skip_declined_exchanges(rnd, action)
                 match.apply(action)
             except ActionParseError as exc:
                 raise RecordError(str(exc), i, j) from None
@@ -154,7 +154,7 @@ def replay(record: Record) -> Match:
     return match
 
 
-def _skip_declined_exchanges(rnd: Round, action: Action) -> None:
+def skip_declined_exchanges(rnd: Round, action: Action) -> None:
     """A record names only the swaps and redeals made (RECORD.md): before any other action,
     the seats still offered one keep their cards."""
     while rnd.phase == EXCHANGE and not (

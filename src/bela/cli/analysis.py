@@ -1,0 +1,154 @@
+"""``bela solve`` and ``bela review``: double-dummy analysis of game records."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from ..engine.actions import Play, parse_action
+from ..engine.record import Record, RecordError, read_record, replay, skip_declined_exchanges
+from ..engine.state import Match, Round
+
+
+def _load(file: Path) -> Record:
+    try:
+        text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"cannot read {file}: {exc}") from None
+    return read_record(text)
+
+
+def _fail(exc: RecordError, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(exc.as_json(), ensure_ascii=False))
+    else:
+        Console(stderr=True).print(f"[red]invalid record[/red] {exc}", highlight=False)
+    raise typer.Exit(1)
+
+
+def _solver() -> Any:
+    try:
+        from ..solver import dd
+    except ImportError:  # numba / numpy are the optional [ai] extra
+        typer.echo("the solver needs numba and numpy: pip install 'bela[ai]'", err=True)
+        raise typer.Exit(2) from None
+    return dd
+
+
+def solve(
+    file: Path = typer.Argument(..., help="A record whose last round stops during the play."),
+    as_json: bool = typer.Option(False, "--json", help='Print {"seat": S, "values": {...}}.'),
+) -> None:
+    """Double-dummy values of every legal card of the seat to play, and the best line."""
+    dd = _solver()
+    try:
+        match = replay(_load(file))
+        rnd = match.round
+        if rnd is None or rnd.phase != "play":
+            phase = "no round" if rnd is None else f"the {rnd.phase} phase"
+            raise RecordError(f"the last round must stop during the play, not in {phase}",
+                              len(match.rounds) - 1 if match.rounds else None)
+    except RecordError as exc:
+        _fail(exc, as_json)
+        return
+    sol = dd.solve(rnd, line=True)
+    values = {str(c): v for c, v in sorted(sol.values.items(), key=lambda cv: -cv[1])}
+    if as_json:
+        typer.echo(json.dumps({"seat": sol.seat, "values": values}))
+        return
+    console = Console(highlight=False)
+    goal = "fewest points (raspas)" if sol.minimize else "most points"
+    console.print(f"Seat {sol.seat} to play; values are the card points its side takes in "
+                  f"the round with best play by all ({goal} is best).")
+    table = Table()
+    table.add_column("card")
+    table.add_column("value", justify="right")
+    for code, v in values.items():
+        table.add_row(code + (" *" if code == str(sol.best) else ""), str(v))
+    console.print(table)
+    console.print("Best line: " + " ".join(str(c) for c in sol.line))
+
+
+@dataclass
+class CostlyPlay:
+    round: int
+    action: int
+    seat: int
+    trick: int
+    played: str
+    best: str
+    loss: int
+    values: dict[str, int]
+
+
+def review_match(record: Record, progress: Any = None) -> list[CostlyPlay]:
+    """Every card play that lost double-dummy value, in the order played."""
+    dd = _solver()
+    out: list[CostlyPlay] = []
+    replayed = replay(record)  # validates the whole record first
+    match = Match(replayed.variant, record.options, first_dealer=replayed.first_dealer)
+    for i, rr in enumerate(record.rounds):
+        rnd: Round = match.deal(rr.hands, rr.deal_extra, dealer=rr.dealer)
+        for j, token in enumerate(rr.actions):
+            action = parse_action(token)
+            skip_declined_exchanges(rnd, action)
+            if isinstance(action, Play) and len({a.card for a in rnd.legal_actions()
+                                                 if isinstance(a, Play)}) > 1:
+                sol = dd.solve(rnd, line=False)
+                chosen = sol.values[action.card]
+                loss = (chosen - sol.value) if sol.minimize else (sol.value - chosen)
+                if loss > 0:
+                    out.append(CostlyPlay(i, j, rnd.turn, len(rnd.tricks) + 1,
+                                          str(action.card), str(sol.best), loss,
+                                          {str(c): v for c, v in sol.values.items()}))
+            match.apply(action)
+            if progress is not None:
+                progress()
+    return out
+
+
+def review(
+    file: Path = typer.Argument(..., help="A game record (RECORD.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the costly plays as JSON."),
+    min_loss: int = typer.Option(1, min=1, help="Only list plays that lost at least this."),
+) -> None:
+    """Each seat's costly plays: double-dummy card points lost at each decision."""
+    try:
+        record = _load(file)
+        replay(record)
+    except RecordError as exc:
+        _fail(exc, as_json)
+        return
+    steps = sum(len(r.actions) for r in record.rounds)
+    show = not as_json and sys.stderr.isatty()
+    with Progress(disable=not show, transient=True) as bar:
+        task = bar.add_task("reviewing", total=steps)
+        plays = review_match(record, lambda: bar.advance(task))
+    plays = [p for p in plays if p.loss >= min_loss]
+    seats = max(len(r.hands) for r in record.rounds) if record.rounds else 0
+    totals = [sum(p.loss for p in plays if p.seat == s) for s in range(seats)]
+    if as_json:
+        typer.echo(json.dumps({"plays": [p.__dict__ for p in plays], "loss_by_seat": totals}))
+        return
+    console = Console(highlight=False)
+    names = record.players or [f"seat {s}" for s in range(seats)]
+    if not plays:
+        console.print("No costly plays: every card kept its double-dummy value.")
+        return
+    table = Table(title="Costly plays (double-dummy points lost)")
+    for col in ("round", "trick", "seat", "played", "best", "lost"):
+        table.add_column(col, justify="right" if col in ("round", "trick", "lost") else "left")
+    for p in plays:
+        table.add_row(str(p.round + 1), str(p.trick), names[p.seat], p.played, p.best,
+                      str(p.loss))
+    console.print(table)
+    console.print("Points lost by seat: " + ", ".join(
+        f"{names[s]} {t}" for s, t in enumerate(totals)))
