@@ -6,7 +6,8 @@ with the inferences from voids, duties, declarations and bids, or only the cards
 card with the best mean value.  Bidding is simulated the same way: for every contract it may
 order, the deal is solved from the first lead and scored as the round would be (declarations,
 bela, pass or fall); it orders the best contract when its mean margin reaches ``threshold``
-and passes otherwise (``bidding="heuristic"`` bids as the heuristic bot does).  Declarations, bela, discards, swaps and redeals follow the heuristic.
+and passes otherwise (``bidding="heuristic"`` bids as the heuristic bot does).
+Declarations, bela, discards, swaps and redeals follow the heuristic.
 
 The strength is the number of sampled deals per decision (``samples``) and a time budget per
 decision (``budget`` seconds): it stops sampling at whichever comes first, after at least
