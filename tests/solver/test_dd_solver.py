@@ -210,3 +210,28 @@ def test_bench_solver_reports_times() -> None:
 
 def test_module_doctests() -> None:
     assert doctest.testmod(dd_module).failed == 0
+
+
+def test_pure_python_fallback_gives_the_same_values() -> None:
+    """With the JIT off (as without Numba) the kernels run as plain Python."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import random, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from dd_reference import VARIANTS, random_round, ref_round_values\n"
+        "from bela.solver import solve\n"
+        "rng = random.Random(3)\n"
+        "for i in range(12):\n"
+        "    rnd = random_round(VARIANTS[i % 4], rng, 2)\n"
+        "    got = {int(c): v for c, v in solve(rnd, line=False).values.items()}\n"
+        "    assert got == ref_round_values(rnd), i\n"
+        "print('ok')\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -321,9 +321,18 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
     ``rpts``: points of the cards in hands and in the trick; ``only`` restricts the first
     mover's cards (the root's card values; no table entry for that node then).
 
-    The transposition table ``TT[i] = (key, lower | upper << 16 | (card + 1) << 32)`` holds
-    bounds and the best card at trick starts; key: the cards left, the leader and the
-    generation ``S[S_GEN]`` (the deal, so the hands, is fixed within a generation)."""
+    Nodes: a card with no alternative inside a trick is played in its parent's frame
+    (taken back when the frame ends); the moves of a node are one card per class of
+    equivalent cards (:func:`representatives`), ordered: the table's best card, then cards
+    after which the mover's side surely wins the trick (high points first), a low lead to a
+    partner's best card, cards winning for now (low first), then the rest (low first,
+    trumps last when leading).  Quick bounds: the points left, and the sure trumps
+    (:func:`_sure_trumps`) at trick starts.
+
+    The transposition table holds buckets of 4 entries ``(key, lower | upper << 16 |
+    (best card + 1) << 32 | cards left << 40)`` at trick starts; key: the cards left, the
+    leader and the generation ``S[S_GEN]`` (the deal, so the hands, is fixed within a
+    generation); a new entry replaces a stale one, else the one with the fewest cards."""
     n = S[S_NSEATS]
     S[S_CALLS] += 1
     misere = S[S_MISERE]
@@ -401,7 +410,7 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
                                 done = True
                     if not done and only == FULL:
                         key = rem | (seat << 32) | gen_key
-                        idx = ((key * _HASH_MUL) >> 40) & tt_mask & ~3  # a bucket of 4
+                        idx = ((int(key) * _HASH_MUL) >> 40) & tt_mask & ~3  # a bucket of 4
                         slot = -1
                         for j in range(idx, idx + 4):
                             if TT[j, 0] == key:
