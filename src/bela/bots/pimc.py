@@ -5,8 +5,10 @@ with the inferences from voids, duties, declarations and bids, or only the cards
 ``inference=False``), solves each deal double-dummy (:mod:`bela.solver.dd`) and plays the
 card with the best mean value.  Bidding is simulated the same way: for every contract it may
 order, the deal is solved from the first lead and scored as the round would be (declarations,
-bela, pass or fall); it orders the best contract when its mean margin reaches ``threshold``
-and passes otherwise (``bidding="heuristic"`` bids as the heuristic bot does).
+bela, pass or fall).  With ``bidding="hybrid"`` (the default) the heuristic's fitted
+estimates decide whether to order at all and the simulation chooses the contract; with
+``"sim"`` it orders the best contract when its mean margin reaches ``threshold`` and passes
+otherwise; ``"heuristic"`` bids as the heuristic bot does.
 Declarations, bela, discards, swaps and redeals follow the heuristic.
 
 The strength is the number of sampled deals per decision (``samples``) and a time budget per
@@ -39,9 +41,9 @@ class PimcBot:
 
     def __init__(self, seed: int | None = None, samples: int = 24, budget: float = 0.1,
                  min_samples: int = 6, inference: bool = True, bid_samples: int = 10,
-                 threshold: float = 0.0, bidding: str = "sim") -> None:
-        if bidding not in ("sim", "heuristic"):
-            raise ValueError(f"bidding must be 'sim' or 'heuristic', not {bidding!r}")
+                 threshold: float = 0.0, bidding: str = "hybrid") -> None:
+        if bidding not in ("hybrid", "sim", "heuristic"):
+            raise ValueError(f"bidding must be 'hybrid', 'sim' or 'heuristic', not {bidding!r}")
         self.rng = random.Random(seed)
         self.samples = samples
         self.budget = budget
@@ -59,9 +61,12 @@ class PimcBot:
             raise ValueError("it is not this seat's turn")
         if view.phase == "play" and all(isinstance(a, Play) for a in view.legal):
             return self._play(view)
-        if (view.phase == "bidding" and view.variant != "bela3" and self.bidding == "sim"
+        if (view.phase == "bidding" and view.variant != "bela3" and self.bidding != "heuristic"
                 and any(isinstance(a, Call) for a in view.legal)):
-            return self._bid(view)
+            if self.bidding == "sim":
+                return self._bid(view)
+            choice = self.fallback.act(view)  # hybrid: the heuristic decides to call or pass,
+            return self._bid(view, must_call=True) if isinstance(choice, Call) else choice
         return self.fallback.act(view)
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
@@ -110,7 +115,7 @@ class PimcBot:
                              -1 if view.caller is None else view.caller, view.raspas)
 
     # -- bidding -----------------------------------------------------------------------------
-    def _bid(self, view: SeatView) -> Action:
+    def _bid(self, view: SeatView, must_call: bool = False) -> Action:
         calls = [a for a in view.legal if isinstance(a, Call)]
         sampler = self._sampler(view)
         margins: dict[Call, float] = defaultdict(float)
@@ -119,7 +124,7 @@ class PimcBot:
             for call in calls:
                 margins[call] += self._margin(view, deal.start, call.contract)
         best = max(calls, key=lambda c: (margins[c], -c.contract))
-        can_pass = any(isinstance(a, Pass) for a in view.legal)
+        can_pass = not must_call and any(isinstance(a, Pass) for a in view.legal)
         if can_pass and margins[best] / self.bid_samples < self.threshold:
             return next(a for a in view.legal if isinstance(a, Pass))
         return best

@@ -103,6 +103,11 @@ def review_match(record: Record, progress: Any = None) -> list[CostlyPlay]:
             if isinstance(action, Play) and len({a.card for a in rnd.legal_actions()
                                                  if isinstance(a, Play)}) > 1:
                 sol = dd.solve(rnd, line=False)
+                if action.card not in sol.values:  # a revoke at an enforce = off table (R24)
+                    match.apply(action)
+                    if progress is not None:
+                        progress()
+                    continue
                 chosen = sol.values[action.card]
                 loss = (chosen - sol.value) if sol.minimize else (sol.value - chosen)
                 if loss > 0:

@@ -1,9 +1,10 @@
-"""``bela bench``: how fast the engine plays random rounds through its public API."""
+"""``bela bench``: engine, solver, sampler and bot decision speed on one core."""
 
 from __future__ import annotations
 
 import json
 import random
+import statistics
 import time
 from typing import Any
 
@@ -11,6 +12,9 @@ import typer
 
 from ..engine import Match
 from ..engine.variants import VARIANTS
+from ..engine.views import seat_view
+
+RUNS = ("engine", "solver", "sampler", "latency")
 
 
 def bench_rounds(variant: str, seconds: float, seed: int) -> dict[str, Any]:
@@ -35,20 +39,118 @@ def bench_rounds(variant: str, seconds: float, seed: int) -> dict[str, Any]:
             "rounds_per_s": rounds / elapsed}
 
 
+def _views(variant: str, n: int, seed: int) -> list[Any]:
+    """``n`` views of the seat to play, at random points of random rounds' play."""
+    rng = random.Random(seed)
+    views = []
+    g = 0
+    while len(views) < n:
+        m = Match(variant, seed=seed * 7919 + g, options={"target": 10**12})
+        g += 1
+        rnd = m.deal()
+        stop = rng.randrange(40)
+        while not rnd.is_over:
+            if rnd.phase == "play" and len(rnd.log) >= stop:
+                views.append(seat_view(m, rnd.turn))
+                break
+            legal = rnd.legal_actions()
+            m.apply(legal[rng.randrange(len(legal))])
+    return views
+
+
+def bench_sampler(variant: str, views: int, deals: int, seed: int) -> dict[str, Any]:
+    """Time drawing ``deals`` deals consistent with each of ``views`` random play views."""
+    from ..solver.sampler import sample_deals
+
+    rng = random.Random(seed)
+    times = []
+    for view in _views(variant, views, seed):
+        t0 = time.perf_counter()
+        sample_deals(view, deals, rng)
+        times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    return {"variant": variant, "views": len(times), "deals_per_view": deals,
+            "median_ms": statistics.median(times), "mean_ms": statistics.fmean(times),
+            "p99_ms": times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]}
+
+
+def bench_latency(variant: str, bot: str, rounds: int, seed: int) -> dict[str, Any]:
+    """Decision latency of a bot at one seat (others heuristic) over whole rounds."""
+    from ..bots import make_bot
+
+    tested = make_bot(bot, seed)
+    other = make_bot("heuristic", seed + 1)
+    times = []
+    for g in range(rounds):
+        m = Match(variant, seed=seed * 1009 + g, options={"target": 10**12})
+        rnd = m.deal()
+        while not rnd.is_over:
+            view = seat_view(m, rnd.turn)
+            if rnd.turn == g % m.variant.seats:
+                t0 = time.perf_counter()
+                action = tested.act(view)
+                times.append((time.perf_counter() - t0) * 1000)
+            else:
+                action = other.act(view)
+            m.apply(action)
+    times.sort()
+    return {"variant": variant, "bot": bot, "decisions": len(times),
+            "median_ms": statistics.median(times), "mean_ms": statistics.fmean(times),
+            "p99_ms": times[min(len(times) - 1, round(0.99 * (len(times) - 1)))],
+            "max_ms": times[-1]}
+
+
 def bench(
     variant: str = typer.Option("bela4", help=f"Variant ({', '.join(VARIANTS)})."),
-    seconds: float = typer.Option(5.0, min=0.1, help="How long to run."),
+    run: str = typer.Option("engine", help=f"What to time, comma separated: {', '.join(RUNS)}"
+                            " or all."),
+    seconds: float = typer.Option(5.0, min=0.1, help="engine: how long to play rounds."),
+    deals: int = typer.Option(300, min=1, help="solver: positions to solve per run."),
+    bot: str = typer.Option("pimc", help="latency: the bot to time (a bot spec)."),
+    rounds: int = typer.Option(20, min=1, help="latency: rounds to play."),
     seed: int = typer.Option(0, help="Seed for the deals and the random choices."),
     as_json: bool = typer.Option(False, "--json", help="Print the numbers as JSON."),
 ) -> None:
-    """Random rounds through the public engine API on one core; prints rounds per second."""
+    """Speed on one core: engine rounds/s, solver and sampler times, bot decision latency."""
     if variant not in VARIANTS:
         typer.echo(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})", err=True)
         raise typer.Exit(2)
-    result = bench_rounds(variant, seconds, seed)
+    runs = RUNS if run == "all" else tuple(r.strip() for r in run.split(","))
+    unknown = [r for r in runs if r not in RUNS]
+    if unknown:
+        typer.echo(f"unknown run {', '.join(unknown)} (known: {', '.join(RUNS)}, all)",
+                   err=True)
+        raise typer.Exit(2)
+    results: dict[str, Any] = {}
+    for name in runs:
+        if name == "engine":
+            r = results["engine"] = bench_rounds(variant, seconds, seed)
+            line = (f"{variant}: {r['rounds_per_s']:.0f} rounds/s ({r['rounds']} rounds, "
+                    f"{r['actions']} actions in {r['seconds']:.1f} s)")
+        elif name == "solver":
+            from ..solver.bench import bench_solver
+
+            full = bench_solver(deals, 8, seed)
+            value = bench_solver(deals, 8, seed, values=False)
+            five = bench_solver(deals, 5, seed)
+            results["solver"] = {"8_cards_all_values": full, "8_cards_value": value,
+                                 "5_cards_all_values": five}
+            line = "\n".join(
+                f"solver, bela4, {label}: median {r['median_ms']:.2f} ms, mean "
+                f"{r['mean_ms']:.2f} ms, p99 {r['p99_ms']:.1f} ms ({r['n']} deals)"
+                for label, r in (("8 cards, every card's value", full),
+                                 ("8 cards, position value", value),
+                                 ("5 cards left, every card's value", five)))
+        elif name == "sampler":
+            r = results["sampler"] = bench_sampler(variant, 100, 100, seed)
+            line = (f"sampler, {variant}: 100 deals per view in median {r['median_ms']:.1f} "
+                    f"ms, p99 {r['p99_ms']:.1f} ms ({r['views']} views)")
+        else:
+            r = results["latency"] = bench_latency(variant, bot, rounds, seed)
+            line = (f"latency, {variant}, {bot}: median {r['median_ms']:.1f} ms, p99 "
+                    f"{r['p99_ms']:.0f} ms, max {r['max_ms']:.0f} ms "
+                    f"({r['decisions']} decisions)")
+        if not as_json:
+            typer.echo(line)
     if as_json:
-        typer.echo(json.dumps(result))
-    else:
-        typer.echo(f"{variant}: {result['rounds_per_s']:.0f} rounds/s "
-                   f"({result['rounds']} rounds, {result['actions']} actions in "
-                   f"{result['seconds']:.1f} s)")
+        typer.echo(json.dumps(results if len(runs) > 1 else results[runs[0]]))
