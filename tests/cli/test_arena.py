@@ -3,37 +3,124 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
+from bela.bots.duplicate import duplicate_match, game_score, seatings
 from bela.cli import arena as arena_module
-from bela.cli.arena import arena
+from bela.cli.arena import arena, split_bots
+from bela.cli.main import app as bela_app
 
 app = typer.Typer()
 app.command()(arena)
 runner = CliRunner()
 
+JSON_KEYS = {"mean", "ci95", "deals", "variant", "bots", "sd", "games", "wins", "draws",
+             "losses", "elo", "elo_ci95", "seconds", "workers"}
+PIMC = "pimc:samples=2,bid_samples=1,budget=0.01"
+
+
+def run_json(*args: str) -> dict:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
 
 @pytest.mark.parametrize("variant", ["bela4", "bela3", "bela2", "belot2"])
 def test_json(variant: str) -> None:
-    result = runner.invoke(app, ["--variant", variant, "--deals", "5", "--seed", "3", "--json"])
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+    out = run_json("--variant", variant, "--deals", "5", "--seed", "3")
+    assert JSON_KEYS <= set(out)
     assert out["deals"] == 5 and out["variant"] == variant
     assert out["bots"] == ["heuristic", "random"]
+    assert out["games"] == 5 * len(seatings(variant))
     lo, hi = out["ci95"]
     assert lo <= out["mean"] <= hi and out["sd"] >= 0 and out["seconds"] >= 0
-    again = json.loads(runner.invoke(
-        app, ["--variant", variant, "--deals", "5", "--seed", "3", "--json"]).stdout)
+    assert out["wins"] + out["draws"] + out["losses"] == 5
+    elo_lo, elo_hi = out["elo_ci95"]
+    assert elo_lo <= out["elo"] <= elo_hi and out["workers"] >= 1
+    again = run_json("--variant", variant, "--deals", "5", "--seed", "3")
     assert again["mean"] == out["mean"]
+
+
+def test_parallel_equals_serial() -> None:
+    serial = duplicate_match("heuristic", "random", 12, seed=9, workers=1)
+    parallel = duplicate_match("heuristic", "random", 12, seed=9, workers=2)
+    assert parallel.workers == 2 and serial.workers == 1
+    assert parallel.diffs == serial.diffs and parallel.mean == serial.mean
+    seen: list[tuple[int, int]] = []
+    bela3 = duplicate_match("random", "heuristic", 7, seed=4, variant="bela3", workers=3,
+                            progress=lambda done, total: seen.append((done, total)))
+    assert bela3.diffs == duplicate_match("random", "heuristic", 7, seed=4,
+                                          variant="bela3").diffs
+    assert seen[-1] == (7, 7) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    one, two = (run_json("--deals", "6", "--seed", "5", "--variant", "bela2", "--workers", w)
+                for w in ("1", "2"))
+    assert one["workers"] == 1 and two["workers"] == 2
+    for key in JSON_KEYS - {"seconds", "workers"}:
+        assert one[key] == two[key], key
+
+
+def test_elo_sign_and_match_wins() -> None:
+    ab = run_json("--bots", "heuristic,random", "--deals", "12", "--seed", "1", "--workers", "1")
+    ba = run_json("--bots", "random,heuristic", "--deals", "12", "--seed", "1", "--workers", "1")
+    assert ab["mean"] > 0 and ab["elo"] > 0 and ab["wins"] > ab["losses"]
+    assert ba["mean"] == -ab["mean"] and ba["elo"] == pytest.approx(-ab["elo"])
+    assert (ba["wins"], ba["draws"], ba["losses"]) == (ab["losses"], ab["draws"], ab["wins"])
+    same = run_json("--bots", "heuristic,heuristic", "--deals", "3", "--workers", "1")
+    assert same["draws"] == 3 and same["elo"] == 0 and same["mean"] == 0
+
+
+def test_pimc_spec_with_settings() -> None:
+    out = run_json("--bots", f"{PIMC},heuristic", "--deals", "2", "--seed", "7")
+    assert out["bots"] == [PIMC, "heuristic"] and out["deals"] == 2 and out["games"] == 4
+    assert isinstance(out["mean"], (int, float)) and len(out["ci95"]) == 2
+
+
+def test_split_bots() -> None:
+    assert split_bots("a,b") == ["a", "b"]
+    assert split_bots(f"heuristic,{PIMC}") == ["heuristic", PIMC]
+    assert split_bots("pimc:samples=2;ismcts:iterations=5,x=1") == [
+        "pimc:samples=2", "ismcts:iterations=5,x=1"]
+
+
+def test_record_dir_replays(tmp_path: Path) -> None:
+    out_dir = tmp_path / "games" / "bela4"
+    out = run_json("--deals", "3", "--seed", "2", "--record", str(out_dir))
+    files = sorted(out_dir.glob("deal-*.json"))
+    assert [f.name for f in files] == [f"deal-0000{d}-game-{g}.json"
+                                       for d in (1, 2, 3) for g in (1, 2)]
+    assert json.loads((out_dir / "arena.json").read_text())["mean"] == out["mean"]
+    total = 0.0
+    for f in files:
+        record = json.loads(f.read_text())
+        game = int(f.stem[-1]) - 1
+        a_seats = seatings("bela4")[game]
+        assert record["players"] == ["heuristic" if s in a_seats else "random"
+                                     for s in range(4)]
+        scored = runner.invoke(bela_app, ["score", str(f), "--json"])
+        assert scored.exit_code == 0, scored.output
+        total += game_score(json.loads(scored.stdout)["totals"], a_seats, "bela4")
+    assert total / 3 == pytest.approx(out["mean"])
+
+
+def test_record_bela3_serial(tmp_path: Path) -> None:
+    run_json("--variant", "bela3", "--deals", "1", "--record", str(tmp_path), "--workers", "1")
+    files = sorted(tmp_path.glob("deal-*.json"))
+    assert len(files) == 3
+    for f in files:
+        assert runner.invoke(bela_app, ["score", str(f)]).exit_code == 0
 
 
 def test_defaults_and_text() -> None:
     result = runner.invoke(app, ["--deals", "3", "--bots", "random,heuristic"])
     assert result.exit_code == 0, result.output
-    line = result.stdout.strip()
+    text = result.stdout
+    for word in ("mean (A - B)", "match wins", "Elo (A - B)", "workers", "bela4"):
+        assert word in text
+    line = text.strip().splitlines()[-1]
     assert line.startswith("random vs heuristic (bela4):") and "95% CI" in line
     assert "3 deals = 6 games" in line
 
@@ -41,15 +128,58 @@ def test_defaults_and_text() -> None:
 @pytest.mark.parametrize("args, word", [
     (["--bots", "heuristic"], "A,B"),
     (["--bots", "heuristic,nobody"], "unknown bot"),
+    (["--bots", "heuristic,pimc:samples"], "bad bot setting"),
+    (["--bots", "heuristic,random:speed=3"], "bad settings"),
     (["--variant", "bela5"], "unknown variant"),
     (["--deals", "0"], "deals"),
+    (["--workers", "0"], "workers"),
+    (["--ray", "127.0.0.1:1"], "cannot reach"),
 ])
 def test_bad_options(args: list[str], word: str) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert word in result.output
+    assert "Traceback" not in result.output
+
+
+def test_record_path_is_a_file(tmp_path: Path) -> None:
+    f = tmp_path / "x"
+    f.write_text("")
+    result = runner.invoke(app, ["--deals", "1", "--record", str(f)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_ray_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arena_module, "ray_available", lambda: False)
+    result = runner.invoke(app, ["--deals", "1", "--ray", "local"])
+    assert result.exit_code == 2 and "Ray is not installed" in result.output
+
+
+def test_failing_bot_is_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("worker died")
+
+    monkeypatch.setattr(arena_module, "duplicate_match", boom)
+    result = runner.invoke(app, ["--deals", "1"])
+    assert result.exit_code == 1 and "worker died" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_progress_bar() -> None:
     r = arena_module._run("heuristic", "random", "bela2", 4, 0, bar=True)
     assert r.n == 4 and r.variant == "bela2"
+    r2 = arena_module._run("heuristic", "random", "bela2", 4, 0, bar=True, workers=2)
+    assert r2.diffs == r.diffs
+
+
+def test_ray_local() -> None:
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        out = run_json("--deals", "4", "--seed", "6", "--variant", "belot2", "--ray", "auto")
+        assert ray.is_initialized()  # the arena leaves a cluster it did not start running
+    finally:
+        ray.shutdown()
+    assert out["workers"] == 1
+    serial = duplicate_match("heuristic", "random", 4, seed=6, variant="belot2")
+    assert out["mean"] == serial.mean and out["deals"] == 4

@@ -14,27 +14,35 @@ is left is the difference in play:
 
 A deal scores the sum of its games, and the result is the mean of that over the deals, with
 its standard deviation and a 95% confidence interval (normal approximation).  Each round is
-scored alone (target 10**9); a redeal (belot2, R35) scores 0.
+scored alone (target 10**9); a redeal (belot2, R35) scores 0.  A deal is also a *match*: A
+wins it when its score is above 0, loses it below 0, and draws at 0; from the score rate
+``s = (wins + draws/2) / deals`` comes an Elo estimate (:func:`elo_estimate`).
 
 The bot at a seat gets a seed that depends only on the run seed, the deal and the seat, so in
 the two-sided variants ``duplicate_match(a, b)`` and ``duplicate_match(b, a)`` play the very
 same games and their means are exact opposites (in bela3 the two runs differ: A holds one
-seat, B two).
+seat, B two).  For the same reason the deals are independent of each other, and
+``duplicate_match`` can play them in chunks on several processes (``workers=N``) or on a Ray
+cluster (``ray_address=...``) with exactly the serial result.
 
 >>> r = duplicate_match("random", "random", deals=3, seed=1)
 >>> r.n, r.games, r.diffs == duplicate_match("random", "random", deals=3, seed=1).diffs
 (3, 6, True)
 >>> duplicate_match("random", "random", deals=2, seed=1, variant="bela3").games
 6
+>>> round(elo_estimate(wins=3, draws=0, losses=1).elo)
+191
 """
 
 from __future__ import annotations
 
 import math
+import pickle
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine import Match
 from ..engine.variants import VARIANTS, get_variant
@@ -44,6 +52,56 @@ from .base import Bot
 BotSpec = str | Callable[[int | None], Bot]
 DEALER = 3  # bela4
 DEALERS = {"bela4": 3, "bela3": 2, "bela2": 1, "belot2": 1}  # seat 0 is always the first
+Z95 = 1.96
+
+# (deal index, hands, extra cards): one deal as it travels to a worker
+DealCards = tuple[int, list[list[int]], dict[str, list[int]]]
+# called with (deal index, game index, RECORD.md object) for every game played
+Recorder = Callable[[int, int, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Elo:
+    """An Elo difference estimated from a score rate, with its 95% interval."""
+
+    score: float  # (wins + draws/2) / n, as played
+    score_low: float  # Wilson 95% interval of the score rate
+    score_high: float
+    elo: float
+    elo_low: float
+    elo_high: float
+    clamped: bool  # s was 0 or 1: it and an end of its interval were moved off 0 or 1
+
+
+def _elo(s: float) -> float:
+    return 400 * math.log10(s / (1 - s))
+
+
+def elo_estimate(wins: int, draws: int, losses: int) -> Elo:
+    """Elo difference ``400 log10(s / (1 - s))`` from the score rate ``s = (wins + draws/2)
+    / n``, with a 95% interval from the Wilson score interval of ``s``.  At a rate of 0 or 1
+    the Elo is infinite, so a rate (``s`` or an end of its interval) of 0 is taken as
+    ``1/(2n+2)`` and one of 1 as ``1 - 1/(2n+2)`` (about half a game off a clean sweep), and
+    ``clamped`` says so; this happens exactly when ``s`` is 0 or 1.
+
+    >>> e = elo_estimate(5, 0, 5)
+    >>> e.elo, e.elo_low < 0 < e.elo_high
+    (0.0, True)
+    >>> elo_estimate(4, 0, 0).clamped
+    True
+    """
+    n = wins + draws + losses
+    if n < 1:
+        raise ValueError("no games to rate")
+    s = (wins + draws / 2) / n
+    z2 = Z95 * Z95
+    centre = (s + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(s * (1 - s) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    lo = 0.0 if s == 0 else max(0.0, centre - half)
+    hi = 1.0 if s == 1 else min(1.0, centre + half)
+    eps = 1 / (2 * n + 2)
+    clamp = [eps if x <= 0 else 1 - eps if x >= 1 else x for x in (s, lo, hi)]
+    return Elo(s, lo, hi, _elo(clamp[0]), _elo(clamp[1]), _elo(clamp[2]), s in (0, 1))
 
 
 @dataclass(frozen=True)
@@ -59,6 +117,7 @@ class DuplicateResult:
     seconds: float = 0.0
     variant: str = "bela4"
     per_deal: int = 2
+    workers: int = 1
 
     @property
     def games(self) -> int:
@@ -67,6 +126,27 @@ class DuplicateResult:
     @property
     def ci95(self) -> tuple[float, float]:
         return (self.ci_low, self.ci_high)
+
+    @property
+    def wins(self) -> int:
+        """Deals where A scored more than B over all the deal's games."""
+        return sum(1 for d in self.diffs if d > 0)
+
+    @property
+    def draws(self) -> int:
+        return sum(1 for d in self.diffs if d == 0)
+
+    @property
+    def losses(self) -> int:
+        return sum(1 for d in self.diffs if d < 0)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.n
+
+    @property
+    def elo(self) -> Elo:
+        return elo_estimate(self.wins, self.draws, self.losses)
 
 
 def _factory(spec: BotSpec) -> tuple[str, Callable[[int | None], Bot]]:
@@ -90,15 +170,21 @@ def seatings(variant: str) -> list[tuple[int, ...]]:
     return [(s,) for s in range(v.seats)]
 
 
-def play_round(hands: Sequence[Sequence[int]], bots: list[Bot], variant: str = "bela4",
-               extra: Mapping[str, Sequence[int]] | None = None) -> tuple[int, ...]:
-    """Play one round of the given hands (and extra cards, e.g. ``turned``) with the
-    variant's duplicate dealer (seat 0 first); the per-side scores."""
+def _play(hands: Sequence[Sequence[int]], bots: list[Bot], variant: str,
+          extra: Mapping[str, Sequence[int]] | None) -> Match:
     m = Match(variant, options={"target": 10**9}, first_dealer=DEALERS[variant])
     rnd = m.deal(hands=hands, extra=extra)
     while not rnd.is_over:
         seat = rnd.turn
         m.apply(bots[seat].act(seat_view(m, seat)))
+    return m
+
+
+def play_round(hands: Sequence[Sequence[int]], bots: list[Bot], variant: str = "bela4",
+               extra: Mapping[str, Sequence[int]] | None = None) -> tuple[int, ...]:
+    """Play one round of the given hands (and extra cards, e.g. ``turned``) with the
+    variant's duplicate dealer (seat 0 first); the per-side scores."""
+    rnd = _play(hands, bots, variant, extra).rounds[-1]
     assert rnd.result is not None
     return tuple(rnd.result.scores)
 
@@ -113,41 +199,232 @@ def game_score(scores: Sequence[int], a_seats: tuple[int, ...], variant: str) ->
     return a - sum(scores[s] for s in b_sides) / len(b_sides)
 
 
-def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
-                    progress: Callable[[int, int], None] | None = None,
-                    variant: str = "bela4") -> DuplicateResult:
-    """Play ``deals`` duplicate deals of ``variant`` between two bots (names from
-    :data:`bela.bots.BOTS`, or factories taking a seed); see the module docstring."""
-    if deals < 1:
-        raise ValueError("deals must be at least 1")
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+def deal_cards(variant: str, seed: int, deals: int) -> Iterator[DealCards]:
+    """The run's deals, in order: all from one generator seeded by ``seed``."""
     v = get_variant(variant)
-    name_a, make_a = _factory(bot_a)
-    name_b, make_b = _factory(bot_b)
     rng = random.Random(seed)
-    games = seatings(variant)
-    diffs: list[float] = []
-    start = time.perf_counter()
     for i in range(deals):
         deal = v.shuffle(rng, DEALERS[variant])
-        hands = [list(h) for h in deal.hands]
-        extra = {k: list(c) for k, c in deal.extra.items()}
-        total = 0.0
-        for a_seats in games:
-            bots = [(make_a if s in a_seats else make_b)(_seat_seed(seed, i, s))
-                    for s in range(v.seats)]
-            scores = play_round(hands, bots, variant, extra)
-            total += game_score(scores, a_seats, variant)
-        diffs.append(int(total) if total == int(total) else total)
-        if progress is not None:
-            progress(i + 1, deals)
+        yield (i, [list(h) for h in deal.hands], {k: list(c) for k, c in deal.extra.items()})
+
+
+@dataclass(frozen=True)
+class DealOutcome:
+    """One deal played: its score for A, and its games' records when asked for."""
+
+    index: int
+    diff: float
+    records: tuple[dict[str, Any], ...] = ()
+
+
+def play_deals(bot_a: BotSpec, bot_b: BotSpec, variant: str, seed: int,
+               chunk: Sequence[DealCards], record: bool = False) -> list[DealOutcome]:
+    """Play whole deals (a chunk of :func:`deal_cards`): the unit of work of a worker
+    process or a Ray task.  A game's record names the bot (spec) at each seat."""
+    a, b = _factory(bot_a), _factory(bot_b)
+    return [_play_deal(a, b, variant, seed, c, record) for c in chunk]
+
+
+def _play_deal(a: tuple[str, Callable[[int | None], Bot]],
+               b: tuple[str, Callable[[int | None], Bot]], variant: str, seed: int,
+               cards: DealCards, record: bool) -> DealOutcome:
+    from ..engine.record import to_record
+
+    (name_a, make_a), (name_b, make_b) = a, b
+    seats = get_variant(variant).seats
+    i, hands, extra = cards
+    total = 0.0
+    records = []
+    for a_seats in seatings(variant):
+        bots = [(make_a if s in a_seats else make_b)(_seat_seed(seed, i, s))
+                for s in range(seats)]
+        m = _play(hands, bots, variant, extra)
+        rnd = m.rounds[-1]
+        assert rnd.result is not None
+        total += game_score(tuple(rnd.result.scores), a_seats, variant)
+        if record:
+            players = [name_a if s in a_seats else name_b for s in range(seats)]
+            records.append(to_record(m, players=players))
+    diff = int(total) if total == int(total) else total
+    return DealOutcome(i, diff, tuple(records))
+
+
+def chunk_size(deals: int, workers: int) -> int:
+    """Deals per task: about 16 tasks per worker for a smooth progress bar and balanced
+    load, at most 25 deals a task."""
+    return max(1, min(25, math.ceil(deals / (16 * workers))))
+
+
+def _chunks(cards: Iterable[DealCards], size: int) -> Iterator[list[DealCards]]:
+    chunk: list[DealCards] = []
+    for c in cards:
+        chunk.append(c)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _serial(a: BotSpec, b: BotSpec, variant: str, seed: int, cards: Iterable[DealCards],
+            record: bool) -> Iterator[list[DealOutcome]]:
+    fa, fb = _factory(a), _factory(b)
+    for c in cards:
+        yield [_play_deal(fa, fb, variant, seed, c, record)]
+
+
+def _processes(a: BotSpec, b: BotSpec, variant: str, seed: int, chunks: list[list[DealCards]],
+               record: bool, workers: int) -> Iterator[list[DealOutcome]]:
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    for spec in (a, b):
+        try:
+            pickle.dumps(spec)
+        except Exception:
+            raise ValueError(f"bot {spec!r} cannot be sent to worker processes: give a bot "
+                             "spec (a name) or a picklable factory, or workers=1") from None
+    with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+        futures = [pool.submit(play_deals, a, b, variant, seed, c, record) for c in chunks]
+        try:
+            for f in cf.as_completed(futures):
+                yield f.result()
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+def ray_available() -> bool:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def init_ray(address: str, **kwargs: Any) -> bool:
+    """Connect to the Ray cluster at ``address`` (``"auto"``: the one running on this
+    machine, ``ray://HOST:10001`` or ``HOST:6379``), or start a one-machine cluster in this
+    process with ``"local"``; nothing when Ray is initialized already.  True when this call
+    initialized Ray (the caller then shuts it down)."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--ray needs Ray: pip install 'bela[dist]' (or 'ray[default]')"
+                         ) from None
+    if ray.is_initialized():
+        return False
+    _check_reachable(address)
+    kwargs.setdefault("include_dashboard", False)
+    try:
+        if address == "local":
+            ray.init(**kwargs)
+        else:
+            ray.init(address=address, **kwargs)
+    except Exception as exc:  # ConnectionError, ValueError, RuntimeError...
+        raise ValueError(f"cannot start or reach the Ray cluster {address!r}: {exc}") from None
+    return True
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast on a ``HOST:PORT`` nobody listens on (Ray itself retries for minutes)."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as exc:
+        raise ValueError(f"cannot reach the Ray cluster at {address!r}: {exc}") from None
+
+
+def ray_workers() -> int:
+    """The CPUs of the Ray cluster this process is connected to."""
+    import ray
+
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _ray(a: BotSpec, b: BotSpec, variant: str, seed: int, chunks: list[list[DealCards]],
+         record: bool) -> Iterator[list[DealOutcome]]:
+    import ray
+
+    task = ray.remote(play_deals)
+    pending = [task.remote(a, b, variant, seed, c, record) for c in chunks]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+
+
+def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
+                    progress: Callable[[int, int], None] | None = None,
+                    variant: str = "bela4", *, workers: int = 1,
+                    ray_address: str | None = None,
+                    recorder: Recorder | None = None) -> DuplicateResult:
+    """Play ``deals`` duplicate deals of ``variant`` between two bots (specs for
+    :func:`bela.bots.make_bot`, or factories taking a seed); see the module docstring.
+
+    ``workers=1`` plays in this process, deal after deal; ``workers=N`` plays chunks of deals
+    (:func:`chunk_size`) on N spawned processes; ``ray_address`` plays them as Ray tasks
+    (:func:`init_ray`; ``workers`` is then the cluster's CPUs).  The result is the same
+    either way.  ``progress(done, deals)`` is called as deals finish; ``recorder(deal, game,
+    record)`` gets every game's RECORD.md object (deal and game 0-based)."""
+    if deals < 1:
+        raise ValueError("deals must be at least 1")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    name_a, _ = _factory(bot_a)
+    name_b, _ = _factory(bot_b)
+    record = recorder is not None
+    start = time.perf_counter()
+    started_ray = False
+    cards = deal_cards(variant, seed, deals)
+    batches: Iterator[list[DealOutcome]]
+    if ray_address is not None:
+        started_ray = init_ray(ray_address)
+        workers = ray_workers()
+        size = chunk_size(deals, workers)
+        batches = _ray(bot_a, bot_b, variant, seed, list(_chunks(cards, size)), record)
+    elif workers > 1 and deals > 1:
+        chunks = list(_chunks(cards, chunk_size(deals, workers)))
+        workers = min(workers, len(chunks))
+        batches = _processes(bot_a, bot_b, variant, seed, chunks, record, workers)
+    else:
+        workers = 1
+        batches = _serial(bot_a, bot_b, variant, seed, cards, record)
+    results: list[float | None] = [None] * deals
+    done = 0
+    try:
+        for batch in batches:
+            for o in batch:
+                results[o.index] = o.diff
+                if recorder is not None:
+                    for g, rec in enumerate(o.records):
+                        recorder(o.index, g, rec)
+            done += len(batch)
+            if progress is not None:
+                progress(done, deals)
+    finally:
+        if started_ray:
+            import ray
+
+            ray.shutdown()
+    diffs = [d for d in results if d is not None]
+    assert len(diffs) == deals
     n = len(diffs)
     mean = sum(diffs) / n
     sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n)
+    half = Z95 * sd / math.sqrt(n)
     return DuplicateResult(name_a, name_b, n, mean, sd, mean - half, mean + half,
-                           tuple(diffs), time.perf_counter() - start, variant, len(games))
+                           tuple(diffs), time.perf_counter() - start, variant,
+                           len(seatings(variant)), workers)
 
 
 def format_result(r: DuplicateResult) -> str:

@@ -1,37 +1,129 @@
-"""``bela arena``: two bots over duplicate deals of a variant (:mod:`bela.bots.duplicate`)."""
+"""``bela arena``: two bots over duplicate deals of a variant (:mod:`bela.bots.duplicate`),
+in parallel over the cores (or on a Ray cluster), with a result table or JSON and,
+optionally, every game saved as a RECORD.md record."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import typer
 
-from ..bots import BOTS
-from ..bots.duplicate import DuplicateResult, duplicate_match, format_result
+from ..bots import BOTS, make_bot
+from ..bots.duplicate import (
+    DuplicateResult,
+    Recorder,
+    duplicate_match,
+    format_result,
+    init_ray,
+    ray_available,
+)
 from ..engine.variants import VARIANTS
 
 
+def split_bots(text: str) -> list[str]:
+    """Split ``--bots`` into bot specs: ``A,B``, where a spec may carry settings with commas
+    (``pimc:samples=8,inference=off,heuristic``): a piece with ``=`` and no ``:`` continues
+    the spec before it.  ``;`` also separates the two specs.
+
+    >>> split_bots("pimc:samples=8,inference=off,heuristic")
+    ['pimc:samples=8,inference=off', 'heuristic']
+    >>> split_bots("random ; ismcts:iterations=50")
+    ['random', 'ismcts:iterations=50']
+    """
+    if ";" in text:
+        return [p.strip() for p in text.split(";")]
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if specs and "=" in piece and ":" not in piece:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def parse_bots(text: str) -> tuple[str, str]:
-    """``"A,B"`` into two known bot names."""
-    names = [n.strip() for n in text.split(",")]
-    if len(names) != 2 or not all(names):
+    """``"A,B"`` into two valid bot specs (names with optional ``:KEY=VALUE`` settings)."""
+    specs = split_bots(text)
+    if len(specs) != 2 or not all(specs):
         raise typer.BadParameter(f"give two bots as A,B, not {text!r}", param_hint="--bots")
-    for n in names:
-        if n not in BOTS:
-            raise typer.BadParameter(f"unknown bot {n!r} (known: {', '.join(BOTS)})",
-                                     param_hint="--bots")
-    return names[0], names[1]
+    for spec in specs:
+        try:
+            make_bot(spec, 0)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--bots") from None
+        except Exception as exc:  # e.g. a search bot without numba installed
+            raise typer.BadParameter(f"cannot make bot {spec!r}: {exc}",
+                                     param_hint="--bots") from None
+    return specs[0], specs[1]
 
 
-def result_json(r: DuplicateResult) -> dict[str, object]:
-    return {"mean": r.mean, "ci95": [r.ci_low, r.ci_high], "deals": r.n, "variant": r.variant,
-            "bots": [r.bot_a, r.bot_b], "sd": r.sd, "seconds": r.seconds, "games": r.games}
+def result_json(r: DuplicateResult, seed: int | None = None) -> dict[str, Any]:
+    """The ``--json`` object: A's mean points per deal over B with its 95% CI, match wins
+    (per deal, A scoring more over the deal's games), and the Elo estimate."""
+    elo = r.elo
+    out: dict[str, Any] = {
+        "mean": r.mean, "ci95": [r.ci_low, r.ci_high], "deals": r.n, "variant": r.variant,
+        "bots": [r.bot_a, r.bot_b], "sd": r.sd, "seconds": r.seconds, "games": r.games,
+        "per_deal": r.per_deal, "wins": r.wins, "draws": r.draws, "losses": r.losses,
+        "win_rate": r.win_rate, "score_rate": elo.score, "elo": elo.elo,
+        "elo_ci95": [elo.elo_low, elo.elo_high], "elo_clamped": elo.clamped,
+        "workers": r.workers,
+    }
+    if seed is not None:
+        out["seed"] = seed
+    return out
 
 
-def _run(a: str, b: str, variant: str, deals: int, seed: int, bar: bool) -> DuplicateResult:
+def result_table(r: DuplicateResult, ray: str | None = None) -> Any:
+    """The Rich table of a result."""
+    from rich.table import Table
+
+    elo = r.elo
+    half = (r.ci_high - r.ci_low) / 2
+    t = Table(title=f"{r.bot_a} vs {r.bot_b} ({r.variant}), duplicate deals",
+              show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("bots", f"A = {r.bot_a}, B = {r.bot_b}")
+    t.add_row("variant", r.variant)
+    how = "A in each seat in turn" if r.per_deal == 3 else "seats swapped"
+    t.add_row("deals", f"{r.n} deals = {r.games} games ({r.per_deal} per deal, {how})")
+    t.add_row("mean (A - B)", f"{r.mean:+.1f} ± {half:.1f} points per deal "
+              f"(95% CI {r.ci_low:+.1f} .. {r.ci_high:+.1f})")
+    t.add_row("sd", f"{r.sd:.1f}")
+    t.add_row("match wins", f"A {r.wins} / draws {r.draws} / B {r.losses} "
+              f"(A wins {100 * r.win_rate:.1f}% of deals, scores {100 * elo.score:.1f}%)")
+    note = " (score rate clamped off 0/1)" if elo.clamped else ""
+    t.add_row("Elo (A - B)", f"{elo.elo:+.0f} (95% CI {elo.elo_low:+.0f} .. "
+              f"{elo.elo_high:+.0f}){note}")
+    t.add_row("seconds", f"{r.seconds:.1f}")
+    t.add_row("workers", f"{r.workers}" + (f" (Ray {ray})" if ray else " (processes)"
+                                           if r.workers > 1 else " (this process)"))
+    return t
+
+
+def record_writer(directory: Path) -> Recorder:
+    """Write each game to ``DIR/deal-NNNNN-game-G.json`` (deal and game from 1)."""
+    def write(deal: int, game: int, record: dict[str, Any]) -> None:
+        path = directory / f"deal-{deal + 1:05d}-game-{game + 1}.json"
+        path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+
+    return write
+
+
+def _run(a: str, b: str, variant: str, deals: int, seed: int, bar: bool, workers: int = 1,
+         ray_address: str | None = None, recorder: Recorder | None = None) -> DuplicateResult:
+    def play(progress: Callable[[int, int], None] | None) -> DuplicateResult:
+        return duplicate_match(a, b, deals, seed, progress=progress, variant=variant,
+                               workers=workers, ray_address=ray_address, recorder=recorder)
+
     if not bar:
-        return duplicate_match(a, b, deals, seed, variant=variant)
+        return play(None)
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -43,34 +135,90 @@ def _run(a: str, b: str, variant: str, deals: int, seed: int, bar: bool) -> Dupl
     )
 
     with Progress(TextColumn(f"{a} vs {b} ({variant})"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TimeRemainingColumn(),
+                  TextColumn("deals"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("deals", total=deals)
 
         def update(done: int, _total: int) -> None:
             progress.update(task, completed=done)
 
-        return duplicate_match(a, b, deals, seed, progress=update, variant=variant)
+        return play(update)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"Error: {message}", err=True)
+    return typer.Exit(1)
 
 
 def arena(
     bots: str = typer.Option("heuristic,random", "--bots",
-                             help=f"Two bots, A,B ({', '.join(BOTS)})."),
+                             help=f"Two bot specs, A,B ({', '.join(BOTS)}; settings as "
+                             "pimc:samples=8,inference=off)."),
     variant: str = typer.Option("bela4", help=f"Variant ({', '.join(VARIANTS)})."),
     deals: int = typer.Option(2000, min=1, help="Duplicate deals to play."),
     seed: int = typer.Option(0, help="Seed for the deals and the bots: same seed, same games."),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1,
+        help="Worker processes (default: all cores); 1 plays in this process."),
+    ray: str | None = typer.Option(
+        None, "--ray", metavar="ADDRESS",
+        help="Play on a Ray cluster: 'auto' (the cluster running here), HOST:PORT or "
+        "ray://HOST:10001, or 'local' for a one-machine cluster started here. "
+        "Needs pip install 'bela\\[dist]'; every node needs bela installed."),
+    record: Path | None = typer.Option(
+        None, "--record", metavar="DIR", file_okay=False,
+        help="Save every game as a RECORD.md record, DIR/deal-NNNNN-game-G.json."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Duplicate deals between two bots: each deal is replayed with the bots changing seats
     (bela4 sides and 2-player seats swapped, bela3 bot A in each seat in turn), so the luck
-    of the cards cancels out.  Prints bot A's mean points per deal over bot B, with a 95%
-    confidence interval."""
+    of the cards cancels out.  Prints bot A's mean points per deal over bot B with a 95%
+    confidence interval, match wins per deal, and an Elo estimate.  Deals are played in
+    parallel (same results as one process)."""
     if variant not in VARIANTS:
         raise typer.BadParameter(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})",
                                  param_hint="--variant")
     a, b = parse_bots(bots)
-    r = _run(a, b, variant, deals, seed, bar=not as_json and sys.stderr.isatty())
+    if ray is not None and not ray_available():
+        raise typer.BadParameter("Ray is not installed: pip install 'bela[dist]' "
+                                 "(or 'ray[default]>=2.9,<3')", param_hint="--ray")
+    recorder = None
+    if record is not None:
+        try:
+            record.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise typer.BadParameter(f"cannot create {str(record)!r}: {exc}",
+                                     param_hint="--record") from None
+        recorder = record_writer(record)
+    started_ray = False
+    if ray is not None:
+        kwargs: dict[str, Any] = {"log_to_driver": not as_json}
+        if ray == "local" and workers is not None:
+            kwargs["num_cpus"] = workers
+        try:
+            started_ray = init_ray(ray, **kwargs)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--ray") from None
+    try:
+        r = _run(a, b, variant, deals, seed, bar=not as_json and sys.stderr.isatty(),
+                 workers=workers or os.cpu_count() or 1, ray_address=ray, recorder=recorder)
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a bot or a worker failing: a message, not a traceback
+        raise _fail(f"the arena stopped: {type(exc).__name__}: {exc}") from None
+    finally:
+        if started_ray:
+            import ray as ray_module
+
+            ray_module.shutdown()
+    out = result_json(r, seed)
+    if record is not None:
+        (record / "arena.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     if as_json:
-        typer.echo(json.dumps(result_json(r)))
+        typer.echo(json.dumps(out))
     else:
-        typer.echo(format_result(r))
+        from rich.console import Console
+
+        console = Console(highlight=False)
+        console.print(result_table(r, ray))
+        console.print(format_result(r), soft_wrap=True)
