@@ -7,8 +7,8 @@ the rest of the round at random under the variant's duties (the engine's own tab
 duty functions) and backs up each mover's share of the card points.  Bidding, declarations,
 bela, discards, swaps and redeals follow the heuristic bot.
 
-``iterations`` and ``budget`` (seconds per decision) set the strength; it stops at whichever
-comes first.
+``iterations`` and an optional ``budget`` (seconds per decision) set the strength; it stops
+at whichever comes first (without a budget, play depends only on the seed and the view).
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ class _Node:
 class IsmctsBot:
     name = "ismcts"
 
-    def __init__(self, seed: int | None = None, iterations: int = 2000, budget: float = 0.1,
+    def __init__(self, seed: int | None = None, iterations: int = 1000,
+                 budget: float | None = None,
                  exploration: float = 0.7, inference: bool = True) -> None:
         self.rng = random.Random(seed)
         self.iterations = iterations
@@ -86,7 +87,8 @@ class IsmctsBot:
         beats, points = table.beats, table.points
         start = time.perf_counter()
         for it in range(self.iterations):
-            if it >= 32 and time.perf_counter() - start > self.budget:
+            if (self.budget is not None and it >= 32
+                    and time.perf_counter() - start > self.budget):
                 break
             hands = list(sampler.draw(rng).hands)
             trick = list(trick0)

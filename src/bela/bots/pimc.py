@@ -11,9 +11,11 @@ estimates decide whether to order at all and the simulation chooses the contract
 otherwise; ``"heuristic"`` bids as the heuristic bot does.
 Declarations, bela, discards, swaps and redeals follow the heuristic.
 
-The strength is the number of sampled deals per decision (``samples``) and a time budget per
-decision (``budget`` seconds): it stops sampling at whichever comes first, after at least
-``min_samples`` deals.
+The strength is the number of sampled deals per decision (``samples``; the default answers
+well within the latency target, see the README) and an optional time budget per decision
+(``budget`` seconds): it stops sampling at whichever comes first, after at least
+``min_samples`` deals.  Without a budget the play depends only on the seed and the view, so
+arena results are reproducible.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class PimcBot:
 
     name = "pimc"
 
-    def __init__(self, seed: int | None = None, samples: int = 24, budget: float = 0.1,
+    def __init__(self, seed: int | None = None, samples: int = 16, budget: float | None = None,
                  min_samples: int = 6, inference: bool = True, bid_samples: int = 10,
                  threshold: float = 0.0, bidding: str = "hybrid") -> None:
         if bidding not in ("hybrid", "sim", "heuristic"):
@@ -78,7 +80,8 @@ class PimcBot:
         start = time.perf_counter()
         sampler = self._sampler(view)
         for _ in range(self.samples):
-            if n >= self.min_samples and time.perf_counter() - start > self.budget:
+            if (self.budget is not None and n >= self.min_samples
+                    and time.perf_counter() - start > self.budget):
                 break
             deal = sampler.draw(self.rng)
             sol = self.solver.solve(self._position(view, deal.hands), line=False)
