@@ -27,12 +27,12 @@ CARD_RE = re.compile(r"(?<![A-Za-z0-9_\-])([789TJQKA][HDSC])(?![A-Za-z0-9_\-])")
 
 
 @contextmanager
-def server(tmp_path: Path, **config: Any) -> Iterator[TestClient]:
+def server(tmp_path: Path, url: str | None = None, **config: Any) -> Iterator[TestClient]:
     config.setdefault("bot_delay", 0)
     config.setdefault("round_pause", 0)
     config.setdefault("allow_seed", True)
     config.setdefault("max_rate", 100_000)
-    app = create_app(f"sqlite:///{tmp_path / 'bela.db'}", **config)
+    app = create_app(url or f"sqlite:///{tmp_path / 'bela.db'}", **config)
     with TestClient(app) as client:
         yield client
 
@@ -88,6 +88,9 @@ class Reader:
                 return msg
 
     def until_seq(self, seq: int) -> dict[str, Any]:
+        """The first state at ``seq`` or later (the newest one if already received)."""
+        if self.state is not None and self.state["seq"] >= seq:
+            return self.state
         return self.until(lambda m: m["type"] == "state" and m["seq"] >= seq)
 
     def send(self, msg: Any) -> None:

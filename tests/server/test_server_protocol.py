@@ -16,7 +16,8 @@ from bela.engine.record import read_record, replay, score
 
 def test_guest_and_table_lifecycle(tmp_path: Any) -> None:
     with server(tmp_path) as client:
-        assert "coming" in client.get("/").text
+        page = client.get("/")
+        assert page.status_code == 200 and "<html" in page.text.lower()
         token, h = guest(client, "  Ana  ")
         assert client.get("/api/players/me", headers=h).json()["name"] == "Ana"
         assert client.get("/api/players/me").status_code == 401
