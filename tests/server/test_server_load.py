@@ -32,3 +32,18 @@ def test_load_refuses_other_hosts() -> None:
     check_loopback("http://localhost:1")
     with pytest.raises(SystemExit):
         check_loopback("http://example.com:8000")
+
+
+def test_serve_command_options() -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from bela.cli.serve import serve
+
+    app = typer.Typer()
+    app.command("serve")(serve)
+    app.command("other")(lambda: None)
+    out = CliRunner().invoke(app, ["serve", "--help"], terminal_width=200)
+    assert out.exit_code == 0
+    for option in ("--host", "--port", "--db", "--grace", "--bot-delay", "--round-pause"):
+        assert option in out.output

@@ -39,7 +39,11 @@ def serve(
                      allow_seed=allow_seed)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        typer.echo(f"cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"Bela server on http://{shown}:{bound}/ (database: {_safe(url)})", err=False)

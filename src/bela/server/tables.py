@@ -586,7 +586,10 @@ class TableManager:
                 m = table.match
                 assert m is not None
                 bot = make_bot(table.bot, seed=bot_seed(table.seed, seq, seat))
-                action = bot.act(seat_view(m, seat))
+                view = seat_view(m, seat)  # an immutable snapshot: the bot thinks off the loop
+                action = await asyncio.to_thread(bot.act, view)
+                if self._bot_turn(table) != seat or table.seq != seq:
+                    continue  # the player came back and acted meanwhile
                 self._commit(table, seat, action)
         except asyncio.CancelledError:
             raise
