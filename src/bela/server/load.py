@@ -201,6 +201,8 @@ async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
                 pending = asyncio.create_task(act(seq, msg["view"]))
             if time.monotonic() >= stop_at:
                 return
+        if time.monotonic() < stop_at and not run.done:
+            stats.error(f"table {run.tid} seat {seat}: the server closed the connection")
     except Exception as exc:  # a dropped connection is an error unless play has stopped
         if time.monotonic() < stop_at and not run.done:
             stats.error(f"table {run.tid} seat {seat}: {type(exc).__name__}: {exc}")
@@ -262,6 +264,15 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
                                 headers={"Authorization": f"Bearer {tokens[0]}"})
             if r.status_code != 200:
                 stats.error(f"start: {r.text}")
+        lags: list[float] = []
+
+        async def watch_loop() -> None:  # the load generator's own stalls, for honesty
+            while True:
+                t = time.perf_counter()
+                await asyncio.sleep(0.01)
+                lags.append(time.perf_counter() - t - 0.01)
+
+        watcher = asyncio.create_task(watch_loop())
         t0 = time.perf_counter()
         cpu0 = cpu_seconds(server_pid) if server_pid else 0.0
         own0 = cpu_seconds(os.getpid())
@@ -273,6 +284,7 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
         elapsed = time.perf_counter() - t0
         cpu = (cpu_seconds(server_pid) - cpu0) if server_pid else 0.0
         own = cpu_seconds(os.getpid()) - own0
+        watcher.cancel()
         for _run, _seat_no, ws in sockets:
             await ws.close()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -287,6 +299,8 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
                        "samples": len(stats.latencies)},
         "seat_latency_ms": {"p50": round(_percentile(stats.seat_latencies, 50) * 1000, 2),
                             "p99": round(_percentile(stats.seat_latencies, 99) * 1000, 2)},
+        "client_loop_lag_ms": {"p99": round(_percentile(lags, 99) * 1000, 2),
+                               "max": round(max(lags, default=0.0) * 1000, 2)},
         "errors": stats.errors, "error_samples": stats.error_samples,
         "matches_finished": stats.finished,
         "server_rss_mb": round(rss_peak / 2 ** 20, 1) if server_pid else None,
@@ -346,7 +360,9 @@ def main(argv: list[str] | None = None) -> int:
               f"({report['actions_per_s']}/s)")
         print(f"latency action -> every seat: p50 {lat['p50']} ms, p99 {lat['p99']} ms, "
               f"max {lat['max']} ms ({lat['samples']} actions)")
-        print(f"errors: {report['errors']}  finished matches: {report['matches_finished']}")
+        print(f"errors: {report['errors']}  finished matches: {report['matches_finished']}  "
+              f"(load generator's loop lag: p99 {report['client_loop_lag_ms']['p99']} ms, "
+              f"max {report['client_loop_lag_ms']['max']} ms)")
         if report["memory_per_table_kb"] is not None:
             print(f"server: RSS {report['server_rss_mb']} MB, "
                   f"{report['memory_per_table_kb']} KB per table, "
