@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from . import analysis, arena, bench, play, score
+from . import analysis, arena, bench, play, score, serve
 
 app = typer.Typer(
-    help="Bela (Croatian Belot): play in the terminal, score game records, pit bots against each "
-    "other, benchmark the engine.",
+    help="Bela (Croatian Belot): play in the terminal or the browser, score and analyse game "
+    "records, pit bots against each other, benchmark.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -18,6 +18,7 @@ app.command("bench")(bench.bench)
 app.command("arena")(arena.arena)
 app.command("solve")(analysis.solve)
 app.command("review")(analysis.review)
+app.command("serve")(serve.serve)
 
 
 if __name__ == "__main__":

@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import CONTRACT_TOKENS, Action
+from .actions import CONTRACT_TOKENS, Action, Decline
 from .cards import Card, CardSet
 from .declarations import Declaration, declaration_value
 from .scoring import RoundResult, strongest_side
-from .state import DONE, Match, Round
+from .state import DONE, EXCHANGE, Match, Round
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class SeatView:
     phase: str
     dealer: int
     first: int
-    turn: int | None
+    turn: int | None  # None when the round is over, or another seat decides on an exchange
     hand: CardSet
     unseen: int  # own cards dealt but not yet seen (bela4 talon before the own bid)
     hand_sizes: tuple[int, ...]
@@ -71,7 +71,7 @@ class SeatView:
     discards: CardSet | None  # bela3: the caller's discards, seen only by him (R27)
     raspas: bool
     declarations_side: int | None  # the side holding the strongest announced declaration (R12)
-    exchanges: tuple[tuple[int, str], ...]  # (seat, "swap" | "redeal" | "keep") in order
+    exchanges: tuple[tuple[int, str], ...]  # swaps and redeals, and this seat's own "keep"
     opened: Card | None  # the card first turned face up (bela2/belot2), before any swap
 
     @property
@@ -117,6 +117,8 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         for s, d in enumerate(rnd.declared))
     own = (rnd.hands[seat] & ~rnd.hidden[seat]) if seat is not None else 0
     acting = rnd.turn if rnd.phase != DONE else None
+    if rnd.phase == EXCHANGE and acting != seat:
+        acting = None  # who may swap or redeal is the holder's secret until he does (R32, R35)
     return SeatView(
         variant=v.name, seat=seat, seats=n, sides=v.sides, phase=rnd.phase,
         dealer=rnd.dealer, first=rnd.first, turn=acting,
@@ -142,6 +144,7 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         and rnd.discards else None,
         raspas=rnd.raspas,
         declarations_side=strongest,
-        exchanges=tuple((s, a.token()) for s, a in rnd.exchanges),
+        exchanges=tuple((s, a.token()) for s, a in rnd.exchanges
+                        if s == seat or not isinstance(a, Decline)),  # keeping is silent
         opened=rnd.deal.extra["turned"][0] if "turned" in rnd.deal.extra else None,
     )

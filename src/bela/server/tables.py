@@ -472,6 +472,8 @@ class TableManager:
                 return error("wrong_seat", f"you sit in seat {conn.seat}: claim {conn.seat} "
                              "is the claim you can make", "R24")
         elif rnd.turn != conn.seat:
+            if rnd.phase == "exchange":  # who may swap or redeal stays secret (R32, R35)
+                return error("not_your_turn", "another seat is deciding on a swap or redeal")
             return error("not_your_turn", f"it is seat {rnd.turn}'s turn, not yours "
                          f"(seat {conn.seat})")
         try:

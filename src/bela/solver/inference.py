@@ -282,14 +282,23 @@ class ExchAlt:
     first_options: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
 
+def deciding_seat(view: SeatView) -> int:
+    """The seat deciding on an exchange now: the viewer when its view shows its turn,
+    otherwise the other player (exchanges exist only in the two-player variants)."""
+    if view.turn is not None:
+        return view.turn
+    assert view.seat is not None and view.seats == 2
+    return 1 - view.seat
+
+
 def exchange_alternatives(view: SeatView, variant: Variant) -> list[ExchAlt]:
     """Hypotheses on the exchange phase (R32, R35), from the public exchange record.
 
     - A swap is public (``view.exchanges`` and ``view.opened``): the swapper held the card
       that was face up before it.
-    - A seat that kept its cards, redealt, or decides now was offered an option: it held the
-      7 of trump (swappable, nobody swapped) or, in belot2, four 7s or four 8s; a redealer
-      held the four.
+    - A seat that decides now, a redealer, and the viewer if it kept its cards were offered
+      an option: the 7 of trump (swappable, nobody swapped) or, in belot2, four 7s or four
+      8s; a redealer held the four.  Others keep silently, so nothing is known of them.
     """
     opened = view.opened
     if opened is None or view.contract is None or view.phase == "bidding":
@@ -303,17 +312,9 @@ def exchange_alternatives(view: SeatView, variant: Variant) -> list[ExchAlt]:
     base: tuple[tuple[int, int], ...] = () if sw is None else ((sw[0], 1 << sw[1]),)
     redealer = next((s for s, token in view.exchanges if token == "redeal"), None)
     deciders = [(s, token) for s, token in view.exchanges if token != "swap"]
-    if view.phase == "exchange" and view.turn is not None:
-        deciders.append((view.turn, "now"))
-    # Seats passed over by the exchange held no option (the engine asks every seat that has
-    # one, in turn order from the first seat).
-    order = [(view.first + i) % variant.seats for i in range(variant.seats)]
-    stop = (order.index(view.turn) if view.phase == "exchange" and view.turn is not None
-            else order.index(redealer) if redealer is not None else len(order))
-    asked = {s for s, _ in view.exchanges}
-    offer = ([1 << seven] if swappable and swapper is None else []) + redeal_opts
-    passed_over = tuple((s, tuple(offer)) for s in order[:stop] if s not in asked and offer)
-    alts = [ExchAlt(sw, redealer, base, passed_over)]
+    if view.phase == "exchange":  # the seat deciding now (the other one, if not the viewer)
+        deciders.append((deciding_seat(view), "now"))
+    alts = [ExchAlt(sw, redealer, base)]
     for seat, token in deciders:
         if token == "redeal":
             opts = list(redeal_opts)

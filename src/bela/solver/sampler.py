@@ -79,6 +79,7 @@ from .inference import (
     bid_bound,
     bid_likelihood,
     candidates,
+    deciding_seat,
     gather,
     habit_checks,
     revoked_seats,
@@ -553,7 +554,8 @@ def to_round(view: SeatView, deal: SampledDeal, strict: bool = True) -> Round:
     if rnd.phase == DISCARD and view.phase != "discard":
         a, b = iter_cards(deal.discards)
         act(Discard((a, b)))
-    while rnd.phase == EXCHANGE and not (view.phase == "exchange" and rnd.turn == view.turn):
+    deciding = deciding_seat(view) if view.phase == "exchange" else -1
+    while rnd.phase == EXCHANGE and not (view.phase == "exchange" and rnd.turn == deciding):
         seat = rnd.turn
         choice = SWAP if deal.swap == seat else REDEAL if deal.redeal == seat else DECLINE
         if not act(choice):
