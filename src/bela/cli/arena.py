@@ -170,11 +170,11 @@ def arena(
         help="Save every game as a RECORD.md record, DIR/deal-NNNNN-game-G.json."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Duplicate deals between two bots: each deal is replayed with the bots changing seats
-    (bela4 sides and 2-player seats swapped, bela3 bot A in each seat in turn), so the luck
-    of the cards cancels out.  Prints bot A's mean points per deal over bot B with a 95%
-    confidence interval, match wins per deal, and an Elo estimate.  Deals are played in
-    parallel (same results as one process)."""
+    """Bots against bots on duplicate deals: mean points per deal, 95% CI, wins, Elo.
+
+    Each deal is replayed with the bots changing seats (bela4 sides and 2-player seats
+    swapped, bela3 bot A in each seat in turn), so the luck of the cards cancels out.  Deals
+    are played in parallel (same results as one process), or on Ray with --ray."""
     if variant not in VARIANTS:
         raise typer.BadParameter(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})",
                                  param_hint="--variant")
