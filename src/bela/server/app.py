@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Header, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
@@ -263,6 +264,9 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     @app.get("/", response_class=HTMLResponse)
     async def index() -> HTMLResponse:
         return HTMLResponse(_index_html())
+
+    # the browser client's modules, styles and pictures (src/bela/web)
+    app.mount("/web", StaticFiles(packages=[("bela", "web")]), name="web")
 
     return app
 

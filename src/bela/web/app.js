@@ -1,0 +1,540 @@
+// The Bela browser client: lobby, table connection and events.  Plain ES modules, no build.
+// Protocol: docs/PROTOCOL.md (REST under /api, one WebSocket per table).
+
+import { LANGS, defaultLang, lang, setLang, t } from "./i18n.js";
+import { DECKS, ensureSprite } from "./cards.js";
+import { api, checkGuest, newGuest, storedGuest, wsUrl } from "./api.js";
+import {
+  declKey, declarePending, fullDeclare, makeNames, renderTablePage,
+} from "./table.js";
+import { declareGroups, illegalReason } from "./rules.js";
+import { esc, reducedMotion, sleep } from "./util.js";
+
+const PREFS = "bela.prefs";
+const HOLD_MS = 900; // a finished trick stays on the table this long
+const COLLECT_MS = 320;
+
+const S = {
+  prefs: loadPrefs(),
+  guest: storedGuest(),
+  variants: null,
+  tables: [],
+  tableId: null,
+  tableError: null,
+  summary: null,
+  view: null,
+  seq: 0,
+  status: null,
+  conn: "closed",
+  ws: null,
+  queue: [],
+  busy: false,
+  anim: { trick: null, collect: false, entered: new Set() },
+  picked: new Set(),
+  rounds: {},
+  toast: null,
+  ui: freshUi(),
+};
+window.__bela = S; // for debugging and the browser tests
+
+function freshUi() {
+  return { sheet: false, lastTrick: false, belaCard: null, declAnswered: null, discardSel: [],
+    resultDismissed: null, matchDismissed: false, editName: false };
+}
+
+function loadPrefs() {
+  let p = {};
+  try { p = JSON.parse(localStorage.getItem(PREFS) || "{}"); } catch { p = {}; }
+  return {
+    lang: LANGS.includes(p.lang) ? p.lang : defaultLang(),
+    deck: DECKS.includes(p.deck) ? p.deck : "hungarian",
+  };
+}
+
+function savePrefs() {
+  localStorage.setItem(PREFS, JSON.stringify(S.prefs));
+}
+
+// -- rendering --------------------------------------------------------------------------
+const root = () => document.getElementById("app");
+
+function renderHeader() {
+  const h = document.getElementById("header");
+  const who = S.guest ? `<span class="who-am-i">${esc(t("play_as", { name: S.guest.name }))}</span>` : "";
+  h.innerHTML = `<a class="brand" href="/" data-cmd="lobby">${deckLogo()} <span>${esc(t("title"))}</span></a>
+    <div class="prefs">${who}
+      <label>${esc(t("lang"))} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
+        `<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`).join("")}</select></label>
+      <label>${esc(t("deck"))} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
+        `<option value="${d}" ${d === S.prefs.deck ? "selected" : ""}>${esc(t("deck_" + d))}</option>`).join("")}</select></label>
+    </div>`;
+  document.title = S.tableId && S.summary ? `${t("vname_" + S.summary.variant)} – ${t("title")}` : t("title");
+}
+
+function deckLogo() {
+  return `<svg class="logo" viewBox="0 0 10 10" aria-hidden="true"><use href="#pip-${S.prefs.deck === "french" ? "fr" : "hu"}-H"/></svg>`;
+}
+
+function render() {
+  const el = root();
+  const focusKey = focusKeyOf(document.activeElement);
+  const inputs = saveInputs(el);
+  if (S.tableId) el.innerHTML = renderTablePage(S);
+  else el.innerHTML = renderLobby();
+  restoreInputs(el, inputs);
+  if (focusKey) {
+    const again = el.querySelector(focusKey);
+    if (again) again.focus({ preventScroll: true });
+  }
+}
+
+function focusKeyOf(node) {
+  if (!node || node === document.body || !root().contains(node)) return null;
+  if (node.dataset.card) return `[data-card="${node.dataset.card}"]`;
+  if (node.dataset.act) return `[data-act="${CSS.escape(node.dataset.act)}"]`;
+  if (node.dataset.cmd) return `[data-cmd="${CSS.escape(node.dataset.cmd)}"]`;
+  if (node.id) return `#${CSS.escape(node.id)}`;
+  return null;
+}
+
+function saveInputs(el) {
+  const out = {};
+  el.querySelectorAll("input[name], select[name]").forEach((i) => {
+    if (i.type === "checkbox") out[i.name] = i.checked;
+    else out[i.name] = i.value;
+  });
+  return out;
+}
+
+function restoreInputs(el, saved) {
+  el.querySelectorAll("input[name], select[name]").forEach((i) => {
+    if (!(i.name in saved) || i.dataset.fresh) return;
+    if (i.type === "checkbox") i.checked = saved[i.name];
+    else i.value = saved[i.name];
+  });
+}
+
+let toastTimer = null;
+function toast(text, kind = "") {
+  S.toast = { text, kind };
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { S.toast = null; render(); }, 3500);
+  if (S.tableId && S.view) render();
+  else showLobbyMessage(text, kind);
+}
+
+function showLobbyMessage(text, kind) {
+  const m = document.getElementById("lobby-msg");
+  if (m) { m.textContent = text; m.className = `lobby-msg ${kind}`; }
+}
+
+// -- the lobby --------------------------------------------------------------------------
+function renderLobby() {
+  const guestPanel = S.guest && !S.ui.editName
+    ? `<p>${esc(t("play_as", { name: S.guest.name }))} <button class="btn small ghost" data-cmd="change-name">${esc(t("change_name"))}</button></p>`
+    : `<form class="name-form" data-form="guest">
+        <label>${esc(t("your_name"))} <input name="name" id="guest-name" maxlength="40" required autocomplete="nickname"
+          placeholder="${esc(t("name_placeholder"))}" value="${esc(S.guest ? S.guest.name : "")}"></label>
+        <button class="btn primary" id="guest-save">${esc(S.guest ? t("save_name") : t("continue"))}</button></form>`;
+  return `<div class="lobby">
+    <section class="panel" id="guest-panel"><h2>${esc(t("your_name"))}</h2>${guestPanel}</section>
+    <section class="panel" id="create-panel"><h2>${esc(t("new_table"))}</h2>${renderCreateForm()}</section>
+    <section class="panel" id="tables-panel"><h2>${esc(t("open_tables"))}
+      <button class="btn small ghost" data-cmd="refresh">${esc(t("refresh"))}</button></h2>
+      <div id="table-list">${renderTableList()}</div></section>
+    <p id="lobby-msg" class="lobby-msg" role="status" aria-live="polite"></p>
+    <p class="muted kbd-help">${esc(t("keyboard_help"))}</p>
+  </div>`;
+}
+
+function variantInfo(id) {
+  return S.variants && S.variants.variants.find((v) => v.id === id);
+}
+
+function renderCreateForm() {
+  if (!S.variants) return `<p class="muted">${esc(t("connecting"))}</p>`;
+  const chosen = S.createVariant || "bela4";
+  const info = variantInfo(chosen);
+  const opts = info.options.filter((o) => o !== "target").map((o) => {
+    const values = { equal_declarations: ["earlier", "cancel"], tie: ["fall", "hang"], enforce: ["on", "off"] }[o] || [];
+    return `<label>${esc(t("opt_" + o))} <select name="opt_${o}" id="opt-${o}">${values.map((x) =>
+      `<option value="${x}" ${info.defaults[o] === x ? "selected" : ""}>${esc(t(`opt_${o}_${x}`))}</option>`).join("")}</select></label>`;
+  }).join("");
+  const bots = S.variants.bots.map((b) => `<option value="${b}" ${b === "heuristic" ? "selected" : ""}>${esc(t("bot_" + b))}</option>`).join("");
+  return `<form class="create-form" data-form="create">
+    <label>${esc(t("variant"))} <select name="variant" id="variant-select" data-fresh="1">${S.variants.variants.map((v) =>
+      `<option value="${v.id}" ${v.id === chosen ? "selected" : ""}>${esc(t("variant_" + v.id))}</option>`).join("")}</select></label>
+    <label>${esc(t("target"))} <input type="number" name="target" id="target-input" min="1" step="1" value="${info.defaults.target}" data-fresh="1"></label>
+    ${opts ? `<fieldset><legend>${esc(t("house_rules"))}</legend>${opts}</fieldset>` : ""}
+    <label>${esc(t("bot"))} <select name="bot" id="bot-select">${bots}</select></label>
+    <label class="check"><input type="checkbox" name="sit" id="sit-check" checked> ${esc(t("sit_myself"))}</label>
+    <button class="btn primary" id="create-table">${esc(t("create"))}</button>
+  </form>`;
+}
+
+function renderTableList() {
+  if (!S.tables.length) return `<p class="muted">${esc(t("no_tables"))}</p>`;
+  return `<ul class="table-list">${S.tables.map((tb) => {
+    const names = tb.seats.map((s) => s.name ? esc(s.name) : `<span class="free">${esc(t("free_seat"))}</span>`).join(", ");
+    const free = tb.seats.some((s) => !s.kind);
+    const btn = tb.status === "open" && free
+      ? `<button class="btn small primary" data-cmd="open:${tb.id}">${esc(t("join"))}</button>`
+      : `<button class="btn small" data-cmd="open:${tb.id}">${esc(t("watch"))}</button>`;
+    return `<li data-table="${tb.id}"><div><b>${esc(t("vname_" + tb.variant))}</b> ${esc(t("target_short", { n: tb.options.target }))}
+      <span class="tag">${esc(t("status_" + tb.status))}</span>${tb.spectators ? ` <small class="muted">${esc(t("spectators", { n: tb.spectators }))}</small>` : ""}
+      <div class="muted">${names}</div></div>${btn}</li>`;
+  }).join("")}</ul>`;
+}
+
+async function loadTables() {
+  try {
+    S.tables = await api("GET", "/api/tables");
+  } catch { /* keep the old list */ }
+  const list = document.getElementById("table-list");
+  if (list && !S.tableId) list.innerHTML = renderTableList();
+}
+
+// -- the table connection ---------------------------------------------------------------
+let reconnectTimer = null;
+let attempts = 0;
+
+function connect() {
+  disconnect();
+  const id = S.tableId;
+  const ws = new WebSocket(wsUrl(id));
+  S.ws = ws;
+  S.conn = "connecting";
+  ws.onopen = () => { if (S.ws === ws) { S.conn = "open"; attempts = 0; render(); } };
+  ws.onmessage = (ev) => { if (S.ws === ws) onMessage(JSON.parse(ev.data)); };
+  ws.onclose = (ev) => {
+    if (S.ws !== ws) return;
+    S.ws = null;
+    S.conn = "closed";
+    if (ev.code === 4404) { S.tableError = t("unknown_table"); S.summary = null; render(); return; }
+    if (ev.code === 4401) { checkGuest().then((g) => { S.guest = g; renderHeader(); }); }
+    if (S.tableId === id) {
+      render();
+      reconnectTimer = setTimeout(connect, Math.min(8000, 500 * 2 ** attempts++));
+    }
+  };
+}
+
+function disconnect() {
+  clearTimeout(reconnectTimer);
+  if (S.ws) {
+    const ws = S.ws;
+    S.ws = null;
+    try { ws.close(); } catch { /* already closed */ }
+  }
+  S.conn = "closed";
+}
+
+function send(msg) {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify(msg));
+  else toast(t("reconnecting"), "warn");
+}
+
+function act(token) {
+  S.ui.belaCard = null;
+  send({ type: "act", action: token, seq: S.seq });
+}
+
+function onMessage(msg) {
+  if (msg.type === "welcome" || msg.type === "table") {
+    S.summary = msg.table;
+    if (msg.table.status !== "running" && msg.table.status !== "finished") {
+      S.view = null;
+    }
+    renderHeader();
+    if (!S.busy) render();
+  } else if (msg.type === "state") {
+    S.queue.push(msg);
+    pump();
+  } else if (msg.type === "error") {
+    if (msg.code === "stale") send({ type: "sync" });
+    if (msg.code === "unknown_table") { S.tableError = t("unknown_table"); }
+    toast(msg.message + (msg.rule ? ` (${msg.rule})` : ""), "error");
+  }
+}
+
+async function pump() {
+  if (S.busy) return;
+  S.busy = true;
+  try {
+    while (S.queue.length) {
+      const msg = S.queue.shift();
+      const prev = S.view;
+      const v = msg.view;
+      const sameRound = prev && prev.round_index === v.round_index;
+      const completed = sameRound && v.tricks.length > prev.tricks.length;
+      // cards that arrived on the table since the last frame slide in from their seat
+      const before = new Set(sameRound ? [...prev.trick, ...(completed ? [] : [])].map((p) => p.card) : []);
+      const now = completed ? v.tricks[v.tricks.length - 1].cards : v.trick;
+      S.anim.entered = new Set(now.map((p) => p.card).filter((c) => !before.has(c)));
+      if (sameRound && v.seat !== null) {
+        const had = new Set(prev.hand);
+        const gained = v.hand.filter((c) => !had.has(c));
+        if (gained.length && prev.hand.length) {
+          S.picked = new Set(gained);
+          setTimeout(() => { S.picked = new Set(); if (!S.busy) render(); }, 2500);
+        }
+      } else {
+        S.picked = new Set();
+      }
+      applyState(msg);
+      if (completed && !reducedMotion()) {
+        const tr = v.tricks[v.tricks.length - 1];
+        S.anim.trick = { cards: tr.cards, winner: tr.winner };
+        render();
+        await sleep(S.queue.length > 6 ? 120 : HOLD_MS);
+        S.anim.collect = true;
+        S.anim.entered = new Set();
+        render();
+        await sleep(COLLECT_MS);
+        S.anim.trick = null;
+        S.anim.collect = false;
+      }
+      render();
+    }
+  } finally {
+    S.busy = false;
+  }
+}
+
+function applyState(msg) {
+  const v = msg.view;
+  const prev = S.view;
+  S.seq = msg.seq;
+  S.status = msg.status;
+  S.view = v;
+  if (S.summary) S.summary.status = msg.status;
+  if (!prev || prev.round_index !== v.round_index) {
+    S.ui.belaCard = null;
+    S.ui.discardSel = [];
+  }
+  if (v.phase === "done" && v.result) {
+    S.rounds[v.round_index] = { result: v.result };
+  }
+  if (v.phase !== "discard") S.ui.discardSel = [];
+}
+
+// -- navigation -------------------------------------------------------------------------
+function route() {
+  const id = new URLSearchParams(location.search).get("table");
+  if (id !== S.tableId) {
+    disconnect();
+    Object.assign(S, { tableId: id, summary: null, view: null, tableError: null, queue: [],
+      rounds: {}, seq: 0, status: null, toast: null });
+    S.ui = freshUi();
+    S.anim = { trick: null, collect: false, entered: new Set() };
+    if (id) connect();
+    else loadTables();
+  }
+  renderHeader();
+  render();
+}
+
+function go(tableId) {
+  const url = tableId ? `/?table=${encodeURIComponent(tableId)}` : "/";
+  history.pushState(null, "", url);
+  route();
+}
+
+// -- events -----------------------------------------------------------------------------
+async function run(fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    toast(e.message || String(e), "error");
+    return null;
+  }
+}
+
+async function onCommand(cmd, el, ev) {
+  const [name, arg] = cmd.split(/:(.*)/s);
+  const tid = S.tableId;
+  switch (name) {
+    case "lobby": ev.preventDefault(); go(null); break;
+    case "open": go(arg); break;
+    case "refresh": loadTables(); break;
+    case "change-name": S.ui.editName = true; render(); document.getElementById("guest-name")?.focus(); break;
+    case "sit": await run(() => api("POST", `/api/tables/${tid}/sit`, { seat: Number(arg) })); break;
+    case "leave": await run(() => api("POST", `/api/tables/${tid}/leave`)); break;
+    case "bots": await run(() => api("POST", `/api/tables/${tid}/bots`)); break;
+    case "start": await run(() => api("POST", `/api/tables/${tid}/start`)); break;
+    case "copy": {
+      const input = document.getElementById("invite-link");
+      input.select();
+      try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand?.("copy"); }
+      toast(t("copied"));
+      break;
+    }
+    case "sheet": S.ui.sheet = !S.ui.sheet; S.ui.lastTrick = false; render(); break;
+    case "lasttrick": S.ui.lastTrick = !S.ui.lastTrick; S.ui.sheet = false; render(); break;
+    case "close":
+      if (el.classList.contains("overlay") && ev.target !== el) return;
+      S.ui.sheet = false; S.ui.lastTrick = false; render(); break;
+    case "close-match": S.ui.matchDismissed = true; render(); break;
+    case "dismiss-result": S.ui.resultDismissed = S.view.round_index - 1; render(); break;
+    case "declare": {
+      const v = S.view;
+      const groups = declareGroups(fullDeclare(v));
+      const chosen = [...root().querySelectorAll("[data-decl]")].filter((i) => i.checked).map((i) => groups[Number(i.dataset.decl)]);
+      S.ui.declAnswered = declKey(v);
+      if (!chosen.length) { render(); break; }
+      const want = chosen.map((g) => [...g].sort().join(" ")).sort().join(";");
+      const tok = v.legal.filter((a) => a.startsWith("declare ")).find((a) =>
+        declareGroups(a).map((g) => [...g].sort().join(" ")).sort().join(";") === want);
+      if (tok) act(tok);
+      else render();
+      break;
+    }
+    case "declare-none": S.ui.declAnswered = declKey(S.view); render(); break;
+    case "discard": {
+      const [a, b] = S.ui.discardSel;
+      const tok = S.view.legal.find((x) => x === `discard ${a} ${b}` || x === `discard ${b} ${a}`);
+      if (tok) act(tok);
+      break;
+    }
+    case "claim":
+      if (confirm(t("claim_confirm"))) act(`claim ${S.view.seat}`);
+      break;
+    case "download": await run(downloadRecord); break;
+    default: break;
+  }
+}
+
+async function downloadRecord() {
+  const rec = await api("GET", `/api/tables/${S.tableId}/record`);
+  const blob = new Blob([JSON.stringify(rec, null, 2) + "\n"], { type: "application/json" });
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = `bela-${rec.variant || "match"}-${S.tableId}.json`;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+
+function onCard(code) {
+  const v = S.view;
+  if (!v || v.seat === null) return;
+  const myTurn = v.turn === v.seat && S.status === "running";
+  if (myTurn && v.phase === "discard") {
+    const sel = S.ui.discardSel;
+    const i = sel.indexOf(code);
+    if (i >= 0) sel.splice(i, 1);
+    else { sel.push(code); if (sel.length > 2) sel.shift(); }
+    render();
+    return;
+  }
+  if (!myTurn) { toast(t("not_your_turn")); return; }
+  if (v.phase !== "play") { toast(t("not_now")); return; }
+  const plain = v.legal.includes(code), bela = v.legal.includes(code + "*");
+  if (!plain && !bela) {
+    const N = makeNames(S);
+    const r = illegalReason(code, v);
+    const vars = {};
+    if (r.vars.suit) vars.suit = N.suitText(r.vars.suit);
+    if (r.vars.card) vars.card = N.cardText(r.vars.card);
+    toast(t(r.key, vars) + (r.rule ? ` (${r.rule})` : ""), "warn");
+    return;
+  }
+  if (declarePending(S)) { toast(t("declare_first"), "warn"); return; }
+  if (plain && bela) { S.ui.belaCard = code; render(); return; }
+  act(bela ? code + "*" : code);
+}
+
+function onClick(ev) {
+  const target = ev.target;
+  const cmdEl = target.closest("[data-cmd]");
+  const actEl = target.closest("[data-act]");
+  const cardEl = target.closest("[data-card]");
+  if (actEl && !actEl.disabled) { act(actEl.dataset.act); return; }
+  if (cardEl) { onCard(cardEl.dataset.card); return; }
+  if (cmdEl && !cmdEl.disabled) onCommand(cmdEl.dataset.cmd, cmdEl, ev);
+}
+
+async function onSubmit(ev) {
+  const form = ev.target.closest("form[data-form]");
+  if (!form) return;
+  ev.preventDefault();
+  const data = new FormData(form);
+  if (form.dataset.form === "guest") {
+    const name = String(data.get("name") || "").trim();
+    if (!name) return;
+    const g = await run(() => newGuest(name));
+    if (!g) return;
+    S.guest = g;
+    S.ui.editName = false;
+    renderHeader();
+    if (S.tableId) connect(); // the socket now knows who we are
+    render();
+  } else if (form.dataset.form === "create") {
+    if (!S.guest) { toast(t("need_name"), "warn"); document.getElementById("guest-name")?.focus(); return; }
+    const variant = String(data.get("variant"));
+    const info = variantInfo(variant);
+    const options = { target: Number(data.get("target")) || info.defaults.target };
+    for (const o of info.options) if (o !== "target" && data.get("opt_" + o)) options[o] = String(data.get("opt_" + o));
+    const body = { variant, options, bot: String(data.get("bot")), seat: data.get("sit") ? 0 : null };
+    const tb = await run(() => api("POST", "/api/tables", body));
+    if (tb) go(tb.id);
+  }
+}
+
+function onChange(ev) {
+  const el = ev.target;
+  if (el.dataset.pref) {
+    S.prefs[el.dataset.pref] = el.value;
+    savePrefs();
+    setLang(S.prefs.lang);
+    renderHeader();
+    render();
+    document.querySelector(`[data-pref="${el.dataset.pref}"]`)?.focus();
+  } else if (el.id === "variant-select") {
+    S.createVariant = el.value;
+    render();
+  }
+}
+
+function onKey(ev) {
+  const tag = (ev.target.tagName || "").toLowerCase();
+  if (ev.key === "Escape") {
+    if (S.ui.sheet || S.ui.lastTrick) { S.ui.sheet = S.ui.lastTrick = false; render(); return; }
+    if (S.ui.belaCard) { S.ui.belaCard = null; render(); return; }
+    return;
+  }
+  if (tag === "input" || tag === "select" || tag === "textarea" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (!S.view) return;
+  const k = ev.key.toLowerCase();
+  if (k === "l" || k === "z") { S.ui.lastTrick = !S.ui.lastTrick; S.ui.sheet = false; render(); return; }
+  if (k === "s" || k === "b") { S.ui.sheet = !S.ui.sheet; S.ui.lastTrick = false; render(); return; }
+  if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") {
+    const cards = [...root().querySelectorAll(".hand [data-card]")];
+    if (!cards.length) return;
+    const i = cards.indexOf(document.activeElement);
+    const next = i < 0 ? (ev.key === "ArrowLeft" ? cards.length - 1 : 0)
+      : (i + (ev.key === "ArrowLeft" ? -1 : 1) + cards.length) % cards.length;
+    cards[next].focus();
+    ev.preventDefault();
+  }
+}
+
+// -- start ------------------------------------------------------------------------------
+async function main() {
+  setLang(S.prefs.lang);
+  ensureSprite();
+  document.addEventListener("click", onClick);
+  document.addEventListener("submit", onSubmit);
+  document.addEventListener("change", onChange);
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("popstate", route);
+  route();
+  S.guest = await checkGuest();
+  renderHeader();
+  try { S.variants = await api("GET", "/api/variants"); } catch { S.variants = null; }
+  if (!S.tableId) render();
+  setInterval(() => { if (!S.tableId) loadTables(); }, 4000);
+}
+
+main();
+export { S, lang };

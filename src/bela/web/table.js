@@ -1,0 +1,468 @@
+// The table: seats around the felt, the trick, prompts, the hand, the score sheet and the
+// dialogs.  Everything is rendered as HTML from the app state; app.js handles the events
+// (clicks on [data-card], [data-act] and [data-cmd]) by delegation.
+
+import { t } from "./i18n.js";
+import { cardSVG, cardBackSVG, suitIcon } from "./cards.js";
+import {
+  declareGroups, illegalReason, isTrump, rankOf, sortHand, suitOf, trickWinnerIndex,
+} from "./rules.js";
+import { esc } from "./util.js";
+
+const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
+  4: ["bottom", "right", "top", "left"] };
+
+// -- names and texts --------------------------------------------------------------------
+export function makeNames(S) {
+  const deck = S.prefs.deck;
+  const dk = deck === "french" ? "fr" : "hu";
+  const view = S.view;
+  const summary = S.summary;
+  const mySeat = view ? view.seat : mySeatIn(S);
+  const n = view ? view.seats : summary ? summary.seats.length : 4;
+  const seatName = (seat) => {
+    if (seat === null || seat === undefined) return "";
+    if (seat === mySeat) return t("you");
+    const s = summary && summary.seats[seat];
+    return (s && s.name) || t("seat_n", { n: seat + 1 });
+  };
+  const sides = view ? view.sides : (summary && summary.variant === "bela4" ? 2 : n);
+  const sideSeats = (side) => [...Array(n).keys()].filter((s) => s % sides === side);
+  const sideName = (side) => {
+    if (sides === n) return seatName(side);
+    if (mySeat !== null && mySeat !== undefined) return side === mySeat % sides ? t("us") : t("them");
+    return sideSeats(side).map((s) => seatName(s)).join(" & ");
+  };
+  const suitText = (s) => (deck === "french" ? "♥♦♠♣"["HDSC".indexOf(s)] : t(`suit_${s}_${dk}`));
+  const cardText = (code) => {
+    const r = rankOf(code), s = suitOf(code);
+    if (deck === "french") return (r === "T" ? "10" : r) + "♥♦♠♣"["HDSC".indexOf(s)];
+    const rank = "789T".includes(r) ? t(`rank_${r}`) : t(`rank_${r}_hu`);
+    return t("card_hu", { suit: t(`suit_${s}_hu`), rank });
+  };
+  const contractText = (c) => {
+    if (!c) return t("no_contract");
+    if (c === "VC") return t("vc");
+    if (c === "BC") return t("bc");
+    return suitText(c);
+  };
+  const suitName = (s) => t(`suit_${s}_${dk}`);
+  const contractHTML = (c) => {
+    if (!c) return esc(t("no_contract"));
+    if (c.length === 1) return `${suitIcon(c, deck)} ${esc(suitName(c))}`;
+    return esc(contractText(c));
+  };
+  return { deck, mySeat, n, sides, seatName, sideName, suitText, suitName, cardText, contractText,
+    contractHTML, sideSeats };
+}
+
+export function mySeatIn(S) {
+  if (!S.summary || !S.guest) return null;
+  const s = S.summary.seats.find((x) => x.player_id === S.guest.player_id);
+  return s ? s.seat : null;
+}
+
+function reasonText(reason, N) {
+  const vars = {};
+  if (reason.vars.suit) vars.suit = N.suitText(reason.vars.suit);
+  if (reason.vars.card) vars.card = N.cardText(reason.vars.card);
+  return t(reason.key, vars) + (reason.rule ? ` (${reason.rule})` : "");
+}
+
+function tokenLabel(tok, view, N) {
+  if (tok === "pass") return esc(t("pass"));
+  if (tok === "VC") return esc(t("vc"));
+  if (tok === "BC") return esc(t("bc"));
+  if (tok === "swap") return esc(t("swap"));
+  if (tok === "redeal") return esc(t("redeal"));
+  if (tok === "keep") return esc(t("keep"));
+  if (/^[HDSC]$/.test(tok)) {
+    const turned = view.public && view.public.turned;
+    const label = turned && suitOf(turned) === tok && view.bids.length < view.seats
+      ? t("take_turned", { suit: N.suitName(tok) }) : N.suitName(tok);
+    return `${suitIcon(tok, N.deck)} <span>${esc(label)}</span>`;
+  }
+  return esc(tok);
+}
+
+function bidText(bid, N) {
+  if (bid === "pass") return esc(t("pass"));
+  if (/^[HDSC]$/.test(bid)) return `${suitIcon(bid, N.deck)}`;
+  return esc(bid);
+}
+
+// -- cards ------------------------------------------------------------------------------
+function cardImg(code, N, cls = "") {
+  return `<span class="card ${cls}" data-code="${code}" title="${esc(N.cardText(code))}">${cardSVG(code, N.deck)}</span>`;
+}
+
+function miniCards(codes, N) {
+  return `<span class="mini-cards">${codes.map((c) => cardImg(c, N, "mini")).join("")}</span>`;
+}
+
+// -- the page ---------------------------------------------------------------------------
+export function renderTablePage(S) {
+  const sum = S.summary;
+  if (!sum) {
+    return `<section class="panel"><p>${esc(S.tableError || t("connecting"))}</p>
+      <button class="btn" data-cmd="lobby">${esc(t("back_lobby"))}</button></section>`;
+  }
+  if (!S.view) return renderWaitingRoom(S);
+  return renderGame(S);
+}
+
+function renderWaitingRoom(S) {
+  const sum = S.summary;
+  const N = makeNames(S);
+  const mine = mySeatIn(S);
+  const member = S.guest && (sum.owner === S.guest.player_id || mine !== null);
+  const free = sum.seats.filter((s) => !s.kind).length;
+  const link = location.origin + sum.invite;
+  const seats = sum.seats.map((s) => {
+    let who;
+    if (s.kind === "bot") who = `${esc(s.name)} <span class="tag">${esc(t("bot_label"))}</span>`;
+    else if (s.kind === "human") who = esc(s.name) + (s.seat === mine ? ` <span class="tag you">${esc(t("you"))}</span>` : "");
+    else who = `<span class="free">${esc(t("free_seat"))}</span>`;
+    let btn = "";
+    if (!s.kind && sum.status === "open" && S.guest) {
+      btn = `<button class="btn small" data-cmd="sit:${s.seat}">${esc(t("sit_here"))}</button>`;
+    } else if (s.seat === mine && sum.status === "open") {
+      btn = `<button class="btn small ghost" data-cmd="leave">${esc(t("leave_seat"))}</button>`;
+    }
+    const team = sum.variant === "bela4" ? `<span class="team team-${s.seat % 2}">${s.seat % 2 ? "B" : "A"}</span>` : "";
+    return `<li class="seat-row" data-seat="${s.seat}">${team}<span class="seat-no">${esc(t("seat_n", { n: s.seat + 1 }))}</span>
+      <span class="who">${who}</span>${btn}</li>`;
+  }).join("");
+  const opts = sum.options;
+  const rules = Object.entries(opts).filter(([k]) => k !== "target")
+    .map(([k, v]) => `${esc(t("opt_" + k))}: ${esc(t(`opt_${k}_${v}`))}`).join(" · ");
+  const nameForm = S.guest ? "" : `<form class="name-form" data-form="guest">
+      <p>${esc(t("need_name"))}</p>
+      <label>${esc(t("your_name"))} <input name="name" maxlength="40" required autocomplete="nickname" placeholder="${esc(t("name_placeholder"))}"></label>
+      <button class="btn primary">${esc(t("continue"))}</button></form>`;
+  return `<section class="panel waiting" data-status="${sum.status}">
+    <h2>${esc(t("vname_" + sum.variant))} <small>${esc(t("target_short", { n: opts.target }))}</small></h2>
+    <p class="muted">${rules} · ${esc(t("bot"))}: ${esc(t("bot_" + sum.bot))}</p>
+    ${nameForm}
+    <ul class="seat-list">${seats}</ul>
+    <div class="row">
+      <button class="btn" data-cmd="bots" ${member && free ? "" : "disabled"}>${esc(t("fill_bots"))}</button>
+      <button class="btn primary" data-cmd="start" ${member && !free ? "" : "disabled"}>${esc(t("start"))}</button>
+    </div>
+    <p class="muted">${esc(free ? t("need_all_seats") : member ? "" : t("only_members_start"))}</p>
+    <div class="invite"><label for="invite-link">${esc(t("invite"))}</label>
+      <div class="row"><input id="invite-link" readonly value="${esc(link)}">
+      <button class="btn small" data-cmd="copy">${esc(t("copy"))}</button></div></div>
+    <p><button class="btn ghost" data-cmd="lobby">${esc(t("back_lobby"))}</button></p>
+  </section>`;
+}
+
+function renderGame(S) {
+  const v = S.view;
+  const N = makeNames(S);
+  const sum = S.summary;
+  const bottom = v.seat ?? 0;
+  const pos = (seat) => POSITIONS[v.seats][(seat - bottom + v.seats) % v.seats];
+  const myTurn = v.seat !== null && v.turn === v.seat && S.status === "running";
+  const ctx = { S, v, N, pos, myTurn };
+  const seats = [...Array(v.seats).keys()].map((s) => renderSeat(ctx, s)).join("");
+  return `<div class="game" data-phase="${v.phase}" data-status="${S.status}" data-round="${v.round_index}"
+      data-seat="${v.seat ?? ""}" data-turn="${v.turn ?? ""}" data-variant="${v.variant}" data-seats="${v.seats}">
+    ${renderTopbar(ctx)}
+    <div class="felt">
+      ${seats}
+      <div class="center">${renderCenter(ctx)}</div>
+      ${renderFaceUp(ctx)}
+    </div>
+    <div class="status-line" role="status" aria-live="polite">${renderStatus(ctx)}</div>
+    <div class="actions">${renderActions(ctx)}</div>
+    ${renderHand(ctx)}
+  </div>
+  ${S.ui.sheet ? renderSheetDialog(ctx) : ""}
+  ${S.ui.lastTrick ? renderLastTrickDialog(ctx) : ""}
+  ${S.status === "finished" && !S.ui.matchDismissed ? renderMatchDialog(ctx) : ""}`;
+}
+
+function renderTopbar({ S, v, N }) {
+  const totals = v.totals.map((x, side) => `<span class="tot"><b>${esc(N.sideName(side))}</b> ${x}</span>`).join("");
+  let contract;
+  if (v.raspas) {
+    contract = `<span class="contract raspas" data-contract="${v.contract ?? ""}">${esc(t("raspas"))}` +
+      (v.contract ? ` · ${esc(t("contract"))}: ${N.contractHTML(v.contract)}` : "") + `</span>`;
+  }
+  else {
+    contract = `<span class="contract" data-contract="${v.contract ?? ""}">${esc(t("contract"))}: ${N.contractHTML(v.contract)}` +
+      (v.caller !== null ? ` <small>(${esc(t("caller", { name: N.seatName(v.caller) }))})</small>` : "") + `</span>`;
+  }
+  const tricks = v.phase === "play" || v.phase === "done"
+    ? `<span class="round-pts">${v.card_points.map((p, side) => `${esc(N.sideName(side))}: ${v.tricks_won[side]} ${esc(t("tricks"))}, ${p}`).join(" · ")}</span>` : "";
+  const watching = v.seat === null ? `<span class="tag watch">${esc(t("spectating"))}</span>` : "";
+  return `<div class="topbar">
+    <div class="tb-left"><button class="btn small ghost" data-cmd="lobby" title="${esc(t("back_lobby"))}">←</button>
+      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}</div>
+    <div class="tb-mid">${contract} ${tricks}</div>
+    <div class="tb-right"><span class="totals">${totals} <small>${esc(t("target_short", { n: v.options.target }))}</small></span>
+      <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${esc(t("last_trick"))}</button>
+      <button class="btn small" data-cmd="sheet" aria-keyshortcuts="S">${esc(t("sheet"))}</button></div>
+  </div>`;
+}
+
+function renderSeat({ S, v, N, pos }, seat) {
+  const sum = S.summary;
+  const info = sum.seats[seat] || {};
+  const p = pos(seat);
+  const tags = [];
+  if (seat === v.dealer) tags.push(`<span class="chip dealer" title="${esc(t("dealer"))}">D</span>`);
+  if (info.kind === "bot") tags.push(`<span class="tag">${esc(t("bot_label"))}</span>`);
+  if (info.autopilot) tags.push(`<span class="tag warn">${esc(t("away"))}</span>`);
+  else if (info.kind === "human" && !info.connected) tags.push(`<span class="tag warn">${esc(t("offline"))}</span>`);
+  const bids = v.bids.filter((b) => b.seat === seat).map((b) => `<span class="bid">${bidText(b.bid, N)}</span>`).join("");
+  const decl = (v.declared[seat] || []).map((d) => `<div class="decl" title="${esc(d.text)}">${esc(t("declared"))}: ${d.value}` +
+    (d.cards ? miniCards(d.cards, N) : ` <small>${esc(d.text)}</small>`) + `</div>`).join("");
+  const belas = v.belas.filter((b) => b.seat === seat).map((b) => `<div class="bela-badge">${esc(t("bela"))}! ${suitIcon(b.suit, N.deck)}</div>`).join("");
+  const ex = (v.exchanges || []).filter((e) => e.seat === seat && e.action !== "keep")
+    .map((e) => `<div class="note">${esc(t(e.action === "swap" ? "swapped" : "redealt", { name: N.seatName(seat) }))}</div>`).join("");
+  const backs = seat === v.seat ? "" : `<div class="backs" aria-label="${v.hand_sizes[seat]}">${
+    Array.from({ length: v.hand_sizes[seat] }, () => `<span class="back-mini">${cardBackSVG()}</span>`).join("")}</div>`;
+  const team = v.variant === "bela4" ? ` team-${seat % 2}` : "";
+  return `<div class="seat pos-${p}${v.turn === seat ? " turn" : ""}${seat === v.seat ? " me" : ""}${team}" data-seat="${seat}">
+    <div class="seat-head"><span class="seat-name">${esc(N.seatName(seat))}</span>${tags.join("")}</div>
+    ${backs}
+    <div class="seat-info">${bids ? `<div class="bids">${bids}</div>` : ""}${decl}${belas}${ex}</div>
+  </div>`;
+}
+
+function renderCenter(ctx) {
+  const { S, v, N, pos } = ctx;
+  const res = shownResult(S);
+  if (res) return renderRoundResult(ctx, res);
+  const shown = S.anim.trick; // a finished trick held on the table for a moment
+  const plays = shown ? shown.cards : v.trick;
+  if (!plays.length) {
+    if (v.phase === "bidding" || v.phase === "exchange" || v.phase === "discard") {
+      return `<div class="center-note">${esc(t(v.phase === "bidding" ? "bidding" : v.phase === "discard" ? "discarding" : "exchanging"))}</div>`;
+    }
+    return "";
+  }
+  const winIdx = shown ? plays.findIndex((p) => p.seat === shown.winner)
+    : trickWinnerIndex(plays, v.contract);
+  const cards = plays.map((p, i) => {
+    const cls = [`tc`, `pos-${pos(p.seat)}`];
+    if (S.anim.entered.has(p.card)) cls.push(`enter-${pos(p.seat)}`);
+    if (i === winIdx) cls.push("winning");
+    if (shown && S.anim.collect) cls.push(`collect-${pos(shown.winner)}`);
+    const label = i === 0 ? `<span class="tc-label lead">${esc(t("leads"))}</span>` : "";
+    const wl = i === winIdx ? `<span class="tc-label win">${esc(shown ? t("wins") : t("wins_trick"))}</span>` : "";
+    return `<div class="${cls.join(" ")}" data-trick-seat="${p.seat}">${cardImg(p.card, N, isTrump(p.card, v.contract) ? "trump" : "")}${label}${wl}</div>`;
+  }).join("");
+  return `<div class="trick${shown ? " done" : ""}" aria-label="${esc(plays.map((p) => `${N.seatName(p.seat)}: ${N.cardText(p.card)}`).join(", "))}">${cards}</div>`;
+}
+
+export function shownResult(S) {
+  const v = S.view;
+  if (!v || S.anim.trick) return null;
+  if (v.phase === "done" && v.result) return { ri: v.round_index, result: v.result };
+  const prev = S.rounds[v.round_index - 1];
+  if (prev && S.ui.resultDismissed !== v.round_index - 1 && !v.trick.length && !v.tricks.length
+      && !(v.turn === v.seat && v.seat !== null && v.legal.length && v.phase !== "bidding")) {
+    return { ri: v.round_index - 1, result: prev.result, old: true };
+  }
+  return null;
+}
+
+function renderRoundResult({ S, v, N }, { ri, result, old }) {
+  const r = result;
+  const sides = r.scores.length;
+  const row = (label, arr) => `<tr><th>${esc(label)}</th>${arr.map((x) => `<td>${x}</td>`).join("")}</tr>`;
+  const heads = [...Array(sides).keys()].map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
+  const who = r.caller !== null && r.caller !== undefined ? N.seatName(r.caller) : "";
+  const contract = r.contract ? N.contractHTML(r.contract) : "";
+  const held = r.held ? `<p class="muted">${esc(t("held_points", { n: r.held }))}</p>` : "";
+  return `<div class="round-result" role="dialog" aria-label="${esc(t("round_over"))}" data-outcome="${r.outcome}">
+    <h3>${esc(t("round_over"))} ${ri + 1}: <span class="outcome">${esc(t("outcome_" + r.outcome))}</span></h3>
+    ${who ? `<p>${contract} · ${esc(t("caller", { name: who }))}</p>` : ""}
+    <table class="result-table"><thead><tr><th></th>${heads}</tr></thead><tbody>
+      ${row(t("in_cards"), r.card_points)}
+      ${row(t("in_declarations"), r.declaration_points)}
+      ${row(t("in_bela"), r.bela_points)}
+      <tr class="sum"><th>${esc(t("score"))}</th>${r.scores.map((x) => `<td><b>${x}</b></td>`).join("")}</tr>
+    </tbody></table>${held}
+    ${old ? `<button class="btn small" data-cmd="dismiss-result">${esc(t("ok"))}</button>`
+      : S.status === "running" ? `<p class="muted">${esc(t("next_deal"))}</p>` : ""}
+  </div>`;
+}
+
+function renderFaceUp({ v, N }) {
+  const pub = v.public || {};
+  const parts = [];
+  if (pub.turned) parts.push(`<div class="faceup"><span>${esc(t(v.variant === "belot2" ? "opened" : "turned"))}</span>${cardImg(pub.turned, N, "small")}</div>`);
+  if (pub.bottom) parts.push(`<div class="faceup"><span>${esc(t("bottom"))}</span>${cardImg(pub.bottom, N, "small")}</div>`);
+  if (v.discards && v.discards.length) parts.push(`<div class="faceup"><span>${esc(t("discards"))}</span><span class="pair">${v.discards.map((c) => cardImg(c, N, "small")).join("")}</span></div>`);
+  if (!parts.length) return "";
+  const note = pub.turned ? `<small class="muted">${esc(t("out_of_play"))}</small>` : "";
+  return `<div class="faceups">${parts.join("")}${note}</div>`;
+}
+
+function renderStatus({ S, v, N, myTurn }) {
+  if (S.toast) return `<span class="toast ${S.toast.kind || ""}">${esc(S.toast.text)}</span>`;
+  if (S.conn !== "open") return `<span class="warn">${esc(t(S.conn === "closed" ? "reconnecting" : "connecting"))}</span>`;
+  if (S.status === "finished") return esc(t("match_over"));
+  if (v.phase === "done") return esc(t("next_deal"));
+  if (myTurn) return `<b>${esc(t(v.phase === "bidding" ? "your_bid" : "your_turn"))}</b>`;
+  if (v.turn !== null) return esc(t("waiting_for", { name: N.seatName(v.turn) }));
+  return "";
+}
+
+// -- prompts ----------------------------------------------------------------------------
+export function declarePending(S) {
+  const v = S.view;
+  if (!v || v.turn !== v.seat || v.seat === null) return false;
+  return v.legal.some((a) => a.startsWith("declare ")) && S.ui.declAnswered !== declKey(v);
+}
+
+export function declKey(v) {
+  return `${v.round_index}:${v.seat}`;
+}
+
+/** The declare token that offers every declaration held (the largest one). */
+export function fullDeclare(v) {
+  const toks = v.legal.filter((a) => a.startsWith("declare "));
+  toks.sort((a, b) => b.length - a.length);
+  return toks[0] || null;
+}
+
+function renderActions(ctx) {
+  const { S, v, N, myTurn } = ctx;
+  const out = [];
+  if (v.claim_allowed && v.seat !== null && S.status === "running") {
+    out.push(`<button class="btn warn small" data-cmd="claim">${esc(t("claim"))}</button>`);
+  }
+  if (!myTurn) return out.join("");
+  const legal = v.legal;
+  if (v.phase === "bidding") {
+    const btns = legal.map((tok) => `<button class="btn act bid-btn" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
+    const must = v.variant === "bela4" && !legal.includes("pass") ? `<p class="muted">${esc(t("must_call"))}</p>` : "";
+    out.unshift(`<div class="prompt bidding-prompt"><span class="prompt-title">${esc(t("your_bid"))}</span><div class="row">${btns}</div>${must}</div>`);
+  } else if (v.phase === "exchange") {
+    const btns = legal.map((tok) => `<button class="btn act" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
+    out.unshift(`<div class="prompt"><span class="prompt-title">${esc(t("exchange_prompt"))}</span><div class="row">${btns}</div></div>`);
+  } else if (v.phase === "discard") {
+    const sel = S.ui.discardSel;
+    const ready = sel.length === 2;
+    out.unshift(`<div class="prompt"><span class="prompt-title">${esc(t("discard_prompt"))}</span>
+      <div class="row">${sel.map((c) => cardImg(c, N, "small")).join("")}
+      <button class="btn primary" data-cmd="discard" ${ready ? "" : "disabled"}>${esc(t("discard"))}</button></div></div>`);
+  } else if (declarePending(S)) {
+    const full = fullDeclare(v);
+    const groups = declareGroups(full);
+    const items = groups.map((g, i) => `<label class="decl-choice"><input type="checkbox" data-decl="${i}" checked>
+      ${miniCards(g, N)}</label>`).join("");
+    out.unshift(`<div class="prompt declare-prompt"><span class="prompt-title">${esc(t("declare_prompt"))}</span>
+      <div class="row">${items}</div>
+      <div class="row"><button class="btn primary act" data-cmd="declare">${esc(t("declare_btn"))}</button>
+      <button class="btn" data-cmd="declare-none">${esc(t("declare_none"))}</button></div></div>`);
+  } else if (S.ui.belaCard && legal.includes(S.ui.belaCard + "*")) {
+    const c = S.ui.belaCard;
+    out.unshift(`<div class="prompt bela-prompt"><span class="prompt-title">${esc(t("bela_prompt"))}</span> ${cardImg(c, N, "small")}
+      <div class="row"><button class="btn primary act" data-act="${c}*">${esc(t("bela_yes"))}</button>
+      <button class="btn act" data-act="${c}">${esc(t("bela_no"))}</button></div></div>`);
+  }
+  return out.join("");
+}
+
+// -- the hand ---------------------------------------------------------------------------
+function renderHand({ S, v, N, myTurn }) {
+  if (v.seat === null) return `<div class="hand spectator"><p class="muted">${esc(t("spectator_cards"))}</p></div>`;
+  const cards = sortHand(v.hand, v.contract);
+  const legal = new Set(v.legal);
+  const playing = myTurn && v.phase === "play";
+  const discarding = myTurn && v.phase === "discard";
+  const declWait = playing && declarePending(S);
+  const items = cards.map((c, i) => {
+    const cls = ["card", "hand-card"];
+    let attrs = "";
+    let title = N.cardText(c);
+    const trump = isTrump(c, v.contract);
+    if (trump) { cls.push("trump"); title += ` (${t("trump_mark")})`; }
+    if (S.picked.has(c)) cls.push("picked");
+    if (discarding) {
+      cls.push("selectable");
+      if (S.ui.discardSel.includes(c)) cls.push("selected");
+      attrs = ` aria-pressed="${S.ui.discardSel.includes(c)}"`;
+    } else if (playing) {
+      const ok = legal.has(c) || legal.has(c + "*");
+      if (!ok) {
+        const reason = reasonText(illegalReason(c, v), N);
+        cls.push("illegal");
+        attrs = ` aria-disabled="true" data-reason="${esc(reason)}"`;
+        title += ` — ${reason}`;
+      } else if (declWait) {
+        cls.push("waiting");
+        attrs = ` aria-disabled="true" data-reason="${esc(t("declare_first"))}"`;
+      } else {
+        cls.push("act", "legal");
+      }
+    } else {
+      cls.push("idle");
+      attrs = ` aria-disabled="true"`;
+    }
+    if (S.ui.belaCard === c) cls.push("selected");
+    return `<button type="button" class="${cls.join(" ")}" data-card="${c}" style="--i:${i}"${attrs} title="${esc(title)}" aria-label="${esc(title)}">${cardSVG(c, N.deck)}${trump ? `<span class="trump-mark" aria-hidden="true">★</span>` : ""}</button>`;
+  });
+  for (let i = 0; i < v.unseen; i++) {
+    items.push(`<span class="card hand-card unseen" title="${esc(t("talon_hidden"))}">${cardBackSVG()}</span>`);
+  }
+  return `<div class="hand" role="group" aria-label="${esc(t("hand"))}" style="--n:${items.length}">${items.join("")}</div>`;
+}
+
+// -- dialogs ----------------------------------------------------------------------------
+function dialog(id, title, body) {
+  return `<div class="overlay" data-cmd="close" id="${id}-overlay"><div class="dialog ${id}" role="dialog" aria-modal="true" aria-label="${esc(title)}" id="${id}">
+    <div class="dialog-head"><h3>${esc(title)}</h3><button class="btn small ghost" data-cmd="close" aria-label="${esc(t("close"))}">✕</button></div>
+    ${body}</div></div>`;
+}
+
+export function sheetHTML(S, N, v) {
+  const sides = v.totals.length;
+  const heads = [...Array(sides).keys()].map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
+  let run = Array(sides).fill(0);
+  const rows = v.sheet.map((scores, i) => {
+    run = run.map((x, s) => x + scores[s]);
+    const info = S.rounds[i];
+    const mark = info ? `<span class="sheet-mark" title="${esc(t("outcome_" + info.result.outcome))}">${
+      info.result.contract && info.result.contract.length === 1 ? suitIcon(info.result.contract, N.deck) : esc(info.result.contract || "")}${
+      info.result.outcome === "fall" ? " ✗" : info.result.outcome === "capot" ? " ★" : ""}</span>` : "";
+    return `<tr><td class="rno">${i + 1}. ${mark}</td>${scores.map((x) => `<td>${x}</td>`).join("")}</tr>`;
+  }).join("");
+  return `<div class="paper"><table class="sheet-table"><thead><tr><th></th>${heads}</tr></thead>
+    <tbody>${rows || `<tr><td colspan="${sides + 1}" class="muted">—</td></tr>`}</tbody>
+    <tfoot><tr><th>${esc(t("total"))}</th>${v.totals.map((x) => `<td><b>${x}</b></td>`).join("")}</tr></tfoot></table>
+    <p class="paper-note">${esc(t("target_short", { n: v.options.target }))}</p></div>`;
+}
+
+function renderSheetDialog({ S, v, N }) {
+  return dialog("sheet", t("sheet"), sheetHTML(S, N, v));
+}
+
+function renderLastTrickDialog({ v, N }) {
+  const last = v.tricks[v.tricks.length - 1];
+  if (!last) return dialog("last-trick", t("last_trick"), `<p>${esc(t("no_last_trick"))}</p>`);
+  const items = last.cards.map((p, i) => `<div class="lt-play${p.seat === last.winner ? " winning" : ""}">
+      <span>${esc(N.seatName(p.seat))}${i === 0 ? ` · ${esc(t("leads"))}` : ""}${p.seat === last.winner ? ` · <b>${esc(t("wins_trick"))}</b>` : ""}</span>
+      ${cardImg(p.card, N)}</div>`).join("");
+  return dialog("last-trick", t("last_trick"), `<div class="lt-cards">${items}</div>`);
+}
+
+function renderMatchDialog({ S, v, N }) {
+  const w = v.winner;
+  let headline = w !== null && w !== undefined ? t("winner_is", { name: N.sideName(w) }) : "";
+  if (v.seat !== null && w !== null && w !== undefined) {
+    headline = (v.seat % v.sides === w ? t("we_won") : t("we_lost")) + " " + headline;
+  }
+  return `<div class="overlay"><div class="dialog match-result" role="dialog" aria-modal="true" id="match-result" aria-label="${esc(t("match_over"))}">
+    <div class="dialog-head"><h3>${esc(t("match_over"))}</h3><button class="btn small ghost" data-cmd="close-match" aria-label="${esc(t("close"))}">✕</button></div>
+    <p class="headline">${esc(headline)}</p>
+    ${sheetHTML(S, N, v)}
+    <div class="row"><button class="btn primary" data-cmd="download" id="download-record">${esc(t("download_record"))}</button>
+    <button class="btn" data-cmd="lobby">${esc(t("back_lobby"))}</button></div></div></div>`;
+}

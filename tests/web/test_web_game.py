@@ -1,0 +1,383 @@
+"""End-to-end tests of the browser UI in Chromium: lobby, seats, play, score sheet, records.
+
+Screenshots of the table (desktop and phone sizes, both deck styles) are kept in
+tests/web/artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright.sync_api")
+
+from web_helpers import (  # noqa: E402
+    DESKTOP,
+    PHONE,
+    click_first_legal,
+    enter_name,
+    open_page,
+    play_until,
+    view,
+)
+
+
+def _close(*pages: Any) -> None:
+    for p in pages:
+        p.context.close()
+
+
+def _no_errors(*pages: Any) -> None:
+    for p in pages:
+        assert not p.bela_errors, p.bela_errors
+
+
+def test_four_browsers_play_a_full_bela4_round(browser: Any, bela_url: str,
+                                               artifacts: Path) -> None:
+    names = ["Ana", "Bruno", "Cvita", "Dino"]
+    host = open_page(browser, bela_url)
+    enter_name(host, names[0])
+    host.click("#create-table")  # bela4 to 1001; the creator sits in seat 0
+    invite = host.locator("#invite-link").input_value()
+    assert "/?table=" in invite
+    pages = [host]
+    for seat, name in enumerate(names[1:], start=1):
+        p = open_page(browser, invite, viewport=PHONE if seat == 1 else DESKTOP,
+                      lang="en" if seat % 2 else "hr", deck="french" if seat == 1 else "hungarian")
+        enter_name(p, name)
+        p.click(f"[data-cmd='sit:{seat}']")
+        p.wait_for_function(f"() => window.__bela.summary.seats[{seat}].name === {name!r}")
+        pages.append(p)
+    start = host.locator("[data-cmd=start]")
+    start.wait_for(state="visible")
+    host.wait_for_function("() => !document.querySelector('[data-cmd=start]').disabled")
+    start.click()
+    for seat, p in enumerate(pages):
+        p.wait_for_selector(f".game[data-seat='{seat}']")
+        p.wait_for_function("() => window.__bela.view.hand.length === 6")
+        v = view(p)
+        assert v is not None and v["seat"] == seat and v["unseen"] == 2  # talon unseen (R6)
+        assert p.locator(".hand .hand-card.unseen").count() == 2
+        # the other seats' names are on the table, not their cards
+        for other in range(4):
+            if other != seat:
+                name = p.locator(f".seat[data-seat='{other}'] .seat-name").inner_text()
+                assert name == names[other]
+
+    shots = {"done": False}
+
+    def shoot(_clicks: int) -> None:
+        v = view(host)
+        if not shots["done"] and v and v["phase"] == "play" and len(v["trick"]) >= 2:
+            host.screenshot(path=str(artifacts / "bela4-four-players-desktop.png"))
+            pages[1].screenshot(path=str(artifacts / "bela4-four-players-phone.png"))
+            shots["done"] = True
+
+    def round_over() -> bool:
+        return all(p.evaluate("() => !!window.__bela.rounds[0]") for p in pages)
+
+    clicks = play_until(pages, round_over, timeout=120, each=shoot)
+    assert clicks >= 32  # at least the 32 cards of the round
+    sheets = []
+    for p in pages:
+        p.click("[data-cmd=sheet]")
+        rows = p.locator("#sheet .sheet-table tbody tr")
+        assert rows.count() >= 1
+        sheets.append(rows.first.locator("td").all_inner_texts()[1:])
+        result = p.evaluate("() => window.__bela.rounds[0].result")
+        assert sum(result["scores"]) in (result["total"], result["total"] + 90, 0) or \
+            result["outcome"] in ("hang", "belot")
+        p.keyboard.press("Escape")
+        assert p.locator("#sheet").count() == 0
+    assert all(s == sheets[0] for s in sheets), sheets
+    host.screenshot(path=str(artifacts / "bela4-after-round.png"))
+    _no_errors(*pages)
+    _close(*pages)
+
+
+def _check_illegal_reason(page: Any) -> bool:
+    """A greyed card says why it may not be played (hover title, and tapping it)."""
+    illegal = page.locator(".hand-card.illegal")
+    if not illegal.count():
+        return False
+    card = illegal.first
+    reason = card.get_attribute("data-reason")
+    assert reason and "(R1" in reason, reason
+    assert reason in (card.get_attribute("title") or "")
+    card.click(force=True)  # tapping a greyed card shows the reason
+    page.wait_for_function("r => document.querySelector('.status-line').textContent.includes(r)",
+                           arg=reason)
+    return True
+
+
+def _play_by_keyboard(page: Any) -> bool:
+    """Choose a legal card with the arrow keys and play it with Enter."""
+    v = view(page)
+    if not v or v["phase"] != "play" or v["turn"] != v["seat"] or \
+            any(a.startswith("declare") or a.endswith("*") for a in v["legal"]):
+        return False
+    if page.locator(".prompt").count():
+        return False
+    page.locator(".hand").click(position={"x": 1, "y": 1}, force=True)
+    for _ in range(14):
+        page.keyboard.press("ArrowRight")
+        focused = page.evaluate("() => document.activeElement.dataset.card || null")
+        if focused and focused in v["legal"]:
+            page.keyboard.press("Enter")
+            page.wait_for_function("c => !window.__bela.view.hand.includes(c)", arg=focused)
+            return True
+    return False
+
+
+def test_one_human_and_three_bots_finish_a_match(browser: Any, bela_url: str,
+                                                 artifacts: Path) -> None:
+    page = open_page(browser, bela_url, lang="hr", deck="hungarian")
+    enter_name(page, "Ana")
+    page.fill("#target-input", "1")  # the smallest target: one round decides the match
+    page.select_option("#bot-select", "heuristic")
+    page.click("#create-table")
+    page.wait_for_selector(".waiting")
+    table_id = page.evaluate("() => window.__bela.tableId")
+    page.click("[data-cmd=bots]")
+    page.wait_for_function("() => window.__bela.summary.seats.every(s => s.kind)")
+    assert page.locator(".seat-list .tag:not(.you)").count() == 3
+    page.click("[data-cmd=start]")
+    page.wait_for_selector(".game[data-seat='0']")
+
+    # a guest without a name watches from the lobby's list of tables
+    watcher = open_page(browser, bela_url, lang="en")
+    row = watcher.locator(f"[data-table='{table_id}']")
+    row.wait_for(timeout=10_000)
+    row.locator("button").click()
+    watcher.wait_for_selector(".game[data-seat='']")
+    assert watcher.locator(".hand.spectator").count() == 1
+    assert watcher.evaluate("() => window.__bela.view.hand.length") == 0
+
+    done = {"reason": False, "keys": False, "shots": False}
+    deadline = time.monotonic() + 90
+    while not page.locator("#match-result").count():
+        assert time.monotonic() < deadline, "the match did not finish"
+        v = view(page)
+        if v and v["phase"] == "play" and v["turn"] == 0:
+            if not done["reason"]:
+                done["reason"] = _check_illegal_reason(page)
+            if not done["keys"] and v["tricks"]:
+                done["keys"] = _play_by_keyboard(page)
+                continue
+        if not done["shots"] and v and v["phase"] == "play" and v["tricks"] and v["trick"] \
+                and not page.locator(".trick.done").count():
+            _table_shots(page, artifacts)
+            done["shots"] = True
+        if not click_first_legal(page):
+            page.wait_for_timeout(60)
+    assert done["shots"] and done["keys"]
+
+    result = page.locator("#match-result")
+    result.wait_for()
+    v = view(page)
+    assert v is not None and v["winner"] in (0, 1)
+    headline = result.locator(".headline").inner_text()
+    assert ("Pobijedili" in headline) == (v["winner"] == 0), headline
+    assert result.locator(".sheet-table tbody tr").count() == len(v["sheet"]) >= 1
+    page.screenshot(path=str(artifacts / "match-result.png"))
+    with page.expect_download() as dl:
+        result.locator("#download-record").click()
+    record = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+    assert record["variant"] == "bela4" and record["options"]["target"] == 1
+    assert record["players"][0] == "Ana" and len(record["rounds"]) == len(v["sheet"])
+    assert all(len(r["hands"]) == 4 and r["actions"] for r in record["rounds"])
+    watcher.wait_for_function("() => window.__bela.status === 'finished'")
+    assert watcher.locator("#match-result").count() == 1
+    _no_errors(page, watcher)
+    _close(page, watcher)
+
+
+def _table_shots(page: Any, artifacts: Path) -> None:
+    """The table in both deck styles at desktop and phone sizes; the last trick on request."""
+    page.screenshot(path=str(artifacts / "table-desktop-hungarian.png"))
+    page.keyboard.press("l")
+    lt = page.locator("#last-trick")
+    lt.wait_for()
+    assert lt.locator(".lt-play").count() == 4
+    assert lt.locator(".lt-play.winning").count() == 1
+    page.screenshot(path=str(artifacts / "last-trick.png"))
+    page.keyboard.press("Escape")
+    assert page.locator("#last-trick").count() == 0
+    n = len(view(page)["hand"])  # type: ignore[index]
+    page.select_option("#deck-select", "french")
+    assert page.locator(".hand .card-svg[data-deck='french']").count() == n
+    assert page.locator(".hand .card-svg[data-deck='hungarian']").count() == 0
+    page.screenshot(path=str(artifacts / "table-desktop-french.png"))
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(150)
+    page.screenshot(path=str(artifacts / "table-phone-french.png"))
+    page.select_option("#deck-select", "hungarian")
+    assert page.locator(".hand .card-svg[data-deck='hungarian']").count() == n
+    page.screenshot(path=str(artifacts / "table-phone-hungarian.png"))
+    page.set_viewport_size(DESKTOP)
+
+
+def test_language_and_deck_switches(browser: Any, bela_url: str, artifacts: Path) -> None:
+    page = open_page(browser, bela_url, lang="hr", deck="hungarian")
+    page.wait_for_selector("#create-table")
+    assert page.locator("#create-table").inner_text() == "Otvori stol"
+    assert page.locator("html").get_attribute("lang") == "hr"
+    page.select_option("#lang-select", "en")
+    assert page.locator("#create-table").inner_text() == "Create table"
+    assert page.locator("html").get_attribute("lang") == "en"
+    page.select_option("#deck-select", "french")
+    assert page.locator(".brand use").get_attribute("href") == "#pip-fr-H"
+    page.reload()  # both choices are kept in the browser
+    page.wait_for_selector("#create-table")
+    assert page.locator("#create-table").inner_text() == "Create table"
+    assert page.locator("#deck-select").input_value() == "french"
+    page.select_option("#lang-select", "hr")
+    assert page.locator("#create-table").inner_text() == "Otvori stol"
+    # every card of both decks, drawn by cards.js
+    for deck in ("hungarian", "french"):
+        page.evaluate("""async (deck) => {
+            const m = await import('/web/cards.js');
+            const box = document.createElement('div');
+            box.id = 'all-cards';
+            box.style.cssText = 'display:grid;grid-template-columns:repeat(8,90px);gap:6px;'
+              + 'padding:8px;background:#1f6b43';
+            for (const s of 'HDSC') for (const r of '789TJQKA')
+              box.insertAdjacentHTML('beforeend', `<div>${m.cardSVG(r + s, deck)}</div>`);
+            box.insertAdjacentHTML('beforeend', `<div>${m.cardBackSVG()}</div>`);
+            document.getElementById('all-cards')?.remove();
+            document.getElementById('app').prepend(box);
+        }""", deck)
+        box = page.locator("#all-cards")
+        assert box.locator(f".card-svg[data-deck='{deck}']").count() == 32
+        box.screenshot(path=str(artifacts / f"deck-{deck}.png"))
+    _no_errors(page)
+    _close(page)
+
+
+def _illegal_cases(n_matches: int = 6) -> list[dict[str, Any]]:
+    """Positions from the engine with its reason for every card it refuses."""
+    from bela.engine import IllegalAction, Match
+    from bela.engine.actions import Play, parse_action
+    from bela.engine.cards import Card
+    from bela.engine.views import seat_view
+    from bela.server.protocol import view_json
+
+    rng = random.Random(7)
+    cases = []
+    for variant in ("bela4", "bela3", "bela2", "belot2"):
+        for k in range(n_matches):
+            m = Match(variant, seed=k)
+            m.deal()
+            while not m.round.is_over:  # type: ignore[union-attr]
+                rnd = m.round
+                assert rnd is not None
+                v = view_json(seat_view(m, rnd.turn))
+                if v["phase"] == "play" and v["trick"]:
+                    for code in v["hand"]:
+                        if code in v["legal"] or code + "*" in v["legal"]:
+                            continue
+                        try:
+                            m.apply(Play(Card.from_code(code)))
+                        except IllegalAction as exc:
+                            cases.append({"view": v, "card": code, "reason": exc.reason,
+                                          "rule": exc.rule})
+                        else:  # pragma: no cover - the view said it is illegal
+                            raise AssertionError(f"{code} was accepted")
+                m.apply(parse_action(rng.choice(v["legal"])))
+    return cases
+
+
+def test_greyed_card_reasons_mirror_the_engine(browser: Any, bela_url: str) -> None:
+    """The reason shown for a greyed card (computed in rules.js from the view) names the
+    engine's rule, and in English with French cards it is the engine's own sentence."""
+    cases = _illegal_cases()
+    assert len(cases) > 100
+    page = open_page(browser, bela_url, lang="en", deck="french")
+    page.wait_for_selector("#create-table")
+    got = page.evaluate("""async (cases) => {
+        const r = await import('/web/rules.js');
+        return cases.map((c) => r.illegalReason(c.card, c.view));
+    }""", cases)
+    sym = dict(zip("HDSC", "♥♦♠♣"))
+
+    def pretty(code: str) -> str:
+        return code[0] + sym[code[1]]
+
+    texts = {"reason_follow": "you must follow suit {suit}",
+             "reason_beat": "you must beat {card} if you can",
+             "reason_beat_trump": "you cannot follow suit, so you must beat the trump {card} "
+                                  "if you can",
+             "reason_trump": "you cannot follow suit, so you must play a trump"}
+    for case, mine in zip(cases, got, strict=True):
+        assert mine["rule"] == case["rule"], (case, mine)
+        text = texts[mine["key"]].format(suit=sym.get(mine["vars"].get("suit", ""), ""),
+                                         card=pretty(mine["vars"].get("card", "7H")))
+        if case["view"]["variant"] == "belot2" and mine["key"] == "reason_trump":
+            # R36 has no duty to overtrump: the engine's sentence mentions beating
+            assert "trump" in case["reason"], case
+        else:
+            assert text == case["reason"], (case["reason"], text)
+    _close(page)
+
+
+@pytest.mark.parametrize("variant", ["bela3", "bela2", "belot2"])
+def test_other_variants_against_bots(browser: Any, bela_url: str, artifacts: Path,
+                                     variant: str) -> None:
+    """bela3 (discards), bela2 (turned card, swap) and belot2 (opened and bottom cards, VC/BC,
+    swap and redeal) are played to the end of a one-round match through the UI."""
+    page = open_page(browser, bela_url, lang="en", deck="french")
+    enter_name(page, "Ana")
+    page.select_option("#variant-select", variant)
+    assert page.locator("#target-input").input_value() == {"bela3": "701", "bela2": "501",
+                                                           "belot2": "1001"}[variant]
+    page.fill("#target-input", "1")
+    page.click("#create-table")
+    page.wait_for_selector(".waiting")
+    page.click("[data-cmd=bots]")
+    page.wait_for_function("() => window.__bela.summary.seats.every(s => s.kind)")
+    page.click("[data-cmd=start]")
+    page.wait_for_selector(f".game[data-variant='{variant}']")
+    seen: set[str] = set()
+    deadline = time.monotonic() + 60
+    while not page.locator("#match-result").count():
+        assert time.monotonic() < deadline, f"the {variant} match did not finish"
+        v = view(page)
+        if v:
+            seen.add(v["phase"])
+            # the face-up cards and own discards on the table, read with the view they show
+            shown = page.evaluate("""() => ({view: window.__bela.view, faceup:
+                [...document.querySelectorAll('.faceups .card')].map(e => e.dataset.code)})""")
+            on_table = set(shown["faceup"])
+            if shown["view"]["public"]:
+                assert set(shown["view"]["public"].values()) <= on_table, shown
+                seen.add("faceup")
+            if shown["view"]["discards"]:
+                assert set(shown["view"]["discards"]) <= on_table, shown
+                seen.add("discards")
+            if v["phase"] == "discard" and v["turn"] == v["seat"]:
+                cards = page.locator(".hand-card.selectable")
+                cards.nth(0).click(position={"x": 6, "y": 14})
+                cards.nth(1).click(position={"x": 6, "y": 14})
+                assert page.locator(".hand-card.selected").count() == 2
+                page.screenshot(path=str(artifacts / "bela3-discard.png"))
+                page.click("[data-cmd=discard]")
+                page.wait_for_function("() => window.__bela.view.phase !== 'discard'")
+                continue
+            if "shot" not in seen and v["phase"] == "play" and v["trick"]:
+                page.screenshot(path=str(artifacts / f"{variant}-table.png"))
+                seen.add("shot")
+        if not click_first_legal(page):
+            page.wait_for_timeout(60)
+    assert "play" in seen or "done" in seen
+    if variant == "bela3":
+        assert "discards" in seen  # seat 0 is first: it calls and discards in round 1 (R26)
+    else:
+        assert "faceup" in seen
+    page.screenshot(path=str(artifacts / f"{variant}-result.png"))
+    _no_errors(page)
+    _close(page)

@@ -1,0 +1,95 @@
+"""The web client's files: served by the app, packaged, modules that resolve, complete texts.
+
+These run without a browser (the Chromium tests are in test_web_game.py).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("sqlalchemy")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from bela.server.app import create_app  # noqa: E402
+
+ROOT = Path(__file__).parents[2]
+WEB = ROOT / "src" / "bela" / "web"
+IMPORT = re.compile(r"""^\s*(?:import|export)\s[^;]*?\sfrom\s+["'](\./[^"']+)["']""", re.M | re.S)
+
+
+def test_index_and_every_web_file_are_served(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'bela.db'}")
+    with TestClient(app) as client:
+        page = client.get("/")
+        assert page.status_code == 200
+        assert '<script type="module" src="/web/app.js">' in page.text
+        assert 'href="/web/style.css"' in page.text
+        assert client.get("/?table=abc").status_code == 200  # invite links open the UI
+        types = {".js": "javascript", ".css": "text/css", ".svg": "image/svg+xml",
+                 ".html": "text/html"}
+        for f in sorted(WEB.iterdir()):
+            if f.suffix not in types:
+                continue
+            r = client.get(f"/web/{f.name}")
+            assert r.status_code == 200, f.name
+            assert types[f.suffix] in r.headers["content-type"], (f.name, r.headers)
+            assert r.content == f.read_bytes()
+        assert client.get("/web/nothing.js").status_code == 404
+        assert client.get("/web/../server/app.py").status_code == 404
+
+
+def test_modules_import_only_existing_files() -> None:
+    for f in WEB.glob("*.js"):
+        for target in IMPORT.findall(f.read_text(encoding="utf-8")):
+            assert (WEB / target).is_file(), f"{f.name} imports missing {target}"
+
+
+def test_web_files_are_package_data() -> None:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = data["tool"]["setuptools"]["package-data"]["bela"]
+    for f in WEB.iterdir():
+        rel = f"web/{f.name}"
+        assert any(Path(rel).match(p) or p == "web/**/*" for p in patterns), rel
+
+
+def _texts(lang: str) -> dict[str, str]:
+    src = (WEB / "i18n.js").read_text(encoding="utf-8")
+    block = re.search(rf"const {lang.upper()} = \{{(.*?)\n\}};", src, re.S)
+    assert block, lang
+    return dict(re.findall(r'(\w+): "((?:[^"\\]|\\.)*)"', block.group(1)))
+
+
+def test_croatian_and_english_texts_are_complete() -> None:
+    hr, en = _texts("hr"), _texts("en")
+    assert len(hr) > 150
+    assert set(hr) == set(en), set(hr) ^ set(en)
+    for key in hr:  # the same placeholders in both languages
+        assert set(re.findall(r"\{\w+\}", hr[key])) == set(re.findall(r"\{\w+\}", en[key])), key
+    used = set()
+    for f in WEB.glob("*.js"):
+        if f.name != "i18n.js":  # literal keys only: t("key") and t("key", {...})
+            text = f.read_text(encoding="utf-8")
+            used |= set(re.findall(r"""\bt\(\s*["'](\w+)["']\s*[,)]""", text))
+    assert used, "no t() calls found"
+    missing = used - set(hr)
+    assert not missing, missing
+    # keys built at run time: variants, options, bots, outcomes, suits, ranks
+    for prefix in ("variant_", "vname_"):
+        for v in ("bela4", "bela3", "bela2", "belot2"):
+            assert prefix + v in hr
+    for key in ("bot_random", "bot_heuristic", "bot_pimc", "bot_ismcts", "opt_tie_hang",
+                "opt_enforce_off", "opt_equal_declarations_cancel", "suit_D_hu", "suit_C_fr",
+                "rank_J_hu", "rank_T"):
+        assert key in hr, key
+    for outcome in ("pass", "fall", "capot", "belot", "claim", "hang", "redeal", "raspas",
+                    "unfinished"):
+        assert f"outcome_{outcome}" in hr

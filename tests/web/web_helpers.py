@@ -1,0 +1,96 @@
+"""Helpers of the browser tests: pages with given preferences, names, playing by the UI."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+# Every control that makes a game decision carries the class "act" (legal cards, bids,
+# exchange and declaration prompts, the bela prompt); illegal ones are aria-disabled.
+ACTIVE = ".act:not([aria-disabled='true']):not([disabled])"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def open_page(browser: Any, url: str, *, lang: str = "hr", deck: str = "hungarian",
+              viewport: dict[str, int] | None = None, **context_args: Any) -> Any:
+    """A new context and page at ``url`` with the given language and deck preferences."""
+    phone = viewport == PHONE
+    ctx = browser.new_context(viewport=viewport or DESKTOP, accept_downloads=True,
+                              has_touch=phone, is_mobile=phone, **context_args)
+    prefs = json.dumps({"lang": lang, "deck": deck})
+    ctx.add_init_script(f"if (!localStorage.getItem('bela.prefs')) "
+                        f"localStorage.setItem('bela.prefs', {json.dumps(prefs)})")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.bela_errors = errors  # type: ignore[attr-defined]
+    page.goto(url)
+    return page
+
+
+def enter_name(page: Any, name: str) -> None:
+    form = page.locator("form[data-form=guest]")
+    form.locator("input[name=name]").fill(name)
+    form.locator("button").click()
+    page.wait_for_function("() => window.__bela && window.__bela.guest")
+
+
+def view(page: Any) -> dict[str, Any] | None:
+    return page.evaluate("() => window.__bela.view")  # type: ignore[no-any-return]
+
+
+def click_first_legal(page: Any) -> bool:
+    """Click the first enabled game control of the page, if there is one."""
+    loc = page.locator(ACTIVE)
+    if not loc.count():
+        return False
+    try:
+        # near the top left corner: the part of an overlapped card in a fanned hand that shows
+        loc.first.click(timeout=1500, position={"x": 6, "y": 14})
+    except Exception:  # the page re-rendered under the click: try again next time
+        return False
+    return True
+
+
+def play_until(pages: Sequence[Any], done: Callable[[], bool], timeout: float,
+               each: Callable[[int], None] | None = None) -> int:
+    """Click the first legal choice on each page in turn until ``done()``; the clicks made."""
+    deadline = time.monotonic() + timeout
+    clicks = 0
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError("the game did not get there in time:\n" + _diagnose(pages))
+        moved = False
+        for p in pages:
+            if click_first_legal(p):
+                clicks += 1
+                moved = True
+                if each is not None:
+                    each(clicks)
+        if not moved:
+            pages[0].wait_for_timeout(60)
+    return clicks
+
+
+def _diagnose(pages: Sequence[Any]) -> str:
+    """Each page's state (and a screenshot in the artifacts) for a failed test."""
+    from pathlib import Path
+
+    out = []
+    folder = Path(__file__).parent / "artifacts"
+    folder.mkdir(exist_ok=True)
+    for i, p in enumerate(pages):
+        try:
+            p.screenshot(path=str(folder / f"stuck-{i}.png"))
+            info = p.evaluate("""(active) => { const S = window.__bela, v = S.view || {};
+                return {seq: S.seq, status: S.status, conn: S.conn, busy: S.busy,
+                        queue: S.queue.length, phase: v.phase, seat: v.seat, turn: v.turn,
+                        legal: v.legal, trick: v.trick, ui: S.ui, toast: S.toast,
+                        active: document.querySelectorAll(active).length}; }""", ACTIVE)
+        except Exception as exc:  # noqa: BLE001
+            info = repr(exc)
+        out.append(f"page {i}: {info}")
+    return "\n".join(out)
