@@ -62,7 +62,7 @@ def play_until(pages: Sequence[Any], done: Callable[[], bool], timeout: float,
     clicks = 0
     while not done():
         if time.monotonic() > deadline:
-            raise AssertionError("the game did not get there in time:\n" + _diagnose(pages))
+            raise AssertionError("the game did not get there in time:\n" + diagnose(pages))
         moved = False
         for p in pages:
             if click_first_legal(p):
@@ -75,7 +75,7 @@ def play_until(pages: Sequence[Any], done: Callable[[], bool], timeout: float,
     return clicks
 
 
-def _diagnose(pages: Sequence[Any]) -> str:
+def diagnose(pages: Sequence[Any]) -> str:
     """Each page's state (and a screenshot in the artifacts) for a failed test."""
     from pathlib import Path
 

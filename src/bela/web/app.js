@@ -236,6 +236,7 @@ function send(msg) {
 
 function act(token) {
   S.ui.belaCard = null;
+  if (S.queue.length) return; // newer states are on their way: this view is out of date
   send({ type: "act", action: token, seq: S.seq });
 }
 
@@ -251,9 +252,10 @@ function onMessage(msg) {
     S.queue.push(msg);
     pump();
   } else if (msg.type === "error") {
-    if (msg.code === "stale") send({ type: "sync" });
+    if (msg.code === "stale") { send({ type: "sync" }); return; } // acted on an old view
     if (msg.code === "unknown_table") { S.tableError = t("unknown_table"); }
-    toast(msg.message + (msg.rule ? ` (${msg.rule})` : ""), "error");
+    const own = { not_your_turn: "not_your_turn", spectator: "spectator_cards" }[msg.code];
+    toast(own ? t(own) : msg.message + (msg.rule ? ` (${msg.rule})` : ""), "error");
   }
 }
 

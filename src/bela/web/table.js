@@ -180,7 +180,7 @@ function renderGame(S) {
   </div>
   ${S.ui.sheet ? renderSheetDialog(ctx) : ""}
   ${S.ui.lastTrick ? renderLastTrickDialog(ctx) : ""}
-  ${S.status === "finished" && !S.ui.matchDismissed ? renderMatchDialog(ctx) : ""}`;
+  ${S.status === "finished" && !S.ui.matchDismissed && !S.anim.trick ? renderMatchDialog(ctx) : ""}`;
 }
 
 function renderTopbar({ S, v, N }) {
