@@ -315,6 +315,8 @@ def test_claim_record() -> None:
     assert (err.round, err.action) == (0, 2)  # 7S breaks R17 with enforce on
 
 
-def test_examples_path() -> None:
-    """The shared folder sits beside the repository checkout."""
-    assert EXAMPLES == Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+def test_fixture_examples_match_the_shared_ones() -> None:
+    """The repository's copy of the examples is the shared one (when shared/ is beside)."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
+    for path in EXAMPLES.glob("*.json"):
+        assert (fixtures / path.name).read_text() == path.read_text()

@@ -468,7 +468,7 @@ class Round:
             rule = "R19" if table.is_trump[win] and win >> 3 == lead else "R17"
             return f"you must beat {win.pretty()} if you can", rule
         if hand & table.trump_mask:
-            if table.trump_mask >> win & 1:
+            if table.trump_mask >> win & 1 and table.trump_mask >> card & 1:
                 return (f"you cannot follow suit, so you must beat the trump {win.pretty()} "
                         "if you can"), "R18"
             return "you cannot follow suit, so you must play a trump", "R18"
