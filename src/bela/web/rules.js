@@ -104,7 +104,9 @@ export function illegalReason(card, view) {
     return { key: "reason_beat", vars: { card: win }, rule };
   }
   if (ts && hand.some((c) => suitOf(c) === ts)) {
-    if (suitOf(win) === ts) return { key: "reason_beat_trump", vars: { card: win }, rule: "R18" };
+    if (suitOf(win) === ts && suitOf(card) === ts) {
+      return { key: "reason_beat_trump", vars: { card: win }, rule: "R18" };
+    }
     return { key: "reason_trump", vars: {}, rule: "R18" };
   }
   return { key: "reason_other", vars: {}, rule: "R17" };
