@@ -195,6 +195,13 @@ def test_one_human_and_three_bots_finish_a_match(browser: Any, bela_url: str,
     assert all(len(r["hands"]) == 4 and r["actions"] for r in record["rounds"])
     watcher.wait_for_function("() => window.__bela.status === 'finished'")
     assert watcher.locator("#match-result").count() == 1
+    # The finished match is in the player's history, with its record (issue: nothing lost).
+    page.goto(bela_url)
+    page.locator("#history-list li").first.wait_for()
+    with page.expect_download() as dl:
+        page.locator("#history-list li").first.locator("button").click()
+    kept = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+    assert kept["rounds"] == record["rounds"]
     _no_errors(page, watcher)
     _close(page, watcher)
 

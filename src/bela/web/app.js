@@ -142,6 +142,8 @@ function renderLobby() {
     <section class="panel" id="tables-panel"><h2>${esc(t("open_tables"))}
       <button class="btn small ghost" data-cmd="refresh">${esc(t("refresh"))}</button></h2>
       <div id="table-list">${renderTableList()}</div></section>
+    ${S.guest ? `<section class="panel" id="history-panel"><h2>${esc(t("history"))}</h2>
+      <div id="history-list">${renderHistory()}</div></section>` : ""}
     <p id="lobby-msg" class="lobby-msg" role="status" aria-live="polite"></p>
     <p class="muted kbd-help">${esc(t("keyboard_help"))}</p>
   </div>`;
@@ -192,6 +194,35 @@ async function loadTables() {
   } catch { /* keep the old list */ }
   const list = document.getElementById("table-list");
   if (list && !S.tableId) list.innerHTML = renderTableList();
+  if (S.guest) {
+    try {
+      S.history = await api("GET", "/api/players/me/history");
+    } catch { /* keep the old list */ }
+    const hist = document.getElementById("history-list");
+    if (hist && !S.tableId) hist.innerHTML = renderHistory();
+  }
+}
+
+function renderHistory() {
+  const games = S.history || [];
+  if (!games.length) return `<p class="muted">${esc(t("no_history"))}</p>`;
+  return `<ul class="table-list">${games.map((g, i) => {
+    const mine = g.variant === "bela4" ? g.seat % 2 : g.seat;
+    const result = g.winner === null ? "" : g.winner === mine ? t("history_won") : t("history_lost");
+    return `<li data-history="${i}"><div><b>${esc(t("vname_" + g.variant))}</b> ${esc(g.totals.join(" : "))}
+      <span class="tag">${esc(result)}</span><div class="muted">${esc(g.players.map((p) => p || "?").join(", "))}</div></div>
+      <button class="btn small" data-cmd="history:${i}">${esc(t("download_record"))}</button></li>`;
+  }).join("")}</ul>`;
+}
+
+function saveRecord(rec, name) {
+  const blob = new Blob([JSON.stringify(rec, null, 2) + "\n"], { type: "application/json" });
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
 
 // -- the table connection ---------------------------------------------------------------
@@ -359,6 +390,11 @@ async function onCommand(cmd, el, ev) {
     case "lobby": ev.preventDefault(); go(null); break;
     case "open": go(arg); break;
     case "refresh": loadTables(); break;
+    case "history": {
+      const g = (S.history || [])[Number(arg)];
+      if (g) saveRecord(g.record, `bela-${g.variant}-${g.table}.json`);
+      break;
+    }
     case "change-name": S.ui.editName = true; render(); document.getElementById("guest-name")?.focus(); break;
     case "sit": await run(() => api("POST", `/api/tables/${tid}/sit`, { seat: Number(arg) })); break;
     case "leave": await run(() => api("POST", `/api/tables/${tid}/leave`)); break;
@@ -408,13 +444,7 @@ async function onCommand(cmd, el, ev) {
 
 async function downloadRecord() {
   const rec = await api("GET", `/api/tables/${S.tableId}/record`);
-  const blob = new Blob([JSON.stringify(rec, null, 2) + "\n"], { type: "application/json" });
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(blob);
-  a.download = `bela-${rec.variant || "match"}-${S.tableId}.json`;
-  document.body.appendChild(a);
-  a.click();
-  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  saveRecord(rec, `bela-${rec.variant || "match"}-${S.tableId}.json`);
 }
 
 function onCard(code) {
