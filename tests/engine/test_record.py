@@ -131,6 +131,34 @@ def test_wrong_cards(fix: str) -> None:
     assert (err.round, err.action) == (0, None)
 
 
+def test_hand_cards_separated_by_commas_is_an_error() -> None:
+    """RECORD.md: the cards of a hand are separated by spaces; a comma list is invalid."""
+    data = base_record()
+    hands = data["rounds"][0]["hands"]
+    hands[1] = ",".join(hands[1].split())
+    err = error_of(data)
+    assert (err.round, err.action) == (0, None)
+    assert "commas" in err.reason
+
+
+def test_round_without_actions_is_an_error() -> None:
+    """RECORD.md: every round has its actions (an empty list for an unplayed round)."""
+    data = base_record()
+    del data["rounds"][0]["actions"]
+    err = error_of(data)
+    assert (err.round, err.action) == (0, None)
+    assert "actions" in err.reason
+
+
+@pytest.mark.parametrize("bad", [None, 7, ["JH"], {"card": "JH"}])
+def test_non_string_token_is_an_error_at_its_index(bad: object) -> None:
+    """RECORD.md: a token that is not a string is an error at its own index."""
+    data = base_record()
+    data["rounds"][0]["actions"][3] = bad
+    err = error_of(data)
+    assert (err.round, err.action) == (0, 3)
+
+
 def test_unknown_token() -> None:
     """An unknown action token: its round and index."""
     data = base_record()

@@ -17,7 +17,7 @@ import pytest
 
 from bela.engine import Card, Match, parse_action
 from bela.engine.actions import Claim, Declare, Play
-from bela.engine.cards import SUIT_MASKS, iter_cards
+from bela.engine.cards import JACK, SUIT_MASKS, iter_cards
 from bela.engine.rules import ALL_TRUMPS, NO_TRUMPS, bela_duties, belot2_duties, play_table
 from bela.engine.views import DeclarationInfo, SeatView, seat_view
 from bela.solver.inference import InconsistentView, gather, play_forbidden
@@ -332,7 +332,7 @@ def test_unsatisfiable_view_raises() -> None:
     m = crafted(5)
     view = seat_view(m, 0)
     # seat 2 "announced" four jacks, but the viewer holds JH
-    fake = DeclarationInfo(2, 200, 5060, "four jacks", None)
+    fake = DeclarationInfo(2, 200, 5060, "four jacks", None, "four", 4, JACK, None)
     bad = dataclasses.replace(view, declared=(view.declared[0], view.declared[1], (fake,), None))
     with pytest.raises(InconsistentView):
         sample_deals(bad, 1, random.Random(0))

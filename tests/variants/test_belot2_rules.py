@@ -229,6 +229,54 @@ def test_r35_swap_seven_of_trump_in_opened_suit_contract() -> None:
     refused(m, "swap")
 
 
+# Seat 0 holds the 7H and three 8s; swapping the 7H for the opened 8H brings its fourth 8.
+SWAP_EIGHTS = ["7H 8S 8D KS QS 9D 8C TH JS",
+               "JH 9H AH KH QH AS TS AD TD"]
+SWAP_EIGHTS_X = {"turned": "8H", "bottom": "7C"}
+
+
+def test_r35_a_swap_may_bring_the_fourth_eight_and_a_redeal() -> None:
+    """R35: swap and redeal are both rights before the first lead, in any order: the seat
+    that swapped is asked again and may demand a redeal with the four 8s the swap gave it."""
+    m = new_match("belot2")
+    rnd = deal(m, SWAP_EIGHTS, **SWAP_EIGHTS_X)
+    act(m, "H")
+    assert rnd.phase == "exchange" and rnd.turn == 0
+    assert legal_tokens(rnd) == {"swap", "keep"}  # three 8s: no redeal yet
+    act(m, "swap")
+    assert rnd.phase == "exchange" and rnd.turn == 0
+    assert legal_tokens(rnd) == {"redeal", "keep"}
+    act(m, "redeal")
+    assert rnd.is_over and rnd.result.outcome == "redeal"
+    record = to_record(m)
+    assert record["rounds"][0]["actions"] == ["H", "swap", "redeal"]
+    assert replay(read_record(record)).rounds[0].result.outcome == "redeal"
+
+
+def test_r35_after_a_swap_the_swapper_may_keep_and_play_starts() -> None:
+    """R35: declining the redeal after a swap starts play; the non-dealer leads."""
+    m = new_match("belot2")
+    rnd = deal(m, SWAP_EIGHTS, **SWAP_EIGHTS_X)
+    act(m, "H", "swap", "keep")
+    assert rnd.phase == "play" and rnd.turn == 0
+    assert "8H" in codes(seat_view(m, 0).hand)
+    refused(m, "redeal")
+
+
+def test_r35_after_one_seat_swaps_the_other_may_redeal() -> None:
+    """R35: the other seat's redeal right stands after a swap."""
+    m = new_match("belot2")
+    rnd = deal(m, ["7H KS QS 9D 9C TH JS AS TD", "8H 8S 8D JH 9H KH QH AD 8C"],
+               turned="AH", bottom="7C")
+    act(m, "H")
+    assert rnd.turn == 0 and legal_tokens(rnd) == {"swap", "keep"}
+    act(m, "swap")
+    assert rnd.phase == "exchange" and rnd.turn == 1
+    assert legal_tokens(rnd) == {"redeal", "keep"}
+    act(m, "redeal")
+    assert rnd.result.outcome == "redeal"
+
+
 @pytest.mark.parametrize("bids", [["pass", "pass", "VC"], ["pass", "pass", "BC"],
                                   ["pass", "pass", "pass", "S"],
                                   ["pass", "pass", "pass", "pass"]])
@@ -682,3 +730,11 @@ def test_r37_redeal_round_record_scores_trump_null() -> None:
     out = score(replay(read_record(to_record(m))))
     assert out["rounds"][0]["outcome"] == "redeal"
     assert out["rounds"][0]["caller"] is None and out["rounds"][0]["trump"] is None
+
+
+def test_r34_refused_bid_names_the_suit_by_its_symbol() -> None:
+    """R34: a refusal speaks to people: the suit as ♠, never the record letter."""
+    m = new_match("belot2")
+    deal(m, BASE, **BASE_X)
+    exc = refused(m, "S", "R34")  # round 1 offers only the opened suit (hearts)
+    assert str(exc).startswith("♠ is not a bid") and " S " not in str(exc)

@@ -6,15 +6,18 @@ Play(card=Card.KH, bela=True)
 'declare JH TH 9H; AS AC AD AH'
 >>> parse_action("claim 3").token(), parse_action("vc").token()
 ('claim 3', 'VC')
+>>> parse_action("TH*").pretty(), parse_action("S").pretty()   # for people: 10, suit symbols
+('10♥ with bela', '♠')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import SUITS, Card, CardParseError
+from .cards import SUIT_SYMBOLS, SUITS, Card, CardParseError
 
 CONTRACT_TOKENS = ("H", "D", "S", "C", "VC", "BC")
+CONTRACT_LABELS: tuple[str, ...] = (*SUIT_SYMBOLS, "VC", "BC")  # for people (VC, BC as said)
 
 
 class ActionParseError(ValueError):
@@ -24,6 +27,9 @@ class ActionParseError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Pass:
     def token(self) -> str:
+        return "pass"
+
+    def pretty(self) -> str:
         return "pass"
 
 
@@ -36,6 +42,9 @@ class Call:
     def token(self) -> str:
         return CONTRACT_TOKENS[self.contract]
 
+    def pretty(self) -> str:
+        return CONTRACT_LABELS[self.contract]
+
 
 @dataclass(frozen=True, slots=True)
 class Discard:
@@ -44,16 +53,25 @@ class Discard:
     def token(self) -> str:
         return "discard " + " ".join(map(str, self.cards))
 
+    def pretty(self) -> str:
+        return "discard " + " ".join(c.pretty() for c in self.cards)
+
 
 @dataclass(frozen=True, slots=True)
 class Swap:
     def token(self) -> str:
         return "swap"
 
+    def pretty(self) -> str:
+        return "swap"
+
 
 @dataclass(frozen=True, slots=True)
 class Redeal:
     def token(self) -> str:
+        return "redeal"
+
+    def pretty(self) -> str:
         return "redeal"
 
 
@@ -63,6 +81,9 @@ class Decline:
     out: a record names only the swaps and redeals that were made (RECORD.md)."""
 
     def token(self) -> str:
+        return "keep"
+
+    def pretty(self) -> str:
         return "keep"
 
 
@@ -75,6 +96,9 @@ class Declare:
     def token(self) -> str:
         return "declare " + "; ".join(" ".join(map(str, g)) for g in self.groups)
 
+    def pretty(self) -> str:
+        return "declare " + "; ".join(" ".join(c.pretty() for c in g) for g in self.groups)
+
 
 @dataclass(frozen=True, slots=True)
 class Play:
@@ -83,6 +107,9 @@ class Play:
 
     def token(self) -> str:
         return str(self.card) + ("*" if self.bela else "")
+
+    def pretty(self) -> str:
+        return self.card.pretty() + (" with bela" if self.bela else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +120,9 @@ class Claim:
 
     def token(self) -> str:
         return f"claim {self.seat}"
+
+    def pretty(self) -> str:
+        return f"claim by seat {self.seat}"
 
 
 Action = Pass | Call | Discard | Swap | Redeal | Decline | Declare | Play | Claim

@@ -6,7 +6,7 @@ in that order.  A set of cards is a 32-bit mask (bit ``card`` set), as in python
 >>> Card.parse("JH 9h 10♠")
 (Card.JH, Card.NINE_H, Card.TS)
 >>> str(Card.from_code("jh")), Card.from_code("T♦").pretty()
-('JH', 'T♦')
+('JH', '10♦')
 >>> hand = CardSet.parse("AS KS QS 7C")
 >>> len(hand), str(hand)
 (4, 'QS KS AS 7C')
@@ -24,6 +24,7 @@ RANKS = "789TJQKA"
 SUIT_SYMBOLS = "♥♦♠♣"
 SUIT_NAMES_EN = ("hearts", "diamonds", "spades", "clubs")
 SUIT_NAMES_HR = ("herc", "karo", "pik", "tref")
+RANK_LABELS = ("7", "8", "9", "10", "J", "Q", "K", "A")  # for people: the ten is "10"
 RANK_NAMES_HR = ("VII", "VIII", "IX", "X", "dečko", "baba", "kralj", "as")
 
 HEARTS, DIAMONDS, SPADES, CLUBS = range(4)
@@ -95,8 +96,8 @@ class Card(int):
         return f"Card.{code}" if code[0].isalpha() else f"Card.{_DIGIT_NAMES[code[0]]}_{code[1]}"
 
     def pretty(self) -> str:
-        """Rank and suit symbol, e.g. ``J♥``."""
-        return RANKS[self & 7] + SUIT_SYMBOLS[self >> 3]
+        """Rank and suit symbol for people, e.g. ``J♥``, the ten as ``10♦`` (never ``T``)."""
+        return RANK_LABELS[self & 7] + SUIT_SYMBOLS[self >> 3]
 
     def croatian(self) -> str:
         """Croatian name, e.g. ``herc dečko``."""

@@ -18,6 +18,7 @@ from .cards import (
     KING,
     NINE,
     QUEEN,
+    RANK_LABELS,
     RANK_MASKS,
     SEVEN,
     SUIT_MASKS,
@@ -62,10 +63,27 @@ class Declaration:
             return f"belot (all eight {SUIT_NAMES_EN[self.suit]})"
         return f"sequence of {self.length} to {Card.make(self.top, self.suit)}"
 
-    def public(self) -> str:
-        """What announcing shows before the cards are laid down (R13): value class and top."""
+    def pretty(self) -> str:
+        """The declaration for people, the ten as ``10`` (``str`` keeps record codes).
+
+        >>> from bela.engine.cards import CardSet
+        >>> [d.pretty() for d in find_declarations(CardSet.parse("8D 9D TD JD").mask)]
+        ['sequence of 4 to J♦']
+        """
         if self.kind == "sequence":
-            return f"sequence of {self.length} to {'789TJQKA'[self.top]}"
+            return f"sequence of {self.length} to {Card.make(self.top, self.suit).pretty()}"
+        return str(self)
+
+    def public(self) -> str:
+        """What announcing shows before the cards are laid down (R13): length and top rank,
+        not the suit.
+
+        >>> from bela.engine.cards import CardSet
+        >>> [d.public() for d in find_declarations(CardSet.parse("8D 9D TD").mask)]
+        ['sequence of 3, top 10']
+        """
+        if self.kind == "sequence":
+            return f"sequence of {self.length}, top {RANK_LABELS[self.top]}"
         return str(self)
 
 

@@ -107,12 +107,17 @@ def read_record(source: str | dict[str, Any]) -> Record:
         hands_raw = rd.get("hands")
         if not isinstance(hands_raw, list) or not all(isinstance(h, str) for h in hands_raw):
             raise RecordError("hands must be a list of card strings, one per seat", i)
-        actions = rd.get("actions", [])
-        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-            raise RecordError("actions must be a list of action tokens", i)
+        actions = rd.get("actions")
+        if not isinstance(actions, list):
+            raise RecordError("the round has no list of actions (an empty list if none were "
+                              "taken)", i)
+        for j, token in enumerate(actions):
+            if not isinstance(token, str):
+                raise RecordError(f"an action is a token string such as \"pass\" or \"JH\", "
+                                  f"not {json.dumps(token)}", i, j)
         try:
-            hands = [Card.parse(h) for h in hands_raw]
-            extra = {k: Card.parse(rd[k]) for k in DEAL_KEYS
+            hands = [_card_list(h) for h in hands_raw]
+            extra = {k: _card_list(rd[k]) for k in DEAL_KEYS
                      if k in v.deal_keys and isinstance(rd.get(k), str)}
         except CardParseError as exc:
             raise RecordError(str(exc), i) from None
@@ -121,6 +126,21 @@ def read_record(source: str | dict[str, Any]) -> Record:
             raise RecordError(f"{v.name} rounds need {', '.join(missing)}", i)
         rounds.append(RoundRecord(dealer, hands, list(actions), extra))
     return Record(variant, dict(options), rounds, players)
+
+
+def _card_list(text: str) -> tuple[Card, ...]:
+    """A RECORD.md list of cards: one string, the cards separated by spaces.
+
+    >>> _card_list("JH 9H 10h")
+    (Card.JH, Card.NINE_H, Card.TH)
+    >>> _card_list("JH,9H")
+    Traceback (most recent call last):
+    ...
+    bela.engine.cards.CardParseError: cards are separated by spaces, not commas: 'JH,9H'
+    """
+    if "," in text:
+        raise CardParseError(f"cards are separated by spaces, not commas: {text!r}")
+    return tuple(Card.from_code(token) for token in text.split())
 
 
 def replay(record: Record) -> Match:

@@ -307,7 +307,9 @@ class Round:
 
     def start_exchange(self) -> None:
         """Offer swaps / redeals (R32, R35) to the seats that may make one, in turn order
-        from the first seat; play starts when none is left."""
+        from the first seat; play starts when none is left.  Both are rights until the first
+        lead, in any order: a seat that swaps is asked again while it has a right left (the
+        turned card may bring its fourth 8, R35)."""
         n = self.variant.seats
         order = [(self.first + i) % n for i in range(n)]
         self.exchange_seats = [s for s in order if self.variant.exchange_options(self, s)]
@@ -342,6 +344,8 @@ class Round:
             turned = self.public["turned"]
             self.hands[seat] = self.hands[seat] & ~(1 << seven) | (1 << turned)
             self.public = {**self.public, "turned": seven}
+            if self.variant.exchange_options(self, seat):
+                self.exchange_seats.insert(0, seat)  # R35: a redeal may still follow
         self._next_exchange()
 
     def _verify_play(self, action: Play) -> None:
@@ -476,10 +480,10 @@ class Round:
 
     def _why_not(self, action: Action) -> str:
         if self.phase == BIDDING:
-            return f"{action.token()} is not a bid you can make now"
+            return f"{action.pretty()} is not a bid you can make now"
         if self.phase == DISCARD:
             return "the caller must discard two cards of his hand"
-        return f"{action.token()} is not allowed in the {self.phase} phase"
+        return f"{action.pretty()} is not allowed in the {self.phase} phase"
 
     def _rule_for(self, action: Action) -> str:
         if isinstance(action, (Pass, Call)) and self.phase != BIDDING:

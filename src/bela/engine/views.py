@@ -33,8 +33,12 @@ class DeclarationInfo:
     seat: int
     value: int
     strength: int
-    text: str
+    text: str  # for people: the cards once visible, else length and top (R13)
     cards: CardSet | None
+    kind: str  # "sequence", "four" or "belot"
+    length: int  # cards in it
+    top: int  # rank of the top card (sequence) or of the four (R4 rank order, 0 = 7)
+    suit: int | None  # the sequence's suit once visible
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,9 @@ def _declaration_infos(rnd: Round, seat: int, decls: tuple[Declaration, ...],
     visible = viewer == seat or (shown_side is not None and v.side_of(seat) == shown_side)
     return tuple(
         DeclarationInfo(seat, declaration_value(d, v.declaration_values), d.strength,
-                        str(d) if visible else d.public(), CardSet(d.mask) if visible else None)
+                        d.pretty() if visible else d.public(),
+                        CardSet(d.mask) if visible else None, d.kind, d.length, d.top,
+                        d.suit if visible and d.suit >= 0 else None)
         for d in decls)
 
 

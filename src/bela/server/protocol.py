@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter
 
 from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
-from ..engine.cards import SUITS, Card, CardSet
+from ..engine.cards import RANKS, SUITS, Card, CardSet
 from ..engine.scoring import RoundResult
 from ..engine.views import DeclarationInfo, SeatView
 
@@ -108,7 +108,9 @@ def view_json(v: SeatView) -> dict[str, Any]:
         "contract": v.trump, "caller": v.caller, "raspas": v.raspas,
         "declared": [None if d is None else [
             {"seat": i.seat, "value": i.value, "strength": i.strength, "text": i.text,
-             "cards": cards(i.cards)} for i in d] for d in v.declared],
+             "cards": cards(i.cards), "kind": i.kind, "length": i.length,
+             "top": RANKS[i.top], "suit": None if i.suit is None else SUITS[i.suit]}
+            for i in d] for d in v.declared],
         "declarations_side": v.declarations_side,
         "belas": [{"seat": s, "suit": SUITS[suit]} for s, suit in v.belas],
         "trick": [{"seat": s, "card": str(c)} for s, c in v.trick],
@@ -186,7 +188,9 @@ def view_from_json(d: dict[str, Any]) -> SeatView:
         contract=None if contract is None else CONTRACT_TOKENS.index(contract),
         caller=d["caller"],
         declared=tuple(None if ds is None else tuple(
-            DeclarationInfo(i["seat"], i["value"], i["strength"], i["text"], cs(i["cards"]))
+            DeclarationInfo(i["seat"], i["value"], i["strength"], i["text"], cs(i["cards"]),
+                            i["kind"], i["length"], RANKS.index(i["top"]),
+                            None if i["suit"] is None else SUITS.index(i["suit"]))
             for i in ds) for ds in d["declared"]),
         belas=tuple((b["seat"], SUITS.index(b["suit"])) for b in d["belas"]),
         trick=tuple((t["seat"], Card.from_code(t["card"])) for t in d["trick"]),

@@ -148,7 +148,7 @@ class Variant:
             rnd.turn = (rnd.turn + 1) % self.seats
             return
         if not isinstance(action, Call) or action.contract > 3:
-            raise IllegalAction(f"{action.token()} is not a bid in {self.name}", "R7",
+            raise IllegalAction(f"{action.pretty()} is not a bid in {self.name}", "R7",
                                 [a.token() for a in self.bid_actions(rnd)])
         rnd.bids.append((rnd.turn, action))
         rnd.hidden = [0] * self.seats  # R6: after trump is fixed all seats hold 8

@@ -46,7 +46,7 @@ class Bela2(Variant):
 
     def apply_bid(self, rnd: Round, action: Action) -> None:
         if action not in self.bid_actions(rnd):
-            raise IllegalAction(f"{action.token()} is not a bid you can make now", "R31",
+            raise IllegalAction(f"{action.pretty()} is not a bid you can make now", "R31",
                                 [a.token() for a in self.bid_actions(rnd)])
         seat = rnd.turn
         rnd.bids.append((seat, action))
