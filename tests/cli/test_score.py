@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from bela.cli.main import app
 
-EXAMPLES = Path(__file__).parents[1] / "fixtures" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"  # the repository's own copy
 runner = CliRunner()
 
 

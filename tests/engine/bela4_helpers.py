@@ -17,9 +17,9 @@ from bela.engine import Card, IllegalAction, Match, Play, Round, parse_action
 from bela.engine.views import seat_view
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-# The shared examples beside the checkout, else the copy the repository keeps in fixtures.
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
-EXAMPLES = SHARED / "examples" if (SHARED / "examples").is_dir() else FIXTURES
+# The shared examples beside the checkout, else the repository's own copy in examples/.
+REPO_EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = SHARED / "examples" if (SHARED / "examples").is_dir() else REPO_EXAMPLES
 
 RANKS = "789TJQKA"
 SUITS = "HDSC"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from bela4_helpers import (
     EXAMPLES,
     PASS_HANDS,
     PLAYS,
+    REPO_EXAMPLES,
     new_match,
     pass_round,
     play_round,
@@ -343,8 +343,8 @@ def test_claim_record() -> None:
     assert (err.round, err.action) == (0, 2)  # 7S breaks R17 with enforce on
 
 
-def test_fixture_examples_match_the_shared_ones() -> None:
-    """The repository's copy of the examples is the shared one (when shared/ is beside)."""
-    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
+def test_repository_examples_match_the_shared_ones() -> None:
+    """The repository's examples/ holds the shared examples unchanged (when shared/ is
+    beside the checkout; otherwise EXAMPLES is examples/ itself)."""
     for path in EXAMPLES.glob("*.json"):
-        assert (fixtures / path.name).read_text() == path.read_text()
+        assert (REPO_EXAMPLES / path.name).read_text() == path.read_text()
