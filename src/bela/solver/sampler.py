@@ -555,10 +555,16 @@ def to_round(view: SeatView, deal: SampledDeal, strict: bool = True) -> Round:
         a, b = iter_cards(deal.discards)
         act(Discard((a, b)))
     deciding = deciding_seat(view) if view.phase == "exchange" else -1
-    while rnd.phase == EXCHANGE and not (view.phase == "exchange" and rnd.turn == deciding):
+    swapped = False
+    while rnd.phase == EXCHANGE:
         seat = rnd.turn
-        choice = SWAP if deal.swap == seat else REDEAL if deal.redeal == seat else DECLINE
-        if not act(choice):
+        if deal.swap == seat and not swapped:  # a swap is public: it was made (R32, R35)
+            swapped = act(SWAP)
+            if swapped:
+                continue
+        if view.phase == "exchange" and seat == deciding:
+            break  # the seat deciding now (R35: the swapper may be asked again)
+        if not act(REDEAL if deal.redeal == seat else DECLINE):
             act(DECLINE)
     belas = set(view.belas)
 
