@@ -130,6 +130,8 @@ def test_r7_bidding_refuses_plays_and_declarations() -> None:
     refused(m, "7H", "R7")
     refused(m, "declare 7H 8H 9H TH JH QH", "R7")
     refused(m, "VC", "R7")
+    for exchange in ("keep", "swap", "redeal"):  # not R16: the bidding refuses them
+        refused(m, exchange, "R7")
 
 
 def test_r7_undo_bids() -> None:

@@ -177,6 +177,23 @@ def test_r32_swap_may_be_declined() -> None:
     refused(m, "swap")  # too late once declined
 
 
+def test_r32_who_decides_on_a_swap_and_a_keep_stay_secret() -> None:
+    """R32 (the project's reading, docs/RULES.md): while the holder decides, the other seat
+    and spectators see no turn and no legal action; his "keep" is silent to them, his own
+    view records it."""
+    m = new_match("bela2")
+    rnd = deal(m, SWAP_DEAL, turned=SWAP_TURNED)
+    act(m, "H")
+    assert rnd.phase == "exchange" and rnd.turn == 1
+    for other in (0, None):
+        v = seat_view(m, other)
+        assert v.turn is None and v.legal == ()
+    assert seat_view(m, 1).turn == 1
+    act(m, "keep")
+    assert seat_view(m, 0).exchanges == () and seat_view(m, None).exchanges == ()
+    assert seat_view(m, 1).exchanges == ((1, "keep"),)
+
+
 def test_r32_no_swap_when_trump_is_not_the_turned_suit() -> None:
     """R32: only if trump is the turned suit: seat 1 holds the 7S, spades named in round 2."""
     m = new_match("bela2")

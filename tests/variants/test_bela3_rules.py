@@ -414,3 +414,32 @@ def test_r17_r18_play_duties_in_bela3() -> None:
     assert {t for t in legal_tokens(rnd) if not t.startswith("declare")} == {
         "9H", "TH", "JH", "QH", "KH", "AH", "QH*", "KH*"}
     refused(m, "JC", "R18")
+
+
+# The caller (seat 0) holds the six top trumps and the spade and diamond aces and tens.
+STRONG_CALLER = (
+    ["JH 9H AH TH KH QH AS TS AD TD",
+     "7H 7S 8S 9S JS QS KS 7D 8D 9D",
+     "8H JD QD KD 7C 8C 9C JC QC KC"],
+    "AC TC",
+)
+
+
+def test_r28_r23_a_caller_who_takes_every_trick_scores_total_plus_90() -> None:
+    """R28 + R23 (the project's reading, docs/RULES.md): the caller's štiglja scores the whole
+    total plus 90, the others 0; his discards count for him."""
+    m = new_match("bela3")
+    rnd = deal(m, STRONG_CALLER[0], extra=STRONG_CALLER[1])
+    act(m, "H", "discard AC TC")
+    rng = random.Random(3)
+    leads = iter("JH 9H AH TH KH QH AS TS AD TD".split())
+    while not rnd.is_over:
+        if rnd.turn == 0:
+            act(m, next(leads))
+        else:
+            m.apply(rng.choice(rnd.legal_actions()))
+    res = rnd.result
+    assert rnd.tricks_won == [10, 0, 0]
+    assert res.outcome == "capot"
+    assert res.total == 162
+    assert res.scores == (162 + 90, 0, 0)

@@ -738,3 +738,18 @@ def test_r34_refused_bid_names_the_suit_by_its_symbol() -> None:
     deal(m, BASE, **BASE_X)
     exc = refused(m, "S", "R34")  # round 1 offers only the opened suit (hearts)
     assert str(exc).startswith("♠ is not a bid") and " S " not in str(exc)
+
+
+def test_r34_r37_a_falling_bidders_bela_goes_to_the_opponent() -> None:
+    """R34 + R37 (the project's reading, docs/RULES.md): the bidder who falls scores 0 and the
+    opponent scores everything, the bidder's bela included."""
+    m = new_match("belot2")
+    rnd = deal(m, CAPOT, **CAPOT_X)
+    act(m, "pass", "H", "JH", "KH*")  # seat 1 takes the opened hearts and announces bela
+    play_out(m, 2, bela=False)
+    res = rnd.result
+    assert rnd.tricks_won == [9, 0]
+    assert res.outcome == "fall" and res.caller == 1
+    assert res.bela_points == (0, 20)
+    assert res.total == 125 + 20
+    assert res.scores == (125 + 20, 0)

@@ -486,7 +486,7 @@ class Round:
         return f"{action.pretty()} is not allowed in the {self.phase} phase"
 
     def _rule_for(self, action: Action) -> str:
-        if isinstance(action, (Pass, Call)) and self.phase != BIDDING:
+        if isinstance(action, (Pass, Call)) or self.phase == BIDDING:
             return self.variant.rule_ids["bidding"]  # one round of bidding, no overcalling
         if isinstance(action, (Swap, Redeal, Decline)):
             return self.variant.rule_ids.get("exchange", "R16")
