@@ -93,3 +93,33 @@ def test_croatian_and_english_texts_are_complete() -> None:
     for outcome in ("pass", "fall", "capot", "belot", "claim", "hang", "redeal", "raspas",
                     "unfinished"):
         assert f"outcome_{outcome}" in hr
+
+
+def test_counted_and_built_keys_exist() -> None:
+    """Counted texts (tn) have every plural form; declaration words exist for every shape;
+    no text names a repository file or writes the ten as T."""
+    hr, en = _texts("hr"), _texts("en")
+    counted = set()
+    for f in WEB.glob("*.js"):
+        counted |= set(re.findall(r"""\btn\(\s*["'](\w+)["']""", f.read_text(encoding="utf-8")))
+    assert "tricks" in counted
+    for key in counted:
+        for form in ("one", "few", "other"):
+            assert f"{key}_{form}" in hr and f"{key}_{form}" in en, (key, form)
+    assert (hr["tricks_one"], hr["tricks_few"], hr["tricks_other"]) == (
+        "{n} štih", "{n} štiha", "{n} štihova")
+    for rank in "9TJQKA":
+        assert f"decl_top_{rank}" in hr, rank
+    for rank in "J9ATKQ":
+        assert f"decl_four_{rank}" in hr, rank
+    for key in ("decl_seq_3", "decl_seq_4", "decl_seq_5", "decl_seq_n", "decl_belot",
+                "exchange_swap", "exchange_swap_opened", "exchange_redeal", "exchange_both",
+                "claim_right", "claim_wrong", "claim_right_me", "claim_wrong_me",
+                "swapped_me", "redealt_me", "caller_me", "you_won", "you_lost"):
+        assert key in hr, key
+    assert hr["round_n"].startswith("Dijeljenje") and hr["match_over"] == "Kraj partije"
+    assert "novo dijeljenje" not in hr["exchange_swap"]
+    for lang, texts in (("hr", hr), ("en", en)):
+        for key, text in texts.items():
+            assert ".md" not in text, (lang, key, text)
+            assert not re.search(r"(^|[^\w])T($|[^\w])", text), (lang, key, text)

@@ -21,7 +21,6 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
-from ..bots import BOTS
 from ..engine.variants import VARIANTS
 from ..storage import Database
 from .protocol import (
@@ -117,6 +116,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(manager.available_bots)  # imports the bots' modules once
         await manager.resume_all()
         try:
             yield
@@ -162,7 +162,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         return {"variants": [{"id": v.name, "seats": v.seats, "options": list(v.options),
                               "defaults": v.make_options({}).as_dict()}
                              for v in VARIANTS.values()],
-                "bots": list(BOTS)}
+                "bots": await asyncio.to_thread(manager.available_bots)}
 
     @app.get("/api/tables")
     async def list_tables() -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import BOTS, make_bot
+from ..bots import BOTS, HeuristicBot, make_bot
 from ..engine import BelaError, IllegalAction, Match, parse_action
 from ..engine.actions import ActionParseError, Claim
 from ..engine.cards import format_cards
@@ -142,6 +142,8 @@ class Table:
     pending_deal: asyncio.TimerHandle | None = None
     result: dict[str, Any] | None = None
     record: dict[str, Any] | None = None
+    bot_failures: int = 0  # moves the table's bot could not make (a fallback made them)
+    drive_failures: int = 0  # consecutive failures to store a bot's move
 
     def seat_of(self, player_id: str | None) -> int | None:
         if player_id is None:
@@ -165,6 +167,24 @@ class TableManager:
         self.tables: dict[str, Table] = {}
         self.broken: dict[str, str] = {}  # tables whose log no longer replays: id -> reason
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._bots: list[str] | None = None
+
+    # -- bots that can run -----------------------------------------------------------------
+    def available_bots(self) -> list[str]:
+        """The bots this installation can run: those that can be made (their modules import;
+        the strong bots need numpy).  Checked once per server."""
+        if self._bots is None:
+            found = []
+            for name in BOTS:
+                try:
+                    make_bot(name, seed=0)
+                except Exception as exc:  # ImportError above all: an optional dependency
+                    log.warning("bot %r is not available on this server: %s: %s", name,
+                                type(exc).__name__, exc)
+                    continue
+                found.append(name)
+            self._bots = found
+        return list(self._bots)
 
     # -- start and stop --------------------------------------------------------------------
     async def resume_all(self) -> None:
@@ -285,6 +305,7 @@ class TableManager:
             "invite": f"/?table={table.id}",
             "totals": list(table.match.totals) if table.match else None,
             "winner": table.match.winner if table.match else None,
+            "bot_fallback": table.bot_failures > 0,
         }
 
     def listing(self) -> list[dict[str, Any]]:
@@ -304,6 +325,10 @@ class TableManager:
             raise ApiError(422, "bad_options", str(exc)) from None
         if bot not in BOTS:
             raise ApiError(422, "bad_bot", f"unknown bot {bot!r} (known: {', '.join(BOTS)})")
+        if bot not in self.available_bots():
+            raise ApiError(422, "bot_unavailable", f"the bot {bot!r} cannot run on this server "
+                           "(its dependencies are not installed); available: "
+                           f"{', '.join(self.available_bots())}")
         if seat is not None and not 0 <= seat < v.seats:
             raise ApiError(422, "bad_seat", f"{variant} has seats 0..{v.seats - 1}")
         if seed is not None:
@@ -587,18 +612,40 @@ class TableManager:
                     continue  # someone came back or the state moved on
                 m = table.match
                 assert m is not None
-                bot = make_bot(table.bot, seed=bot_seed(table.seed, seq, seat))
                 view = seat_view(m, seat)  # an immutable snapshot: the bot thinks off the loop
-                action = await asyncio.to_thread(bot.act, view)
+                action, failure = await asyncio.to_thread(
+                    _bot_move, table.bot, bot_seed(table.seed, seq, seat), view)
                 if self._bot_turn(table) != seat or table.seq != seq:
                     continue  # the player came back and acted meanwhile
+                if failure is not None:
+                    self._bot_failed(table, seat, failure)
                 self._commit(table, seat, action)
+                table.drive_failures = 0
         except asyncio.CancelledError:
             raise
         except Exception:  # e.g. the database refused the move: nothing changed, try again
-            log.exception("table %s: the bot failed", table.id)
+            table.drive_failures += 1
+            if table.drive_failures == 1:  # once, not every second while it lasts
+                log.exception("table %s: a bot's move could not be made; retrying every "
+                              "second", table.id)
+            else:
+                log.debug("table %s: a bot's move failed again (%d times)", table.id,
+                          table.drive_failures, exc_info=True)
             loop = self._loop or asyncio.get_running_loop()
             loop.call_later(1.0, self._kick, table)
+
+    def _bot_failed(self, table: Table, seat: int, failure: BaseException) -> None:
+        """The table's bot could not move: a fallback moved instead.  Logged once a table."""
+        table.bot_failures += 1
+        if table.bot_failures == 1:
+            log.error("table %s: the bot %r failed at seat %d (%s: %s); the heuristic bot "
+                      "plays its moves instead", table.id, table.bot, seat,
+                      type(failure).__name__, failure,
+                      exc_info=(type(failure), failure, failure.__traceback__))
+            self._broadcast_table(table)  # the summary says so (bot_fallback)
+        else:
+            log.debug("table %s: the bot %r failed again (%d moves)", table.id, table.bot,
+                      table.bot_failures)
 
     # -- broadcasting ----------------------------------------------------------------------
     def state_text(self, table: Table, seat: int | None) -> str:
@@ -656,6 +703,28 @@ class TableManager:
                 "record": row["record"],
             })
         return out
+
+
+def _bot_move(spec: str, seed: int, view: Any) -> tuple[Any, BaseException | None]:
+    """The bot's legal action for ``view`` (run in a worker thread) and, when the bot failed
+    (raised, or chose an illegal action), the failure: then the heuristic bot chose, or the
+    first legal action, so the table always goes on."""
+    legal = {a.token() for a in view.legal}
+    failure: BaseException | None = None
+    try:
+        action = make_bot(spec, seed=seed).act(view)
+        if action.token() in legal:
+            return action, None
+        failure = ValueError(f"the bot chose {action.token()!r}, which is not legal")
+    except Exception as exc:
+        failure = exc
+    try:
+        action = HeuristicBot(seed).act(view)
+        if action.token() in legal:
+            return action, failure
+    except Exception:
+        pass
+    return view.legal[0], failure
 
 
 def _codes(text: str) -> list[int]:

@@ -5,7 +5,7 @@ import { LANGS, defaultLang, lang, setLang, t } from "./i18n.js";
 import { DECKS, ensureSprite } from "./cards.js";
 import { api, checkGuest, newGuest, storedGuest, wsUrl } from "./api.js";
 import {
-  declKey, declarePending, fullDeclare, makeNames, renderTablePage,
+  declKey, declarePending, fullDeclare, makeNames, reasonText, renderTablePage,
 } from "./table.js";
 import { declareGroups, illegalReason } from "./rules.js";
 import { esc, reducedMotion, sleep } from "./util.js";
@@ -137,7 +137,7 @@ function renderLobby() {
           placeholder="${esc(t("name_placeholder"))}" value="${esc(S.guest ? S.guest.name : "")}"></label>
         <button class="btn primary" id="guest-save">${esc(S.guest ? t("save_name") : t("continue"))}</button></form>`;
   return `<div class="lobby">
-    <section class="panel" id="guest-panel"><h2>${esc(t("your_name"))}</h2>${guestPanel}</section>
+    <section class="panel" id="guest-panel"><h2>${esc(t("player"))}</h2>${guestPanel}</section>
     <section class="panel" id="create-panel"><h2>${esc(t("new_table"))}</h2>${renderCreateForm()}</section>
     <section class="panel" id="tables-panel"><h2>${esc(t("open_tables"))}
       <button class="btn small ghost" data-cmd="refresh">${esc(t("refresh"))}</button></h2>
@@ -285,8 +285,10 @@ function onMessage(msg) {
   } else if (msg.type === "error") {
     if (msg.code === "stale") { send({ type: "sync" }); return; } // acted on an old view
     if (msg.code === "unknown_table") { S.tableError = t("unknown_table"); }
-    const own = { not_your_turn: "not_your_turn", spectator: "spectator_cards" }[msg.code];
-    toast(own ? t(own) : msg.message + (msg.rule ? ` (${msg.rule})` : ""), "error");
+    // the server's messages are English sentences for developers: say it in the UI's words
+    const own = { not_your_turn: "not_your_turn", spectator: "spectator_cards",
+      illegal: "illegal_action", wrong_seat: "illegal_action" }[msg.code];
+    toast(own ? t(own) : msg.message, "error");
   }
 }
 
@@ -352,9 +354,12 @@ function applyState(msg) {
 }
 
 // -- navigation -------------------------------------------------------------------------
+let routed = false;
+
 function route() {
   const id = new URLSearchParams(location.search).get("table");
-  if (id !== S.tableId) {
+  if (id !== S.tableId || !routed) { // the first time too: the lobby lists its tables at once
+    routed = true;
     disconnect();
     Object.assign(S, { tableId: id, summary: null, view: null, tableError: null, queue: [],
       rounds: {}, seq: 0, status: null, toast: null });
@@ -463,12 +468,7 @@ function onCard(code) {
   if (v.phase !== "play") { toast(t("not_now")); return; }
   const plain = v.legal.includes(code), bela = v.legal.includes(code + "*");
   if (!plain && !bela) {
-    const N = makeNames(S);
-    const r = illegalReason(code, v);
-    const vars = {};
-    if (r.vars.suit) vars.suit = N.suitText(r.vars.suit);
-    if (r.vars.card) vars.card = N.cardText(r.vars.card);
-    toast(t(r.key, vars) + (r.rule ? ` (${r.rule})` : ""), "warn");
+    toast(reasonText(illegalReason(code, v), makeNames(S)), "warn");
     return;
   }
   if (declarePending(S)) { toast(t("declare_first"), "warn"); return; }
@@ -521,7 +521,11 @@ function onChange(ev) {
     setLang(S.prefs.lang);
     renderHeader();
     render();
-    document.querySelector(`[data-pref="${el.dataset.pref}"]`)?.focus();
+    // at the table the keys (arrows, Z/L, B/S) work again at once; in the lobby the
+    // choice stays focused
+    const game = root().querySelector(".game");
+    if (game) game.focus({ preventScroll: true });
+    else document.querySelector(`[data-pref="${el.dataset.pref}"]`)?.focus();
   } else if (el.id === "variant-select") {
     S.createVariant = el.value;
     render();
@@ -561,8 +565,10 @@ async function main() {
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", route);
   route();
+  const before = S.guest && S.guest.token;
   S.guest = await checkGuest();
   renderHeader();
+  if (!S.tableId && S.guest && S.guest.token !== before) loadTables(); // a new or changed guest
   try { S.variants = await api("GET", "/api/variants"); } catch { S.variants = null; }
   if (!S.tableId) render();
   setInterval(() => { if (!S.tableId) loadTables(); }, 4000);

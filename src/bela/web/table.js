@@ -2,7 +2,7 @@
 // dialogs.  Everything is rendered as HTML from the app state; app.js handles the events
 // (clicks on [data-card], [data-act] and [data-cmd]) by delegation.
 
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { cardSVG, cardBackSVG, suitIcon } from "./cards.js";
 import {
   declareGroups, illegalReason, isTrump, rankOf, sortHand, suitOf, trickWinnerIndex,
@@ -47,13 +47,18 @@ export function makeNames(S) {
     return suitText(c);
   };
   const suitName = (s) => t(`suit_${s}_${dk}`);
+  // the sides in the order they are written down: one's own side ("Mi") first
+  const mySide = mySeat !== null && mySeat !== undefined ? mySeat % sides : null;
+  const order = [...Array(sides).keys()];
+  if (mySide !== null) order.sort((a, b) => (b === mySide) - (a === mySide) || a - b);
+  const callerText = (seat) => (seat === mySeat ? t("caller_me") : t("caller", { name: seatName(seat) }));
   const contractHTML = (c) => {
     if (!c) return esc(t("no_contract"));
     if (c.length === 1) return `${suitIcon(c, deck)} ${esc(suitName(c))}`;
     return esc(contractText(c));
   };
   return { deck, mySeat, n, sides, seatName, sideName, suitText, suitName, cardText, contractText,
-    contractHTML, sideSeats };
+    contractHTML, sideSeats, order, callerText };
 }
 
 export function mySeatIn(S) {
@@ -62,18 +67,38 @@ export function mySeatIn(S) {
   return s ? s.seat : null;
 }
 
-function reasonText(reason, N) {
+/** Why a card is greyed, in words (the RULES.md rule id stays out of the text). */
+export function reasonText(reason, N) {
   const vars = {};
   if (reason.vars.suit) vars.suit = N.suitText(reason.vars.suit);
   if (reason.vars.card) vars.card = N.cardText(reason.vars.card);
-  return t(reason.key, vars) + (reason.rule ? ` (${reason.rule})` : "");
+  return t(reason.key, vars);
+}
+
+/** A declaration in words, from its shape ({kind, length, top} as in the view, ``top`` a
+ *  rank code): "terca do desetke", "četiri dečka"; "sequence of 3, top 10". */
+export function declText(d) {
+  if (d.kind === "belot") return t("decl_belot");
+  if (d.kind === "four") return t(`decl_four_${d.top}`);
+  const seq = d.length <= 5 ? t(`decl_seq_${d.length}`) : t("decl_seq_n", { n: d.length });
+  return t("decl_seq_top", { seq, top: t(`decl_top_${d.top}`) });
+}
+
+const RANK_ORDER = "789TJQKA";
+
+/** The shape of a declaration made of these cards (for the declaration prompt). */
+export function declShape(codes) {
+  const ranks = new Set(codes.map(rankOf));
+  if (ranks.size === 1) return { kind: "four", length: codes.length, top: codes[0][0] };
+  const top = codes.map(rankOf).sort((a, b) => RANK_ORDER.indexOf(b) - RANK_ORDER.indexOf(a))[0];
+  return { kind: codes.length === 8 ? "belot" : "sequence", length: codes.length, top };
 }
 
 function tokenLabel(tok, view, N) {
   if (tok === "pass") return esc(t("pass"));
   if (tok === "VC") return esc(t("vc"));
   if (tok === "BC") return esc(t("bc"));
-  if (tok === "swap") return esc(t("swap"));
+  if (tok === "swap") return esc(t(view.variant === "belot2" ? "swap_opened" : "swap"));
   if (tok === "redeal") return esc(t("redeal"));
   if (tok === "keep") return esc(t("keep"));
   if (/^[HDSC]$/.test(tok)) {
@@ -166,7 +191,7 @@ function renderGame(S) {
   const myTurn = v.seat !== null && v.turn === v.seat && S.status === "running";
   const ctx = { S, v, N, pos, myTurn };
   const seats = [...Array(v.seats).keys()].map((s) => renderSeat(ctx, s)).join("");
-  return `<div class="game" data-phase="${v.phase}" data-status="${S.status}" data-round="${v.round_index}"
+  return `<div class="game" id="game" tabindex="-1" data-phase="${v.phase}" data-status="${S.status}" data-round="${v.round_index}"
       data-seat="${v.seat ?? ""}" data-turn="${v.turn ?? ""}" data-variant="${v.variant}" data-seats="${v.seats}">
     ${renderTopbar(ctx)}
     <div class="felt">
@@ -184,7 +209,7 @@ function renderGame(S) {
 }
 
 function renderTopbar({ S, v, N }) {
-  const totals = v.totals.map((x, side) => `<span class="tot"><b>${esc(N.sideName(side))}</b> ${x}</span>`).join("");
+  const totals = N.order.map((side) => `<span class="tot" data-side="${side}"><b>${esc(N.sideName(side))}</b> ${v.totals[side]}</span>`).join("");
   let contract;
   if (v.raspas) {
     contract = `<span class="contract raspas" data-contract="${v.contract ?? ""}">${esc(t("raspas"))}` +
@@ -192,14 +217,15 @@ function renderTopbar({ S, v, N }) {
   }
   else {
     contract = `<span class="contract" data-contract="${v.contract ?? ""}">${esc(t("contract"))}: ${N.contractHTML(v.contract)}` +
-      (v.caller !== null ? ` <small>(${esc(t("caller", { name: N.seatName(v.caller) }))})</small>` : "") + `</span>`;
+      (v.caller !== null ? ` <small>(${esc(N.callerText(v.caller))})</small>` : "") + `</span>`;
   }
   const tricks = v.phase === "play" || v.phase === "done"
-    ? `<span class="round-pts">${v.card_points.map((p, side) => `${esc(N.sideName(side))}: ${v.tricks_won[side]} ${esc(t("tricks"))}, ${p}`).join(" · ")}</span>` : "";
+    ? `<span class="round-pts">${N.order.map((side) => `<span data-side="${side}">${esc(N.sideName(side))}: ${esc(tn("tricks", v.tricks_won[side]))}, ${v.card_points[side]}</span>`).join(" · ")}</span>` : "";
   const watching = v.seat === null ? `<span class="tag watch">${esc(t("spectating"))}</span>` : "";
+  const fallback = S.summary && S.summary.bot_fallback ? ` <span class="tag warn bot-fallback">${esc(t("bot_fallback"))}</span>` : "";
   return `<div class="topbar">
     <div class="tb-left"><button class="btn small ghost" data-cmd="lobby" title="${esc(t("back_lobby"))}">←</button>
-      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}</div>
+      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}${fallback}</div>
     <div class="tb-mid">${contract} ${tricks}</div>
     <div class="tb-right"><span class="totals">${totals} <small>${esc(t("target_short", { n: v.options.target }))}</small></span>
       <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${esc(t("last_trick"))}</button>
@@ -217,11 +243,11 @@ function renderSeat({ S, v, N, pos }, seat) {
   if (info.autopilot) tags.push(`<span class="tag warn">${esc(t("away"))}</span>`);
   else if (info.kind === "human" && !info.connected) tags.push(`<span class="tag warn">${esc(t("offline"))}</span>`);
   const bids = v.bids.filter((b) => b.seat === seat).map((b) => `<span class="bid">${bidText(b.bid, N)}</span>`).join("");
-  const decl = (v.declared[seat] || []).map((d) => `<div class="decl" title="${esc(d.text)}">${esc(t("declared"))}: ${d.value}` +
-    (d.cards ? miniCards(d.cards, N) : ` <small>${esc(d.text)}</small>`) + `</div>`).join("");
+  const decl = (v.declared[seat] || []).map((d) => `<div class="decl" title="${esc(declText(d))}">${esc(t("declared"))}: ${d.value}` +
+    (d.cards ? miniCards(d.cards, N) : ` <small>${esc(declText(d))}</small>`) + `</div>`).join("");
   const belas = v.belas.filter((b) => b.seat === seat).map((b) => `<div class="bela-badge">${esc(t("bela"))}! ${suitIcon(b.suit, N.deck)}</div>`).join("");
   const ex = (v.exchanges || []).filter((e) => e.seat === seat && e.action !== "keep")
-    .map((e) => `<div class="note">${esc(t(e.action === "swap" ? "swapped" : "redealt", { name: N.seatName(seat) }))}</div>`).join("");
+    .map((e) => `<div class="note">${esc(t((e.action === "swap" ? "swapped" : "redealt") + (seat === v.seat ? "_me" : ""), { name: N.seatName(seat) }))}</div>`).join("");
   const backs = seat === v.seat ? "" : `<div class="backs" aria-label="${v.hand_sizes[seat]}">${
     Array.from({ length: v.hand_sizes[seat] }, () => `<span class="back-mini">${cardBackSVG()}</span>`).join("")}</div>`;
   const team = v.variant === "bela4" ? ` team-${seat % 2}` : "";
@@ -240,7 +266,9 @@ function renderCenter(ctx) {
   const plays = shown ? shown.cards : v.trick;
   if (!plays.length) {
     if (v.phase === "bidding" || v.phase === "exchange" || v.phase === "discard") {
-      return `<div class="center-note">${esc(t(v.phase === "bidding" ? "bidding" : v.phase === "discard" ? "discarding" : "exchanging"))}</div>`;
+      const note = v.phase === "bidding" ? "bidding" : v.phase === "discard" ? "discarding"
+        : v.variant === "belot2" ? "exchanging_redeal" : "exchanging";
+      return `<div class="center-note">${esc(t(note))}</div>`;
     }
     return "";
   }
@@ -270,22 +298,29 @@ export function shownResult(S) {
   return null;
 }
 
-function renderRoundResult({ S, v, N }, { ri, result, old }) {
+function renderRoundResult({ S, N }, { ri, result, old }) {
   const r = result;
-  const sides = r.scores.length;
-  const row = (label, arr) => `<tr><th>${esc(label)}</th>${arr.map((x) => `<td>${x}</td>`).join("")}</tr>`;
-  const heads = [...Array(sides).keys()].map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
-  const who = r.caller !== null && r.caller !== undefined ? N.seatName(r.caller) : "";
+  const order = N.order.length === r.scores.length ? N.order : [...r.scores.keys()];
+  const row = (label, arr) => `<tr><th>${esc(label)}</th>${order.map((s) => `<td>${arr[s]}</td>`).join("")}</tr>`;
+  const heads = order.map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
+  const called = r.caller !== null && r.caller !== undefined;
   const contract = r.contract ? N.contractHTML(r.contract) : "";
   const held = r.held ? `<p class="muted">${esc(t("held_points", { n: r.held }))}</p>` : "";
+  const ex = r.extra || {};
+  let claim = "";
+  if (r.outcome === "claim" && ex.claimant !== undefined && ex.claimant !== null) {
+    const key = (ex.valid ? "claim_right" : "claim_wrong") + (ex.claimant === N.mySeat ? "_me" : "");
+    claim = `<p class="claim-result" data-valid="${ex.valid ? "true" : "false"}"><b>${esc(t(key, { name: N.seatName(ex.claimant) }))}</b></p>`;
+  }
   return `<div class="round-result" role="dialog" aria-label="${esc(t("round_over"))}" data-outcome="${r.outcome}">
-    <h3>${esc(t("round_over"))} ${ri + 1}: <span class="outcome">${esc(t("outcome_" + r.outcome))}</span></h3>
-    ${who ? `<p>${contract} · ${esc(t("caller", { name: who }))}</p>` : ""}
+    <h3>${esc(t("round_over_n", { n: ri + 1 }))}: <span class="outcome">${esc(t("outcome_" + r.outcome))}</span></h3>
+    ${claim}
+    ${called ? `<p>${contract} · ${esc(N.callerText(r.caller))}</p>` : ""}
     <table class="result-table"><thead><tr><th></th>${heads}</tr></thead><tbody>
       ${row(t("in_cards"), r.card_points)}
       ${row(t("in_declarations"), r.declaration_points)}
       ${row(t("in_bela"), r.bela_points)}
-      <tr class="sum"><th>${esc(t("score"))}</th>${r.scores.map((x) => `<td><b>${x}</b></td>`).join("")}</tr>
+      <tr class="sum"><th>${esc(t("score"))}</th>${order.map((s) => `<td><b>${r.scores[s]}</b></td>`).join("")}</tr>
     </tbody></table>${held}
     ${old ? `<button class="btn small" data-cmd="dismiss-result">${esc(t("ok"))}</button>`
       : S.status === "running" ? `<p class="muted">${esc(t("next_deal"))}</p>` : ""}
@@ -308,7 +343,7 @@ function renderStatus({ S, v, N, myTurn }) {
   if (S.conn !== "open") return `<span class="warn">${esc(t(S.conn === "closed" ? "reconnecting" : "connecting"))}</span>`;
   if (S.status === "finished") return esc(t("match_over"));
   if (v.phase === "done") return esc(t("next_deal"));
-  if (myTurn) return `<b>${esc(t(v.phase === "bidding" ? "your_bid" : "your_turn"))}</b>`;
+  if (myTurn) return `<b>${esc(t("your_turn"))}</b>`;
   if (v.turn !== null) return esc(t("waiting_for", { name: N.seatName(v.turn) }));
   return "";
 }
@@ -342,10 +377,11 @@ function renderActions(ctx) {
   if (v.phase === "bidding") {
     const btns = legal.map((tok) => `<button class="btn act bid-btn" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
     const must = v.variant === "bela4" && !legal.includes("pass") ? `<p class="muted">${esc(t("must_call"))}</p>` : "";
-    out.unshift(`<div class="prompt bidding-prompt"><span class="prompt-title">${esc(t("your_bid"))}</span><div class="row">${btns}</div>${must}</div>`);
+    const title = legal.includes("pass") ? t("your_bid") : t("your_bid_must");
+    out.unshift(`<div class="prompt bidding-prompt"><span class="prompt-title">${esc(title)}</span><div class="row">${btns}</div>${must}</div>`);
   } else if (v.phase === "exchange") {
     const btns = legal.map((tok) => `<button class="btn act" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
-    out.unshift(`<div class="prompt"><span class="prompt-title">${esc(t("exchange_prompt"))}</span><div class="row">${btns}</div></div>`);
+    out.unshift(`<div class="prompt exchange-prompt"><span class="prompt-title">${esc(t(exchangeTitle(v)))}</span><div class="row">${btns}</div></div>`);
   } else if (v.phase === "discard") {
     const sel = S.ui.discardSel;
     const ready = sel.length === 2;
@@ -356,8 +392,8 @@ function renderActions(ctx) {
     const full = fullDeclare(v);
     const groups = declareGroups(full);
     const items = groups.map((g, i) => `<label class="decl-choice"><input type="checkbox" data-decl="${i}" checked>
-      ${miniCards(g, N)}</label>`).join("");
-    out.unshift(`<div class="prompt declare-prompt"><span class="prompt-title">${esc(t("declare_prompt"))}</span>
+      ${miniCards(g, N)} <span class="decl-name">${esc(declText(declShape(g)))}</span></label>`).join("");
+    out.unshift(`<div class="prompt declare-prompt"><span class="prompt-title">${esc(t(groups.length === 1 ? "declare_prompt_one" : "declare_prompt"))}</span>
       <div class="row">${items}</div>
       <div class="row"><button class="btn primary act" data-cmd="declare">${esc(t("declare_btn"))}</button>
       <button class="btn" data-cmd="declare-none">${esc(t("declare_none"))}</button></div></div>`);
@@ -368,6 +404,14 @@ function renderActions(ctx) {
       <button class="btn act" data-act="${c}">${esc(t("bela_no"))}</button></div></div>`);
   }
   return out.join("");
+}
+
+/** The exchange prompt's title: it names only what the seat may actually do (R32, R35). */
+export function exchangeTitle(v) {
+  const swap = v.legal.includes("swap"), redeal = v.legal.includes("redeal");
+  if (swap && redeal) return "exchange_both";
+  if (redeal) return "exchange_redeal";
+  return v.variant === "belot2" ? "exchange_swap_opened" : "exchange_swap";
 }
 
 // -- the hand ---------------------------------------------------------------------------
@@ -392,12 +436,13 @@ function renderHand({ S, v, N, myTurn }) {
     } else if (playing) {
       const ok = legal.has(c) || legal.has(c + "*");
       if (!ok) {
-        const reason = reasonText(illegalReason(c, v), N);
+        const why = illegalReason(c, v);
+        const reason = reasonText(why, N);
         cls.push("illegal");
-        attrs = ` aria-disabled="true" data-reason="${esc(reason)}"`;
+        attrs = ` aria-disabled="true" data-reason="${esc(reason)}" data-rule="${esc(why.rule || "")}"`;
         title += ` — ${reason}`;
       } else if (declWait) {
-        cls.push("waiting");
+        cls.push("decl-wait"); // not "waiting": that is the waiting room's panel
         attrs = ` aria-disabled="true" data-reason="${esc(t("declare_first"))}"`;
       } else {
         cls.push("act", "legal");
@@ -424,19 +469,21 @@ function dialog(id, title, body) {
 
 export function sheetHTML(S, N, v) {
   const sides = v.totals.length;
-  const heads = [...Array(sides).keys()].map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
-  let run = Array(sides).fill(0);
+  const order = N.order.length === sides ? N.order : [...Array(sides).keys()];
+  const heads = order.map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
   const rows = v.sheet.map((scores, i) => {
-    run = run.map((x, s) => x + scores[s]);
     const info = S.rounds[i];
-    const mark = info ? `<span class="sheet-mark" title="${esc(t("outcome_" + info.result.outcome))}">${
-      info.result.contract && info.result.contract.length === 1 ? suitIcon(info.result.contract, N.deck) : esc(info.result.contract || "")}${
-      info.result.outcome === "fall" ? " ✗" : info.result.outcome === "capot" ? " ★" : ""}</span>` : "";
-    return `<tr><td class="rno">${i + 1}. ${mark}</td>${scores.map((x) => `<td>${x}</td>`).join("")}</tr>`;
+    const r = info && info.result;
+    const raspas = r && r.outcome === "raspas";
+    const mark = r ? `<span class="sheet-mark" title="${esc(t("outcome_" + r.outcome))}">${
+      r.contract && r.contract.length === 1 ? suitIcon(r.contract, N.deck) : esc(r.contract || "")}${
+      r.outcome === "fall" ? " ✗" : r.outcome === "capot" ? " ★" : ""}${
+      raspas ? ` <small class="raspas-mark">${esc(t("sheet_raspas"))}</small>` : ""}</span>` : "";
+    return `<tr${raspas ? ` class="raspas" data-outcome="raspas"` : r ? ` data-outcome="${esc(r.outcome)}"` : ""}><td class="rno">${i + 1}. ${mark}</td>${order.map((s) => `<td>${scores[s]}</td>`).join("")}</tr>`;
   }).join("");
   return `<div class="paper"><table class="sheet-table"><thead><tr><th></th>${heads}</tr></thead>
     <tbody>${rows || `<tr><td colspan="${sides + 1}" class="muted">—</td></tr>`}</tbody>
-    <tfoot><tr><th>${esc(t("total"))}</th>${v.totals.map((x) => `<td><b>${x}</b></td>`).join("")}</tr></tfoot></table>
+    <tfoot><tr><th>${esc(t("total"))}</th>${order.map((s) => `<td><b>${v.totals[s]}</b></td>`).join("")}</tr></tfoot></table>
     <p class="paper-note">${esc(t("target_short", { n: v.options.target }))}</p></div>`;
 }
 
@@ -453,12 +500,20 @@ function renderLastTrickDialog({ v, N }) {
   return dialog("last-trick", t("last_trick"), `<div class="lt-cards">${items}</div>`);
 }
 
-function renderMatchDialog({ S, v, N }) {
+/** The match's result in one line, said once: a team's players read "we", a single player
+ *  "you" (and who won, when it was someone else); a spectator reads the winner. */
+export function matchHeadline(v, N) {
   const w = v.winner;
-  let headline = w !== null && w !== undefined ? t("winner_is", { name: N.sideName(w) }) : "";
-  if (v.seat !== null && w !== null && w !== undefined) {
-    headline = (v.seat % v.sides === w ? t("we_won") : t("we_lost")) + " " + headline;
-  }
+  if (w === null || w === undefined) return "";
+  const winner = t("winner_is", { name: N.sideName(w) });
+  if (v.seat === null || v.seat === undefined) return winner;
+  const team = v.sides < v.seats;
+  if (v.seat % v.sides === w) return t(team ? "we_won" : "you_won");
+  return team ? t("we_lost") : `${t("you_lost")} ${winner}`;
+}
+
+function renderMatchDialog({ S, v, N }) {
+  const headline = matchHeadline(v, N);
   return `<div class="overlay"><div class="dialog match-result" role="dialog" aria-modal="true" id="match-result" aria-label="${esc(t("match_over"))}">
     <div class="dialog-head"><h3>${esc(t("match_over"))}</h3><button class="btn small ghost" data-cmd="close-match" aria-label="${esc(t("close"))}">✕</button></div>
     <p class="headline">${esc(headline)}</p>

@@ -1,0 +1,325 @@
+"""The table's layout in Chromium, measured with bounding boxes (issue 8).
+
+The table is rendered by table.js from real engine views (positions found by playing seeded
+deals) on a page that loads only the stylesheet and the modules, at desktop (1280x800), phone
+(390x844) and phone landscape (844x390) sizes: the trick's cards never lie under a seat's name
+plate, the hand is inside the window, and a hand waiting for the declaration answer stays
+one fanned row.  Screenshots: tests/web/artifacts/layout-*.png.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright.sync_api")
+
+from web_helpers import DESKTOP, PHONE  # noqa: E402
+
+LANDSCAPE = {"width": 844, "height": 390}
+SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
+NAMES = ["Ana", "Bruno", "Cvita", "Dino"]
+
+PAGE = """<!doctype html><html lang="hr"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/web/style.css"></head>
+<body><header id="header" class="site-header"><a class="brand" href="#">Bela</a>
+<div class="prefs"><label>Jezik <select><option>HR</option></select></label>
+<label>Karte <select><option>Mađarice</option></select></label></div></header>
+<main id="app" class="app"></main>
+<script type="module">
+import { setLang, tn } from "/web/i18n.js";
+import { ensureSprite } from "/web/cards.js";
+import * as table from "/web/table.js";
+window.table = table;
+window.setLang = setLang;
+window.tn = tn;
+window.showTable = (S) => {
+  setLang(S.prefs.lang);
+  ensureSprite();
+  S.anim = { trick: null, collect: false, entered: new Set() };
+  S.picked = new Set();
+  document.getElementById("app").innerHTML = table.renderTablePage(S);
+};
+window.layoutReady = true;
+</script></body></html>"""
+
+
+def position(variant: str, declare: bool) -> dict[str, Any]:
+    """A real view (JSON) of the seat to play with every other card of a trick on the table;
+    with ``declare``: in the first trick, the seat still to answer its declarations, and
+    two other seats' declarations announced."""
+    from bela.engine import Match
+    from bela.engine.views import seat_view
+    from bela.server.protocol import view_json
+
+    for k in range(500):
+        m = Match(variant, seed=k)
+        rnd = m.deal()
+        rng = random.Random(k)
+        while not rnd.is_over:
+            v = view_json(seat_view(m, rnd.turn))
+            if v["phase"] == "play" and len(v["trick"]) == v["seats"] - 1:
+                offered = any(a.startswith("declare") for a in v["legal"])
+                if not declare or (offered and sum(1 for d in v["declared"] if d) >= 2):
+                    return v
+                if declare:
+                    break
+            legal = rnd.legal_actions()
+            decl = [a for a in legal if a.token().startswith("declare")]
+            m.apply(decl[-1] if decl else legal[rng.randrange(len(legal))])
+    raise AssertionError(f"no {variant} position found")
+
+
+def state(v: dict[str, Any], lang: str = "hr", prompt: bool = True) -> dict[str, Any]:
+    seats = [{"seat": i, "name": NAMES[i], "kind": "human" if i == v["seat"] else "bot",
+              "player_id": f"p{i}", "connected": True, "autopilot": False}
+             for i in range(v["seats"])]
+    return {
+        "prefs": {"lang": lang, "deck": "hungarian"}, "guest": {"player_id": f"p{v['seat']}"},
+        "tableId": "t1", "status": "running", "conn": "open", "toast": None, "rounds": {},
+        "summary": {"id": "t1", "variant": v["variant"], "status": "running", "seats": seats,
+                    "options": v["options"], "bot": "heuristic", "bot_fallback": False},
+        "view": v,
+        "ui": {"sheet": False, "lastTrick": False, "belaCard": None, "discardSel": [],
+               "declAnswered": None if prompt else f"{v['round_index']}:{v['seat']}",
+               "resultDismissed": None, "matchDismissed": False, "editName": False},
+    }
+
+
+@pytest.fixture(scope="module")
+def layout_page(browser: Any, bela_url: str) -> Any:
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route(f"{bela_url}/layout-test", lambda route: route.fulfill(
+        status=200, content_type="text/html", body=PAGE))
+    page.goto(f"{bela_url}/layout-test")
+    page.wait_for_function("() => window.layoutReady")
+    page.bela_errors = errors  # type: ignore[attr-defined]
+    yield page
+    assert not errors, errors
+    ctx.close()
+
+
+BOXES = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {x: r.left, y: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height}; };
+  const all = (sel) => [...document.querySelectorAll(sel)].map(box);
+  return {tc: all('.trick .tc'), seats: all('.felt .seat'), faceups: all('.faceups'),
+          felt: box(document.querySelector('.felt')), hand: all('.hand .hand-card'),
+          prompt: all('.actions .prompt'),
+          margins: [...document.querySelectorAll('.hand .hand-card')].map(
+            (e) => getComputedStyle(e).marginRight),
+          scroll: document.scrollingElement.scrollHeight,
+          win: {w: innerWidth, h: innerHeight}};
+}"""
+
+
+def _overlap(a: dict[str, float], b: dict[str, float], tol: float = 1.0) -> bool:
+    return min(a["r"], b["r"]) - max(a["x"], b["x"]) > tol and \
+        min(a["b"], b["b"]) - max(a["y"], b["y"]) > tol
+
+
+def _show(page: Any, st: dict[str, Any], size: dict[str, int]) -> dict[str, Any]:
+    page.set_viewport_size(size)
+    page.evaluate("(S) => window.showTable(S)", st)
+    page.wait_for_timeout(50)
+    return page.evaluate(BOXES)  # type: ignore[no-any-return]
+
+
+def _check(b: dict[str, Any], where: str) -> None:
+    assert b["tc"], where
+    for card in b["tc"]:
+        for plate in b["seats"] + b["faceups"]:
+            assert not _overlap(card, plate), f"{where}: a trick card {card} lies under {plate}"
+        assert card["x"] >= b["felt"]["x"] - 1 and card["r"] <= b["felt"]["r"] + 1, where
+        assert card["y"] >= b["felt"]["y"] - 1 and card["b"] <= b["felt"]["b"] + 1, where
+        assert card["w"] >= 28, f"{where}: trick cards {card['w']:.0f}px wide"
+    w, h = b["win"]["w"], b["win"]["h"]
+    for card in b["hand"]:
+        assert card["x"] >= -1 and card["r"] <= w + 1, f"{where}: hand card {card} off screen"
+        assert card["y"] >= -1 and card["b"] <= h + 1, f"{where}: hand card {card} below the fold"
+    for p in b["prompt"]:
+        assert p["y"] >= -1 and p["b"] <= h + 1, f"{where}: the prompt {p} is off screen"
+    # the hand is one fanned row: neighbours touch or overlap, all at one height
+    cards = sorted(b["hand"], key=lambda c: c["x"])
+    for left, right in zip(cards, cards[1:]):
+        assert right["x"] - left["r"] < 12, f"{where}: the hand breaks apart {left} {right}"
+        assert abs(right["y"] - left["y"]) < 2, f"{where}: hand cards at different heights"
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_declaration_prompt_keeps_the_hand_together_and_the_trick_clear(
+        layout_page: Any, artifacts: Path, size: str) -> None:
+    """bela4, first trick, three cards played, the declaration prompt up (it shortens the
+    felt): no trick card under a name plate, the hand one row inside the window."""
+    v = position("bela4", declare=True)
+    b = _show(layout_page, state(v), SIZES[size])
+    layout_page.screenshot(path=str(artifacts / f"layout-bela4-declare-{size}.png"))
+    assert layout_page.locator(".declare-prompt").count() == 1
+    cards = layout_page.locator(".hand .hand-card.decl-wait")
+    assert cards.count() >= 1
+    assert layout_page.locator(".hand .hand-card.waiting").count() == 0
+    assert set(b["margins"]) == {"0px"}, b["margins"]  # not the waiting room's margin: auto
+    _check(b, f"bela4 declare {size}")
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela3", "bela2", "belot2"])
+@pytest.mark.parametrize("size", list(SIZES))
+def test_trick_cards_never_cover_name_plates(layout_page: Any, artifacts: Path, variant: str,
+                                             size: str) -> None:
+    v = position(variant, declare=False)
+    b = _show(layout_page, state(v, prompt=False), SIZES[size])
+    layout_page.screenshot(path=str(artifacts / f"layout-{variant}-{size}.png"))
+    _check(b, f"{variant} {size}")
+    assert b["scroll"] <= b["win"]["h"] + 1, f"{variant} {size}: the page scrolls"
+
+
+def test_declarations_are_worded_in_the_language(layout_page: Any) -> None:
+    """Declaration chips and the prompt say "terca do desetke", never the engine's English
+    text or the record code T."""
+    cases = [
+        ({"kind": "sequence", "length": 3, "top": "T"}, "terca do desetke",
+         "sequence of 3, top 10"),
+        ({"kind": "sequence", "length": 4, "top": "K"}, "kvarta do kralja",
+         "sequence of 4, top king"),
+        ({"kind": "sequence", "length": 5, "top": "A"}, "kvinta do asa", "sequence of 5, top ace"),
+        ({"kind": "sequence", "length": 7, "top": "A"}, "7 u nizu do asa",
+         "sequence of 7, top ace"),
+        ({"kind": "four", "length": 4, "top": "J"}, "četiri dečka", "four jacks"),
+        ({"kind": "four", "length": 4, "top": "T"}, "četiri desetke", "four tens"),
+        ({"kind": "four", "length": 4, "top": "9"}, "četiri devetke", "four nines"),
+    ]
+    for lang, col in (("hr", 1), ("en", 2)):
+        got = layout_page.evaluate("""([lang, ds]) => { window.setLang(lang);
+            return ds.map((d) => window.table.declText(d)); }""", [lang, [c[0] for c in cases]])
+        assert got == [c[col] for c in cases]
+    shapes = layout_page.evaluate("""() => [["9H", "TH", "JH"], ["JH", "JD", "JS", "JC"]]
+        .map((g) => window.table.declText(window.table.declShape(g)))""")
+    assert shapes == ["sequence of 3, top jack", "four jacks"]
+    v = position("bela4", declare=True)
+    for lang in ("hr", "en"):
+        _show(layout_page, state(v, lang=lang), DESKTOP)
+        chips = layout_page.locator(".seat .decl").all_inner_texts()
+        assert len(chips) >= 2, chips
+        text = layout_page.locator(".game").inner_text()
+        assert "sequence of" not in text or lang == "en"
+        for chip in chips:
+            assert ("terca" in chip or "kvarta" in chip or "kvinta" in chip
+                    or "četiri" in chip) if lang == "hr" else "sequence" in chip or "four" in chip
+        prompt = layout_page.locator(".declare-prompt").inner_text()
+        assert ("do " in prompt) if lang == "hr" else ("top" in prompt)
+    _no_ten_as_t(layout_page)
+
+
+def _no_ten_as_t(page: Any) -> None:
+    """No text and no title of the table shows the ten as the record code T."""
+    found = page.evaluate(r"""() => {
+        const texts = [document.body.innerText,
+          ...[...document.querySelectorAll('[title],[aria-label],[data-reason]')].flatMap(
+            (e) => [e.title, e.getAttribute('aria-label'), e.dataset.reason || ''])];
+        return texts.filter((t) => /(^|[^A-Za-z])T([♥♦♠♣HDSC]|$|[^A-Za-z])/.test(t || ''));
+    }""")
+    assert not found, found
+
+
+def test_mi_first_plurals_and_the_claim_result(layout_page: Any) -> None:
+    """A player of team B reads "Mi" first; tricks are counted in Croatian plural forms; an
+    auzmeš result says whose claim it was and whether it was right."""
+    v = position("bela4", declare=False)
+    v = json.loads(json.dumps(v))
+    if v["seat"] % 2 == 0:
+        pytest.skip("the position is a team A seat")  # pragma: no cover
+    v["tricks_won"] = [1, 3]
+    v["card_points"] = [10, 40]
+    v["totals"] = [100, 200]
+    st = state(v, prompt=False)
+    st["summary"]["bot_fallback"] = True  # the table's bot failed: the players are told
+    _show(layout_page, st, DESKTOP)
+    assert "heuristički" in layout_page.locator(".topbar .bot-fallback").inner_text()
+    totals = layout_page.locator(".totals .tot").all_inner_texts()
+    assert totals[0].startswith("Mi") and "200" in totals[0], totals
+    pts = layout_page.locator(".round-pts").inner_text()
+    assert pts.index("Mi: 3 štiha") < pts.index("Vi: 1 štih,"), pts
+    counts = layout_page.evaluate("""() => { window.setLang('hr');
+        return [1, 2, 4, 5, 11, 21, 22].map((n) => window.tn('tricks', n)); }""")
+    assert counts == ["1 štih", "2 štiha", "4 štiha", "5 štihova", "11 štihova", "21 štih",
+                      "22 štiha"]
+    assert layout_page.evaluate("""() => { window.setLang('en');
+        return [1, 2].map((n) => window.tn('tricks', n)); }""") == ["1 trick", "2 tricks"]
+    # the round over: a false claim by the other side
+    done = dict(v, phase="done", turn=None, trick=[], legal=[])
+    done["result"] = {"outcome": "claim", "scores": [162, 0], "caller": 0, "contract": "H",
+                      "total": 162, "card_points": [0, 0], "declaration_points": [0, 0],
+                      "bela_points": [0, 0], "held": 0, "winner": None,
+                      "declarations_to": None, "extra": {"claimant": 0, "valid": False}}
+    _show(layout_page, state(done, prompt=False), DESKTOP)
+    for size in SIZES.values():  # the result lies over the name plates, not under them
+        layout_page.set_viewport_size(size)
+        on_top = layout_page.evaluate("""() => {
+            const r = document.querySelector('.round-result').getBoundingClientRect();
+            return [...document.querySelectorAll('.felt .seat')].every((s) => {
+              const p = s.getBoundingClientRect();
+              const x = Math.max(p.left, r.left) + 2, y = Math.max(p.top, r.top) + 2;
+              if (x > Math.min(p.right, r.right) || y > Math.min(p.bottom, r.bottom)) return true;
+              return !!document.elementFromPoint(x, y).closest('.round-result'); }); }""")
+        assert on_top, size
+    layout_page.set_viewport_size(DESKTOP)
+    claim = layout_page.locator(".round-result .claim-result")
+    assert claim.get_attribute("data-valid") == "false"
+    assert "Ana" in claim.inner_text() and "bez prava" in claim.inner_text()
+    heads = layout_page.locator(".round-result thead th").all_inner_texts()
+    assert heads[1:] == ["Mi", "Vi"], heads
+    score = layout_page.locator(".round-result tr.sum td").all_inner_texts()
+    assert score == ["0", "162"], score  # Mi (team B) first
+    assert "Kraj dijeljenja 1" in layout_page.locator(".round-result h3").inner_text()
+    done["result"]["extra"] = {"claimant": v["seat"], "valid": True}
+    done["result"]["scores"] = [0, 162]
+    _show(layout_page, state(done, prompt=False, lang="en"), DESKTOP)
+    assert layout_page.locator(".claim-result").inner_text() == "Your claim: right."
+
+
+def exchange_position(variant: str, offered: set[str]) -> dict[str, Any]:
+    """A real view of the seat deciding on a swap / redeal with exactly these offers."""
+    from bela.engine import Match
+    from bela.engine.views import seat_view
+    from bela.server.protocol import view_json
+
+    for k in range(2000):
+        m = Match(variant, seed=k)
+        rnd = m.deal()
+        rng = random.Random(k)
+        while not rnd.is_over and rnd.phase in ("bidding", "exchange"):
+            if rnd.phase == "exchange":
+                v = view_json(seat_view(m, rnd.turn))
+                if set(v["legal"]) == offered:
+                    return v
+                break
+            legal = rnd.legal_actions()
+            m.apply(legal[rng.randrange(len(legal))])
+    raise AssertionError(f"no {variant} exchange with {offered}")  # pragma: no cover
+
+
+@pytest.mark.parametrize("variant,offered,has,has_not", [
+    ("bela2", {"keep", "swap"}, "okrenutu kartu", "dijeljenje"),
+    ("belot2", {"keep", "swap"}, "otvorenu kartu", "dijeljenje"),
+    ("belot2", {"keep", "redeal"}, "novo dijeljenje", "zamijeniti"),
+    ("belot2", {"keep", "swap", "redeal"}, "ili tražiti novo dijeljenje", "okrenutu"),
+])
+def test_exchange_prompt_names_only_what_is_offered(layout_page: Any, variant: str,
+                                                    offered: set[str], has: str,
+                                                    has_not: str) -> None:
+    """bela2 has no redeal: its prompt never mentions one (nor does belot2's when only the
+    swap is offered)."""
+    v = exchange_position(variant, offered)
+    _show(layout_page, state(v, prompt=False), DESKTOP)
+    title = layout_page.locator(".exchange-prompt .prompt-title").inner_text()
+    assert has in title and has_not not in title, title
+    buttons = layout_page.locator(".exchange-prompt [data-act]").all_inner_texts()
+    assert len(buttons) == len(offered), buttons
