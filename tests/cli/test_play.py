@@ -188,7 +188,7 @@ def test_bids_by_name_and_cards_by_code(tmp_path: Path) -> None:
     result = run(["--seed", "8", "--bot", "random", "--record", str(rec)], "dalje\nq\n")
     assert load(rec)["rounds"][0]["actions"][0] == "pass"
     assert "You: pass" in result.output
-    run(["--seed", "8", "--bot", "random", "--record", str(rec)], "s\nq\n")  # s: spades here
+    run(["--seed", "8", "--bot", "random", "--record", str(rec)], "pik\nq\n")
     assert load(rec)["rounds"][0]["actions"][0] == "S"
     run(["--seed", "8", "--bot", "random", "--record", str(rec)], "♦\nq\n")
     assert load(rec)["rounds"][0]["actions"][0] == "D"

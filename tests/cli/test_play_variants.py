@@ -3,7 +3,8 @@ prompts of each variant (bidding R26/R31/R34, the bela3 discard R27, the swap an
 redeal R32/R35, raspas R34/R37).
 
 A scripted human answers ``1`` at every prompt: the first bid of the menu, the first card to
-discard (then the first of the others), "yes" to a swap or redeal, the first declaration,
+discard (in bela3 ``1`` and ``2`` in turn: the second discard keeps the numbers of the first
+prompt), "yes" to a swap or redeal, the first declaration,
 the first playable card, "yes" to bela, "next round" between rounds.
 """
 
@@ -24,6 +25,8 @@ from bela.engine.state import Match
 
 runner = CliRunner()
 ONES = "1\n" * 800
+# bela3: the second discard keeps the numbers of the first prompt, so answer 1 then 2
+ONE_TWO = "1\n2\n" * 400
 VARIANTS = ("bela3", "bela2", "belot2")
 SEATS = {"bela3": 3, "bela2": 2, "belot2": 2}
 TARGETS = {"bela3": 701, "bela2": 501, "belot2": 1001}
@@ -112,7 +115,7 @@ def test_belot2_bots_play_raspas_and_all_contracts(tmp_path: Path) -> None:
 def test_scripted_human_plays_a_whole_match(tmp_path: Path, variant: str) -> None:
     rec = tmp_path / "human.json"
     result = run(["--variant", variant, "--seed", "2", "--target", "151", "--bot", "random",
-                  "--record", str(rec)], ONES)
+                  "--record", str(rec)], ONE_TWO if variant == "bela3" else ONES)
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Your bid:" in out and "Your card" in out and "Score sheet" in out
@@ -170,7 +173,7 @@ def test_bela3_discard_of_a_card_not_held_is_explained_and_asked_again(tmp_path:
     missing = next(c for c in Card.ALL if c not in twelve)
     held = sorted(twelve)[:2]
     rec = tmp_path / "bad.json"
-    script = (f"H\n{missing} {held[0]}\n{held[0]} {held[0]}\n"
+    script = (f"herc\n{missing} {held[0]}\n{held[0]} {held[0]}\n"
               f"{held[0]} {held[1]}\nq\n")
     result = run(["--variant", "bela3", "--seed", "5", "--bot", "random", "--record", str(rec)],
                  script)

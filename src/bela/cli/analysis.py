@@ -10,12 +10,14 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
 from ..engine.actions import Play, parse_action
 from ..engine.record import Record, RecordError, read_record, replay, skip_declined_exchanges
 from ..engine.state import Match, Round
+from .text import card_markup, pretty_codes
 
 
 def _load(file: Path) -> Record:
@@ -30,15 +32,17 @@ def _fail(exc: RecordError, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(exc.as_json(), ensure_ascii=False))
     else:
-        Console(stderr=True).print(f"[red]invalid record[/red] {exc}", highlight=False)
+        Console(stderr=True).print(f"[red]invalid record:[/red] {escape(str(exc))}",
+                                   highlight=False)
     raise typer.Exit(1)
 
 
 def _solver() -> Any:
     try:
         from ..solver import dd
-    except ImportError:  # numba / numpy are the optional [ai] extra
-        typer.echo("the solver needs numba and numpy: pip install 'bela[ai]'", err=True)
+    except ImportError as exc:  # numba / numpy did not load
+        typer.echo(f"the solver cannot load the Python package {exc.name or exc} ({exc})",
+                   err=True)
         raise typer.Exit(2) from None
     return dd
 
@@ -71,10 +75,10 @@ def solve(
     table = Table()
     table.add_column("card")
     table.add_column("value", justify="right")
-    for code, v in values.items():
-        table.add_row(code + (" *" if code == str(sol.best) else ""), str(v))
+    for card, v in sorted(sol.values.items(), key=lambda cv: -cv[1]):
+        table.add_row(card_markup(card) + (" *" if card == sol.best else ""), str(v))
     console.print(table)
-    console.print("Best line: " + " ".join(str(c) for c in sol.line))
+    console.print("Best line: " + " ".join(card_markup(c) for c in sol.line))
 
 
 @dataclass
@@ -152,8 +156,8 @@ def review(
     for col in ("round", "trick", "seat", "played", "best", "lost"):
         table.add_column(col, justify="right" if col in ("round", "trick", "lost") else "left")
     for p in plays:
-        table.add_row(str(p.round + 1), str(p.trick), names[p.seat], p.played, p.best,
-                      str(p.loss))
+        table.add_row(str(p.round + 1), str(p.trick), escape(names[p.seat]),
+                      pretty_codes(p.played), pretty_codes(p.best), str(p.loss))
     console.print(table)
     console.print("Points lost by seat: " + ", ".join(
-        f"{names[s]} {t}" for s, t in enumerate(totals)))
+        f"{escape(names[s])} {t}" for s, t in enumerate(totals)))

@@ -24,6 +24,11 @@ from ..bots.duplicate import (
 )
 from ..engine.variants import VARIANTS
 
+HELP = ("Bots against bots on duplicate deals: mean points per deal, 95% CI, wins, Elo.\n\n"
+        "Each deal is replayed with the bots changing seats (bela4 sides and 2-player seats "
+        "swapped, bela3 bot A in each seat in turn), so the luck of the cards cancels out.  "
+        "Deals are played in parallel (same results as one process), or on Ray with --ray.")
+
 
 def split_bots(text: str) -> list[str]:
     """Split ``--bots`` into bot specs: ``A,B``, where a spec may carry settings with commas
@@ -172,9 +177,8 @@ def arena(
 ) -> None:
     """Bots against bots on duplicate deals: mean points per deal, 95% CI, wins, Elo.
 
-    Each deal is replayed with the bots changing seats (bela4 sides and 2-player seats
-    swapped, bela3 bot A in each seat in turn), so the luck of the cards cancels out.  Deals
-    are played in parallel (same results as one process), or on Ray with --ray."""
+    (The help shows :data:`HELP`, whose paragraphs are single lines: the terminal wraps
+    them.)"""
     if variant not in VARIANTS:
         raise typer.BadParameter(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})",
                                  param_hint="--variant")

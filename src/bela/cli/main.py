@@ -2,23 +2,48 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from . import analysis, arena, bench, play, score, serve
 
+
+def _flags_without_metavar(params: list[Any]) -> list[Any]:
+    """On/off flags take no value, so ``--help`` shows no ``<bool>`` after them (Typer 0.29
+    prints the type of every option, flags and ``--help`` included, unless it has a metavar;
+    its parameters come from its own copy of Click, so this goes by attributes)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and getattr(param, "metavar", "") is None:
+            param.metavar = ""
+    return params
+
+
+class Command(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_without_metavar(super().get_params(ctx))
+
+
+class Group(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_without_metavar(super().get_params(ctx))
+
+
 app = typer.Typer(
+    cls=Group,
     help="Bela (Croatian Belot): play in the terminal or the browser, score and analyse game "
     "records, pit bots against each other, benchmark.",
     no_args_is_help=True,
     add_completion=False,
 )
-app.command("play")(play.play)
-app.command("score")(score.score)
-app.command("bench")(bench.bench)
-app.command("arena")(arena.arena)
-app.command("solve")(analysis.solve)
-app.command("review")(analysis.review)
-app.command("serve")(serve.serve)
+COMMANDS: dict[str, Any] = {
+    "play": play.play, "score": score.score, "bench": bench.bench, "arena": arena.arena,
+    "solve": analysis.solve, "review": analysis.review, "serve": serve.serve,
+}
+HELP = {"arena": arena.HELP}  # paragraphs without hard line breaks
+for _name, _function in COMMANDS.items():
+    app.command(_name, cls=Command, help=HELP.get(_name))(_function)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -26,9 +26,13 @@ from typing import Any, Optional
 
 import typer
 from rich import box
+from rich.cells import cell_len
+from rich.columns import Columns
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from .. import bots as bot_registry
 from ..bots.base import Bot
@@ -54,8 +58,6 @@ from ..engine.cards import (
     SEVEN,
     SUIT_NAMES_EN,
     SUIT_NAMES_HR,
-    SUIT_SYMBOLS,
-    TEN,
     Card,
     CardParseError,
 )
@@ -66,6 +68,7 @@ from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, play_table, trick_winner_index
 from ..engine.state import Match
 from ..engine.variants import VARIANTS, get_variant
 from ..engine.views import DeclarationInfo, SeatView, seat_view
+from .text import card_markup, card_text, contract_text, pretty_codes, suit_markup
 
 PLAYABLE = ("bela4", "bela3", "bela2", "belot2")  # variants the terminal game can play
 HUMAN = 0
@@ -80,12 +83,19 @@ TABLES = {4: "You (seat 0) and Partner (seat 2) against Right (seat 1) and Left 
           3: "You (seat 0), Right (seat 1) and Left (seat 2), each for himself",
           2: "You (seat 0) against Opponent (seat 1)"}
 SUIT_ORDER = (0, 2, 1, 3)  # ♥ ♠ ♦ ♣: colours alternate
-SUIT_WORDS = {
-    "h": 0, "hearts": 0, "heart": 0, "herc": 0, "srce": 0, "♥": 0, "♡": 0,
-    "d": 1, "diamonds": 1, "diamond": 1, "karo": 1, "bundeva": 1, "♦": 1, "♢": 1,
-    "s": 2, "spades": 2, "spade": 2, "pik": 2, "zelje": 2, "list": 2, "♠": 2, "♤": 2,
-    "c": 3, "clubs": 3, "club": 3, "tref": 3, "žir": 3, "zir": 3, "♣": 3, "♧": 3,
+SUIT_WORDS = {  # R1: English, Croatian and German-suited (Hungarian pack) names, symbols
+    "hearts": 0, "heart": 0, "herc": 0, "srce": 0, "♥": 0, "♡": 0,
+    "diamonds": 1, "diamond": 1, "karo": 1, "pumpkin": 1, "pumpkins": 1, "bundeva": 1,
+    "bell": 1, "bells": 1, "♦": 1, "♢": 1,
+    "spades": 2, "spade": 2, "pik": 2, "leaf": 2, "leaves": 2, "zelje": 2, "list": 2, "♠": 2,
+    "♤": 2,
+    "clubs": 3, "club": 3, "tref": 3, "acorn": 3, "acorns": 3, "žir": 3, "zir": 3, "♣": 3,
+    "♧": 3,
 }
+# One letter is never a bid: h and s mean hand and sheet at every prompt, and a call of
+# trump cannot be taken back (R7), so it must not hang on an ambiguous letter.
+SUIT_LETTERS = {"h": 0, "d": 1, "s": 2, "c": 3}
+SUIT_HELP = "herc karo pik tref, hearts diamonds spades clubs, or ♥ ♦ ♠ ♣"
 CONTRACT_WORDS = {  # belot2 (R34): all trumps / no trumps by name
     "vc": ALL_TRUMPS, "sve adut": ALL_TRUMPS, "sve aduti": ALL_TRUMPS, "svi aduti": ALL_TRUMPS,
     "sve": ALL_TRUMPS, "all trumps": ALL_TRUMPS, "all trump": ALL_TRUMPS,
@@ -106,62 +116,82 @@ SHORT_OUTCOMES = {"pass": "pass", "fall": "fall", "capot": "štiglja", "belot": 
                   "unfinished": "-"}
 
 _BIDDING_HELP = {
-    "bela4": ("a number from the menu, a suit (H D S C, ♥ ♦ ♠ ♣, herc karo pik",
-              "tref, hearts ...) or pass / dalje.  One round of bids; when the other three",
-              "pass, the dealer must call (mus, R7)."),
-    "bela3": ("the first seat must call trump on its first 6 cards, no passing (R26):",
-              "a number from the menu or a suit (H D S C, ♥ ♦ ♠ ♣, herc karo pik tref ...)."),
-    "bela2": ("round 1: accept the turned card's suit (accept, or the suit) or pass;",
-              "round 2: name another suit or pass again; then the dealer must name one",
-              "of the other three suits (R31)."),
-    "belot2": ("round 1: take the opened card's suit (take, or the suit) or pass;",
-               "round 2: another suit, vc (all trumps, sve adut) or bc (no trumps, bez",
-               "aduta: every point doubled), or pass.  Four passes: raspas, where each",
-               "tries to take as few points as he can (R34)."),
+    "bela4": "a number from the menu, a suit by name or symbol (herc karo pik tref, hearts "
+             "..., ♥ ♦ ♠ ♣) or pass / dalje.  One round of bids; when the other three pass, "
+             "the dealer must call (mus, R7).",
+    "bela3": "the first seat must call trump on its first 6 cards, no passing (R26): a number "
+             "from the menu or a suit by name or symbol (herc karo pik tref, hearts ..., "
+             "♥ ♦ ♠ ♣).",
+    "bela2": "round 1: accept the turned card's suit (accept, or the suit) or pass; round 2: "
+             "name another suit or pass again; then the dealer must name one of the other "
+             "three suits (R31).  Suits by name or symbol: herc karo pik tref, hearts ..., "
+             "♥ ♦ ♠ ♣.",
+    "belot2": "round 1: take the opened card's suit (take, or the suit) or pass; round 2: "
+              "another suit, vc (all trumps, sve adut) or bc (no trumps, bez aduta: every "
+              "point doubled), or pass.  Four passes: raspas, where each tries to take as few "
+              "points as he can (R34).  Suits by name or symbol: herc karo pik tref, hearts "
+              "..., ♥ ♦ ♠ ♣.",
 }
 
 
-def help_text(variant: str) -> str:
-    """The ``?`` help of a variant."""
-    lines = ["[bold]How to play[/bold]  (type [bold]?[/bold] at any prompt to see this again)"]
-    bidding = _BIDDING_HELP[variant]
-    lines.append(f"  [bold]Bidding[/bold]  {bidding[0]}")
-    lines += [f"           {line}" for line in bidding[1:]]
+def help_rows(variant: str) -> list[tuple[str, str]]:
+    """The ``?`` help of a variant: (what you type, what it does)."""
+    rows = [("Bidding", _BIDDING_HELP[variant])]
     if variant == "bela3":
-        lines += ["  [bold]Discard[/bold]  the caller discards two of his 12 cards face down: two",
-                  "           numbers (1 5) or codes (7C 8C); their points count for him (R27)."]
+        rows.append(("Discard", "the caller discards two of his 12 cards face down: two "
+                                "numbers (1 5) or codes (7C 8C), or one and then the other; "
+                                "the numbers stay the same.  Their points count for him "
+                                "(R27)."))
     if variant in ("bela2", "belot2"):
         rule = "R32" if variant == "bela2" else "R35"
-        lines += ["  [bold]Swap[/bold]     holding the 7 of trump when trump is the turned suit,",
-                  "           you may swap it for the turned card before the first lead:",
-                  f"           y or n ({rule})."]
+        rows.append(("Swap", "holding the 7 of trump when trump is the turned suit, you may "
+                             f"swap it for the turned card before the first lead: y or n "
+                             f"({rule})."))
     if variant == "belot2":
-        lines += ["  [bold]Redeal[/bold]   with four 7s or four 8s you may demand a redeal: y or n "
-                  "(R35)."]
+        rows.append(("Redeal", "with four 7s or four 8s you may demand a redeal: y or n "
+                               "(R35)."))
     decl_rule = "R37" if variant == "belot2" else "R13"
-    lines += [
-        "  [bold]Cards[/bold]    the number shown before a playable card, or its code: JH, 10h, j♥",
-        "           (rank 7 8 9 10 J Q K A, then suit).  KH* plays K♥ and announces bela.",
-        "           Dimmed cards, without a number, may not be played now.",
-        f"  [bold]Zvanja[/bold]   before your first card you choose the declarations to announce "
-        f"({decl_rule}).",
-        "  [bold]l[/bold] last    the last finished trick     [bold]s[/bold] sheet   "
-        "the score sheet",
-        "  [bold]h[/bold] hand    your hand and the table     [bold]r[/bold] rules   "
-        "the play rules",
-        "  [bold]hint[/bold]     what the best bot (pimc) would do, with the estimated value",
-        "           of every legal card (the points your side takes in the round)",
+    rows += [
+        ("Cards", "the number shown before a playable card, or its code: JH, 10h, j♥ (rank "
+                  "7 8 9 10 J Q K A, then suit).  KH* or 2* plays K♥ or card 2 and announces "
+                  "bela.  Dimmed cards, without a number, may not be played now."),
+        ("Zvanja", f"before your first card you choose the declarations to announce "
+                   f"({decl_rule})."),
+        ("l  last", "the last finished trick"),
+        ("s  sheet", "the score sheet"),
+        ("h  hand", "your hand and the table, numbered as the prompt asks"),
+        ("r  rules", "the play rules"),
+        ("hint", "what the best bot (pimc) would do, with the estimated value of every legal "
+                 "card (the points your side takes in the round)"),
     ]
     if variant == "bela4":
-        lines.append("  [bold]claim[/bold]    (with --enforce off) auzmeš: an opponent broke "
-                     "R17-R19 (R24)")
-    lines += ["  [bold]q[/bold] quit    leave the match (the record is saved if you gave "
-              "--record FILE)",
-              "           (when bidding, h and s are suits: type hand and sheet in full)"]
+        rows.append(("claim", "(with --enforce off) auzmeš: an opponent broke R17-R19 (R24).  "
+                              "You confirm it first: a false claim gives the other side 162."))
+    rows += [("q  quit", "leave the match (the record is saved if you gave --record FILE)"),
+             ("", "One letter is never a bid: h and s always mean hand and sheet.  Call "
+                  "trump by the suit's name or symbol, or its number in the menu.")]
+    return rows
+
+
+def help_table(variant: str) -> Table:
+    """The ``?`` help as a grid: the second column wraps within itself on a narrow screen."""
+    grid = Table.grid(padding=(0, 2), pad_edge=True)
+    grid.title = "How to play  (type ? at any prompt to see this again)"
+    grid.title_justify = "left"
+    grid.title_style = "bold"
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column()
+    for key, text in help_rows(variant):
+        grid.add_row(key, text)
+    return grid
+
+
+def help_text(variant: str) -> str:
+    """The help as plain lines (for documentation)."""
+    lines = ["How to play  (type ? at any prompt to see this again)"]
+    lines += [f"  {key:<9} {text}" for key, text in help_rows(variant)]
     return "\n".join(lines)
 
-
-HELP = help_text("bela4")
 
 _ORDER = """\
 [bold]Order[/bold]   trump: J 9 A 10 K Q 8 7 (J 20, 9 14, A 11, 10 10, K 4, Q 3)
@@ -199,6 +229,69 @@ def rules_reminder(variant: str) -> str:
 
 
 RULES_REMINDER = rules_reminder("bela4")
+
+
+class SolverWarmUp:
+    """The solver's kernels compiled (the first time after an install, about a minute) or
+    loaded from Numba's cache, in a background daemon thread started with the match, so
+    that the first ``hint`` does not freeze; a hint asked before it is done waits with a
+    spinner that says why.  One per process: a second start does nothing."""
+
+    MESSAGE = "Preparing the solver (first time only) …"
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+        self.note = ""  # what the warm-up reports it is doing
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        """Start the warm-up (once); the thread also imports the solver (numba), so the
+        first prompt does not wait for it."""
+        if self.thread is not None:
+            return
+        self.thread = threading.Thread(target=self._run, daemon=True,
+                                       name="bela-solver-warm-up")
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            from ..solver import warm_up
+
+            warm_up(progress=self._progress)
+        except Exception as exc:  # noqa: BLE001 - the hint then tries (and reports) itself
+            self.error = exc
+
+    def _progress(self, note: str) -> None:
+        self.note = note
+
+    @property
+    def busy(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def wait(self, console: Console) -> None:
+        """Wait for the warm-up (starting it if needed), with a spinner while it works."""
+        try:
+            from ..solver import is_warm
+        except ImportError:
+            return
+        if is_warm() and not self.busy:
+            return
+        self.start()
+        if self.thread is None or not self.thread.is_alive():
+            return
+        if not console.is_terminal:  # no spinner in a pipe: one line
+            console.print(self.MESSAGE, highlight=False)
+            self.thread.join()
+            return
+        with console.status(self.MESSAGE) as status:
+            while self.thread.is_alive():
+                self.thread.join(0.2)
+                if self.note.startswith("compiling"):
+                    status.update("Preparing the solver (first time only: this can take a "
+                                  "minute) …")
+
+
+SOLVER = SolverWarmUp()
 
 
 class Quit(Exception):
@@ -273,46 +366,12 @@ def is_trump_suit(suit: int, trump: int | None) -> bool:
     return trump is not None and (trump == ALL_TRUMPS or suit == trump)
 
 
-def card_text(card: Card) -> str:
-    """``10♥``, ``J♠``: what a person reads (the engine's codes use ``T``)."""
-    return ("10" if card.rank == TEN else RANKS[card.rank]) + SUIT_SYMBOLS[card.suit]
-
-
-def card_markup(card: Card, trump: int | None = None, dim: bool = False) -> str:
-    if dim:
-        return f"[dim]{card_text(card)}[/dim]"
-    style = "red" if card.suit in (0, 1) else ""
-    if is_trump_suit(card.suit, trump):
-        style = (style + " bold").strip()
-    return f"[{style}]{card_text(card)}[/]" if style else card_text(card)
-
-
-def suit_markup(suit: int) -> str:
-    sym = SUIT_SYMBOLS[suit]
-    return f"[red]{sym}[/red]" if suit in (0, 1) else sym
-
-
 def suit_name(suit: int) -> str:
     return f"{suit_markup(suit)} {SUIT_NAMES_HR[suit]} ({SUIT_NAMES_EN[suit]})"
 
 
-def contract_short(token: str | None) -> str:
-    """A contract token of the engine (``H``, ``VC``, ``BC``) for a narrow column."""
-    if token in ("H", "D", "S", "C"):
-        return suit_markup("HDSC".index(token))
-    return token or "-"
-
-
 def cards_markup(cards: Any, trump: int | None = None) -> str:
     return " ".join(card_markup(c, trump) for c in cards)
-
-
-_CODE = re.compile(r"\b[789TJQKA][HDSC]\b")
-
-
-def pretty_codes(text: str) -> str:
-    """Engine text (reasons, declaration names) with card codes shown as ``10♥``."""
-    return _CODE.sub(lambda m: card_markup(Card.from_code(m.group(0))), escape(text))
 
 
 def token_markup(token: str) -> str:
@@ -321,8 +380,8 @@ def token_markup(token: str) -> str:
         action = parse_action(token)
     except ActionParseError:
         return escape(token)
-    if isinstance(action, Play):
-        return card_markup(action.card) + (" with bela" if action.bela else "")
+    if isinstance(action, Play):  # K♦* is how you type a card with bela
+        return card_markup(action.card) + ("*" if action.bela else "")
     if isinstance(action, Call) and action.contract < 4:
         return suit_markup(action.contract)
     if isinstance(action, Call):
@@ -389,6 +448,9 @@ class Game:
         self.seating = Seating.make(self.variant.seats, self.variant.sides, human)
         self.bot_name = bot_name
         self.declined = -1  # round index in which the human chose to announce nothing
+        self.prompt_hand: str | None = None  # the numbered hand of the prompt asking now
+        self.trick_lines: list[str] = []  # the trick being played, shown when it is over
+        self.announced: list[str] = []  # announcements made within that trick (R13)
         self.summaries: list[dict[str, Any]] = []
         self.bot_trouble: set[int] = set()  # seats whose bot failed (warned once)
         self.fallback: dict[int, random.Random] = {}
@@ -549,9 +611,15 @@ class Game:
                 self.say("  You keep your cards.")
         elif isinstance(action, Declare):
             infos = after.declared[seat] or ()
-            self.say(f"  {who} {conj(who, 'announce')}: "
-                     + ", ".join(decl_text(i, trump) for i in infos))
+            line = f"  {who} {conj(who, 'announce')}: " + ", ".join(decl_text(i, trump)
+                                                                     for i in infos)
+            if self.trick_lines and seat != self.human:
+                self.announced.append(line)  # shown before your prompt, or with the trick
+                self.trick_lines.append(line)
+            else:
+                self.say(line)
         elif isinstance(action, Claim):
+            self.flush_trick()  # the cards of the unfinished trick, then the claim
             self.say(f"  {who} {conj(who, 'claim')} auzmeš: an opponent broke R17-R19 (R24)!")
         elif isinstance(action, Play):
             self.narrate_card(seat, action, before, after)
@@ -604,28 +672,41 @@ class Game:
                  f"each scores minus the points he takes (R34, R37).")
 
     def narrate_card(self, seat: int, action: Play, before: SeatView, after: SeatView) -> None:
+        """A trick is shown whole once it is over (no stale "winning" tags); while it is being
+        played, your prompt shows the cards on the table and the one winning now."""
         who = self.name(seat)
         trump = self.trump_of(after)
         if not before.trick:
             lead = "you lead" if seat == self.human else f"{who} leads"
-            self.say(f"[bold]Trick {len(before.tricks) + 1}[/bold] — {lead}")
+            self.trick_lines = [f"[bold]Trick {len(before.tricks) + 1}[/bold] — {lead}"]
         line = f"  {who:<8} {card_markup(action.card, trump)}"
         if action.bela:
             line += "  [bold]bela![/bold] (20)"
+        self.trick_lines.append(line)
         if len(after.tricks) > len(before.tricks):
             cards, winner = after.tricks[-1]
             gained = sum(after.card_points) - sum(before.card_points)
-            self.say(line)
+            self.flush_trick()
             pts = "  ".join(f"{self.seating.side_short(s)} {p}"
                             for s, p in enumerate(after.card_points))
             self.say(f"  → {self.name(winner)} {'take' if winner == self.human else 'takes'} "
                      f"the trick (+{gained}).   Card points: {pts}")
             if len(after.tricks) == 1:
                 self.show_declarations(after)
-            return
-        if len(after.trick) > 1 and trick_winner(after) == seat:
-            line += "  [dim](winning)[/dim]"
-        self.say(line)
+
+    def show_announced(self) -> None:
+        """Announcements made within the trick before your turn: public at once (R13), so
+        shown before your prompt (the cards are on the table line), not again later."""
+        for line in self.announced:
+            self.say(line)
+            self.trick_lines.remove(line)
+        self.announced = []
+
+    def flush_trick(self) -> None:
+        self.announced = []
+        for line in self.trick_lines:
+            self.say(line)
+        self.trick_lines = []
 
     def show_declarations(self, view: SeatView) -> None:
         """After the first trick: every announcement and whose count (R12, R13, R37)."""
@@ -640,6 +721,10 @@ class Game:
         if side is None:
             self.say("    The strongest declarations are equal: none count (R12).")
             return
+        tie = self.tie_to_earlier_seat(view, side)
+        if tie is not None:
+            self.say(f"    The strongest declarations are equal: the tie goes to "
+                     f"{self.name(tie)}, the earlier seat in turn order (R12).")
         who = self.seating.side_long(side)
         subject = {"You": "you"}.get(who, "they" if possessive(who) == "their" else "he")
         if self.vname == "belot2":
@@ -650,11 +735,31 @@ class Game:
             self.say(f"    {who} {conj(who, 'hold')} the strongest: only {possessive(who)} "
                      f"declarations count (R12), if {subject} {conj(who, 'take')} a trick (R15).")
 
+    def tie_to_earlier_seat(self, view: SeatView, side: int) -> int | None:
+        """The seat that won a tie of equal strongest declarations by its place in turn order
+        (R12: nearer the dealer's right), or None when there was no tie.  Not in belot2,
+        where seniority has its own order (R37)."""
+        if self.vname == "belot2":
+            return None
+        best: dict[int, int] = {}
+        for seat, infos in enumerate(view.declared):
+            for info in infos or ():
+                s = self.seating.side_of(seat)
+                best[s] = max(best.get(s, info.strength), info.strength)
+        top = best.get(side)
+        if top is None or not any(v == top for s, v in best.items() if s != side):
+            return None
+        order = [(view.first + k) % self.seating.seats for k in range(self.seating.seats)]
+        return next((seat for seat in order if self.seating.side_of(seat) == side
+                     and any(i.strength == top for i in view.declared[seat] or ())), None)
+
     def end_round(self) -> None:
         view = self.observe()
         res = view.result
         if res is None:
             return
+        if self.trick_lines and self.verbose:  # a claim ended the round within a trick
+            self.flush_trick()
         booked = view.sheet[-1]
         row = {
             "round": view.round_index + 1, "dealer": view.dealer,
@@ -757,9 +862,9 @@ class Game:
     def compact_line(self, row: dict[str, Any]) -> str:
         caller, trump = row["caller"], row["trump"]
         if caller is not None and trump is not None:
-            called = f"{self.short(caller)} {contract_short(trump)}"
+            called = f"{self.short(caller)} {contract_text(trump)}"
         elif row["outcome"] == "raspas":
-            called = f"- {contract_short(trump)}"
+            called = f"- {contract_text(trump)}"
         else:
             called = "-"
         scores = " : ".join(f"{s:>3}" for s in row["scores"])
@@ -768,20 +873,26 @@ class Game:
                 f"{SHORT_OUTCOMES.get(row['outcome'], row['outcome']):<8} {scores}   "
                 f"totals {totals}")
 
-    def sheet_table(self, tight: bool = False) -> Table:
-        """The score sheet; ``tight``: one space between columns (for narrow terminals)."""
+    def sheet_table(self, tight: bool = False, compact: bool = False,
+                    running: bool = True) -> Table:
+        """The score sheet.  ``tight``: one space between columns; ``compact``: caller and
+        trump in one column, zvanja and bela in one, each running total in its score's cell;
+        without ``running`` only a total row at the end (the narrowest terminals)."""
         st = self.seating
         names = [st.side_short(s) for s in range(st.sides)]
-        merged = self.individual  # zvanja and bela in one column: the sheet fits 80 columns
+        merged = self.individual or compact  # zvanja and bela in one column
         t = Table(title="Score sheet", box=box.SIMPLE_HEAD, padding=(0, 0 if tight else 1),
                   collapse_padding=True, show_edge=False, title_justify="left",
-                  caption=f"Zvanja{' + ' if merged else ' and '}bela: {'/'.join(names)}.",
+                  caption=f"Zvanja{' + ' if merged else ' and '}bela: {'/'.join(names)}."
+                  + ("  Running totals in brackets." if compact and running else ""),
                   caption_justify="left")
-        # numbers keep their width in a narrow terminal; names are cut (…) first
         t.add_column("#", justify="right", no_wrap=True, min_width=2)
         t.add_column("Dealer", no_wrap=True)
-        t.add_column("Caller", no_wrap=True)
-        t.add_column("Trump", justify="center", no_wrap=True, min_width=5)
+        if compact:
+            t.add_column("Called", no_wrap=True)
+        else:
+            t.add_column("Caller", no_wrap=True)
+            t.add_column("Trump", justify="center", no_wrap=True, min_width=5)
         if merged:
             t.add_column("Zv+bela", justify="right", no_wrap=True, min_width=7)
         else:
@@ -790,8 +901,9 @@ class Game:
         for n in names:
             t.add_column(n, justify="right", no_wrap=True, min_width=len(n))
         t.add_column("Result", no_wrap=True, min_width=6)
-        for n in names:
-            t.add_column(f"Σ {n}", justify="right", no_wrap=True, min_width=len(n) + 2)
+        if not compact:
+            for n in names:
+                t.add_column(f"Σ {n}", justify="right", no_wrap=True, min_width=len(n) + 2)
 
         def pairs(values: tuple[int, ...]) -> str:
             return "/".join(map(str, values)) if values and any(values) else "-"
@@ -806,20 +918,34 @@ class Game:
                          if decl and bela else pairs(decl or bela)]
             else:
                 extra = [pairs(row["declarations"]), pairs(row["bela"])]
-            t.add_row(str(row["round"]), self.short(row["dealer"]),
-                      self.short(row["caller"]) if row["caller"] is not None else "-",
-                      contract_short(row["trump"]), *extra, *map(str, row["scores"]), result,
-                      *map(str, row["totals"]))
+            caller = self.short(row["caller"]) if row["caller"] is not None else "-"
+            trump = contract_text(row["trump"])
+            if compact:
+                called = [f"{caller} {trump}" if row["trump"] is not None else caller]
+                scores = ([f"{s} ({tot})" for s, tot in zip(row["scores"], row["totals"])]
+                          if running else list(map(str, row["scores"])))
+                t.add_row(str(row["round"]), self.short(row["dealer"]), *called, *extra,
+                          *scores, result)
+            else:
+                t.add_row(str(row["round"]), self.short(row["dealer"]), caller, trump, *extra,
+                          *map(str, row["scores"]), result, *map(str, row["totals"]))
+        if compact and not running:
+            t.add_section()
+            t.add_row("", "", "", "Σ", *map(str, self.summaries[-1]["totals"]), "")
         return t
 
     def show_sheet(self) -> None:
+        """The widest layout of the sheet that fits the terminal (nothing cut or wrapped)."""
         if not self.summaries:
             self.say("No round finished yet.")
             return
-        table = self.sheet_table()
         wide = self.console.options.update_width(10_000)
-        if self.console.measure(table, options=wide).maximum > self.console.width:
-            table = self.sheet_table(tight=True)
+        for tight, compact, running in ((False, False, True), (True, False, True),
+                                        (False, True, True), (True, True, True),
+                                        (False, True, False), (True, True, False)):
+            table = self.sheet_table(tight, compact, running)
+            if self.console.measure(table, options=wide).maximum <= self.console.width:
+                break
         self.console.print(table)
 
     def end_match(self) -> None:
@@ -856,7 +982,7 @@ class Game:
         """Handle the commands every prompt accepts; True when ``text`` was one."""
         word = text.strip().lower()
         if word in ("?", "help", "pomoć", "pomoc"):
-            self.say(help_text(self.vname))
+            self.console.print(help_table(self.vname), highlight=False)
         elif word in ("q", "quit", "exit", "kraj"):
             raise Quit
         elif word in ("l", "last"):
@@ -867,8 +993,8 @@ class Game:
             self.say(rules_reminder(self.vname))
         elif word in ("h", "hand", "t", "table"):
             self.show_table(view, full=True)
-            if view.phase != "bidding":
-                self.say("Your hand: " + self.hand_markup(view)[0])
+            if view.phase != "bidding":  # with the numbers the prompt asks for
+                self.say("Your hand: " + (self.prompt_hand or self.hand_markup(view)[0]))
         elif word in ("hint", "savjet"):
             self.show_hint(view)
         else:
@@ -877,30 +1003,57 @@ class Game:
 
     def show_hint(self, view: SeatView) -> None:
         """The best bot's choice, and for a card the mean double-dummy value of each legal
-        card over the deals consistent with what you know."""
+        card over the deals consistent with what you know: the card hinted is the best of
+        the values shown (both come from the same sampled deals)."""
         if not view.legal:
             self.say("Nothing to decide right now.")
             return
         try:
             from ..bots.pimc import PimcBot
-        except ImportError:  # numba is an optional extra
-            self.say("Hints need the solver: pip install 'bela[ai]'.")
+        except ImportError as exc:  # the solver's numba / numpy failed to load
+            missing = exc.name or str(exc)
+            self.say(f"Hints are not available: the solver cannot load the Python package "
+                     f"{escape(missing)} ({escape(str(exc))}).")
             return
+        SOLVER.wait(self.console)
         advisor = PimcBot(seed=view.round_index * 1000 + len(view.tricks), samples=32,
                           budget=1.0)
-        choice = advisor.act(view)
-        if isinstance(choice, Play) and len({a.card for a in view.legal
-                                             if isinstance(a, Play)}) > 1:
-            values = advisor.card_values(view)
-            trump = self.trump_of(view)
-            ranked = sorted(values.items(), key=lambda cv: cv[1], reverse=not view.raspas)
+        try:
+            choice, values = advisor.advise(view)
+        except Exception as exc:  # noqa: BLE001 - a failing hint must not end the match
+            self.say(f"The hint failed ({escape(type(exc).__name__)}: {escape(str(exc))}).")
+            return
+        trump = self.trump_of(view)
+        if isinstance(choice, Play) and values:
+            ranked = sorted(values.items(),
+                            key=lambda cv: (cv[1] if view.raspas else -cv[1], cv[0]))
             cells = ", ".join(f"{card_markup(c, trump)} {v:.0f}" for c, v in ranked)
             goal = "fewest" if view.raspas else "most"
             self.say(f"Hint: play {card_markup(choice.card, trump)}"
                      f"{' with bela' if choice.bela else ''}.  Estimated points your side "
                      f"takes in the round ({goal} is best): {cells}.")
+        elif isinstance(choice, (Call, Pass)):
+            self.say(f"Hint: {self.describe_bid(choice, view)}.{self.bid_reason(view, advisor)}")
+        elif isinstance(choice, Play):
+            self.say(f"Hint: play {card_markup(choice.card, trump)}"
+                     f"{' with bela' if choice.bela else ''}.")
         else:
-            self.say(f"Hint: {token_markup(choice.token())}.")
+            self.say(f"Hint: {pretty_codes(choice.pretty())}.")
+
+    def bid_reason(self, view: SeatView, advisor: Any) -> str:
+        """bela4: the bot's estimate for each suit it may call, as the points the calling
+        side makes over the other; it passes when none reaches its threshold (R7)."""
+        scores_of = getattr(getattr(advisor, "fallback", None), "suit_scores", None)
+        if self.vname != "bela4" or scores_of is None:
+            return ""
+        calls = [a.contract for a in view.legal if isinstance(a, Call) and a.contract < 4]
+        if not calls:
+            return ""
+        scores = scores_of(view.hand.mask)
+        cells = ", ".join(f"{suit_markup(c)} {scores[c]:+.0f}"
+                          for c in sorted(calls, key=lambda c: -scores[c]))
+        return (f"  Estimated margin if you call, from your 6 cards (the points your side "
+                f"would make over the other): {cells}.")
 
     def show_last_trick(self, view: SeatView) -> None:
         if not view.tricks:
@@ -911,17 +1064,26 @@ class Game:
         shown = ", ".join(f"{self.name(s)} {card_markup(c, trump)}" for s, c in cards)
         self.say(f"Last trick ({len(view.tricks)}): {shown} — taken by {self.name(winner)}.")
 
-    def explain(self, exc: IllegalAction) -> None:
-        text = f"[bold red]Not allowed:[/bold red] {pretty_codes(exc.reason)}"
+    def explain(self, exc: IllegalAction, action: Action | None = None) -> None:
+        reason, prefix = exc.reason, ""
+        if isinstance(action, Call):  # a contract token (H, VC) is a suit symbol for people
+            for word in (action.token(), action.pretty()):
+                if reason.startswith(word + " "):
+                    prefix, reason = token_markup(action.token()), reason[len(word):]
+                    break
+        text = f"[bold red]Not allowed:[/bold red] {prefix}{pretty_codes(reason)}"
         if exc.rule:
             text += f" ({exc.rule})"
         if exc.legal:
             text += ".  Allowed: " + ", ".join(token_markup(t) for t in exc.legal)
+            if any(t.endswith("*") for t in exc.legal):
+                text += "  (a * plays the card and announces bela)"
         self.say(text + ".")
 
-    def hand_markup(self, view: SeatView,
-                    playable: list[Card] | None = None) -> tuple[str, list[Card]]:
-        """The hand sorted by suit; ``playable`` cards get numbers, the others are dimmed."""
+    def hand_markup(self, view: SeatView, playable: list[Card] | None = None,
+                    marked: Card | None = None) -> tuple[str, list[Card]]:
+        """The hand sorted by suit; ``playable`` cards get numbers, the others are dimmed;
+        ``marked`` (a card already chosen) keeps its number, struck through."""
         trump = self.trump_of(view)
         numbered: list[Card] = []
         parts = []
@@ -932,7 +1094,10 @@ class Game:
                     cells.append(card_markup(c, trump))
                 elif c in playable:
                     numbered.append(c)
-                    cells.append(f"[bold cyan]{len(numbered)}[/]:{card_markup(c, trump)}")
+                    shown = card_markup(c, trump)
+                    if c == marked:
+                        shown = f"[strike dim]{card_text(c)}[/] [dim](chosen)[/dim]"
+                    cells.append(f"[bold cyan]{len(numbered)}[/]:{shown}")
                 else:
                     cells.append(card_markup(c, trump, dim=True))
             label = " [bold]trump[/bold]" if is_trump_suit(group[0].suit, trump) else ""
@@ -983,7 +1148,9 @@ class Game:
         else:
             n = len(view.tricks) + 1
             total = n - 1 + min(h for h in view.hand_sizes) + (1 if view.trick else 0)
-            self.say(f"Trick {n} of {max(total, n)} · {info}")
+            match = " ".join(f"{self.seating.side_short(s)} {t}"
+                             for s, t in enumerate(view.totals))
+            self.say(f"Trick {n} of {max(total, n)} · {info} · Match: {match}")
         if face:
             self.say("  " + face)
         if view.discards and (full or not view.tricks):
@@ -1012,6 +1179,8 @@ class Game:
     # -- prompts -------------------------------------------------------------------------------
     def human_turn(self) -> None:
         view = self.observe()
+        self.prompt_hand = None
+        self.show_announced()
         if view.phase == "bidding":
             self.ask_bid(view)
             return
@@ -1071,24 +1240,37 @@ class Game:
         if intro:
             self.say(intro)
         self.show_table(view)
-        menu = "   ".join(f"[bold cyan]{i}[/]) {self.describe_bid(a, view)}"
-                           for i, a in enumerate(options, 1))
-        self.say("  " + menu)
+        items = [f"[bold cyan]{i}[/]) {self.describe_bid(a, view)}"
+                 for i, a in enumerate(options, 1)]
+        width = sum(cell_len(Text.from_markup(item).plain) + 3 for item in items) + 2
+        if width <= self.console.width:
+            self.say("  " + "   ".join(items))
+        else:  # a narrow terminal: whole items in columns, never "5) ♣" / "tref"
+            self.console.print(Padding(Columns(items, padding=(0, 3)), (0, 0, 0, 2)),
+                               highlight=False)
         while True:
             text = self.ask("Your bid: ")
-            action = self.parse_bid(text, options, view)  # first: here h and s are suits
-            if action is None and self.command(text, view):
+            if self.command(text, view):  # h and s are hand and sheet here too
                 continue
+            action = self.parse_bid(text, options, view)
             if action is None:
+                word = parse_words(text)
                 extra = ", vc or bc" if self.vname == "belot2" else ""
-                self.say(f"Type a number from the menu, a suit (H D S C, ♥ ♦ ♠ ♣, herc karo pik "
-                         f"tref){extra} or pass.  [bold]?[/bold] shows help.")
+                if word in SUIT_LETTERS:
+                    suit = SUIT_LETTERS[word]
+                    self.say(f"One letter is not a bid (h and s show your hand and the sheet): "
+                             f"to call {suit_markup(suit)}, type {SUIT_NAMES_HR[suit]}, "
+                             f"{SUIT_NAMES_EN[suit]}, {suit_markup(suit)} or its number from "
+                             f"the menu.")
+                else:
+                    self.say(f"Type a number from the menu, a suit ({SUIT_HELP}){extra} or "
+                             f"pass.  [bold]?[/bold] shows help.")
                 continue
             try:
                 self.apply(self.human_seat, action)
                 return
             except IllegalAction as exc:
-                self.explain(exc)
+                self.explain(exc, action)
 
     def ask_menu(self, view: SeatView) -> None:
         """Any decision without a prompt of its own: a numbered menu of the legal actions."""
@@ -1148,6 +1330,8 @@ class Game:
             turned = self.turned_suit(view)
             if turned is not None:
                 return Call(turned)
+        if len(word) < 2:
+            return None  # one letter is never a bid (SUIT_LETTERS)
         try:
             return parse_action(text)
         except ActionParseError:
@@ -1155,7 +1339,7 @@ class Game:
 
     def ask_discard(self, view: SeatView) -> None:
         """bela3, R27: the caller discards two of his 12 cards face down.  Two cards at once
-        (numbers or codes), or one, and then the second from the other eleven."""
+        (numbers or codes), or one, and then the second; the numbers never change."""
         self.say()
         self.show_table(view)
         self.say(f"You hold {len(view.hand)} cards: your 6, your talon of 4 and the last 2 of the "
@@ -1164,6 +1348,7 @@ class Game:
         line, numbered = self.hand_markup(view, list(view.hand))
         self.say("Your hand: " + line)
         while True:
+            self.prompt_hand = line
             text = self.ask("Discard two cards \\[two numbers like 1 5, or codes like 7C 8C]: ")
             if self.command(text, view):
                 continue
@@ -1180,30 +1365,40 @@ class Game:
             first = cards[0]
             assert first is not None
             if len(cards) == 1:
-                second = self.ask_second_discard(first, view)
-                if second is None:
+                more = self.ask_second_discard(first, numbered, view)
+                if more is None:
+                    self.say("Your hand: " + line)
                     continue
-                cards.append(second)
+                cards = [first, more] if isinstance(more, Card) else list(more)
             if cards[0] == cards[1]:
                 self.say("Name two different cards.")
                 continue
             a, b = sorted(c for c in cards if c is not None)
             if self.try_apply(Discard((a, b))):
+                self.prompt_hand = None
                 return
 
-    def ask_second_discard(self, first: Card, view: SeatView) -> Card | None:
-        """The second discard, from the cards but ``first`` (renumbered); None: start over."""
+    def ask_second_discard(self, first: Card, numbered: list[Card], view: SeatView
+                           ) -> Card | tuple[Card, Card] | None:
+        """The second discard, by the same numbers as the first prompt (``first`` shown as
+        chosen); two cards here replace the first choice; None: start over."""
         trump = self.trump_of(view)
-        line, numbered = self.hand_markup(view, [c for c in view.hand if c != first])
+        line, _ = self.hand_markup(view, numbered, marked=first)
         self.say(f"Discarding {card_markup(first, trump)}; the other card from: {line}")
+        choices = f"1-{len(numbered)}"
         while True:
-            choices = f"1-{len(numbered)}"
+            self.prompt_hand = line
             text = self.ask(f"Second card to discard \\[{choices} or a code, - to choose again]: ")
             if text.strip() in ("-", "0"):
                 return None
             if self.command(text, view):
                 continue
             words = text.replace(",", " ").split()
+            if len(words) == 2:  # two cards: a new choice of both
+                cards = [self.parse_hand_card(w, numbered, view) for w in words]
+                if cards[0] is not None and cards[1] is not None:
+                    return cards[0], cards[1]
+                continue
             if len(words) != 1:
                 self.say(f"Name one more card: a number {choices} or a code.")
                 continue
@@ -1333,13 +1528,20 @@ class Game:
         if self.vname == "belot2":
             self.say("  [dim]Your most senior one is compared; if it wins, all you announce "
                      "count, once you take a trick (R37).[/dim]")
+        count = len(full.groups)
+        if count == 1:
+            question = "Announce it? \\[Enter/y/1 = yes, n = no]: "
+            again = "Type Enter (or y, or 1) to announce it, or n for none."
+        else:
+            question = f"Announce which? \\[Enter/a = all, n = none, or numbers like 1 {count}]: "
+            again = f"Type Enter for all, n for none, or numbers from 1 to {count}."
         while True:
-            text = self.ask("Announce which? [Enter/a = all, n = none, or numbers like 1 2]: ")
+            text = self.ask(question)
             if self.command(text, view):
                 continue
             word = text.strip().lower()
             if word in ("", "a", "all", "sve", "y", "yes", "da"):
-                chosen = list(range(len(full.groups)))
+                chosen = list(range(count))
             elif word in ("n", "none", "no", "ne", "0", "-"):
                 return False
             else:
@@ -1347,15 +1549,15 @@ class Game:
                     nums = sorted({int(x) for x in word.replace(",", " ").split()})
                 except ValueError:
                     nums = []
-                if not nums or not all(1 <= n <= len(full.groups) for n in nums):
-                    self.say(f"Type Enter for all, n for none, or numbers 1-{len(full.groups)}.")
+                if not nums or not all(1 <= n <= count for n in nums):
+                    self.say(again)
                     continue
                 chosen = [n - 1 for n in nums]
             action = Declare(tuple(full.groups[i] for i in chosen))
             try:
                 self.apply(self.human_seat, action)
             except IllegalAction as exc:
-                self.explain(exc)
+                self.explain(exc, action)
                 continue
             self.ask_card(self.observe(), header=False)
             return True
@@ -1400,11 +1602,14 @@ class Game:
             self.say("  [dim]Type claim to claim auzmeš.[/dim]")
         while True:
             choices = "1" if len(numbered) == 1 else f"1-{len(numbered)}"
+            self.prompt_hand = line
             text = self.ask(f"Your card [{choices} or a code like JH, ? for help]: ")
             if self.command(text, view):
                 continue
             word = text.strip().lower()
             if word in CLAIM_WORDS:
+                if view.claim_allowed and not self.confirm_claim(view):
+                    continue
                 action: Action = Claim(self.human_seat)
             else:
                 card, star = self.parse_card(word, numbered)
@@ -1424,21 +1629,39 @@ class Game:
                     action = Play(card)
             try:
                 self.apply(self.human_seat, action)
+                self.prompt_hand = None
                 return
             except IllegalAction as exc:
-                self.explain(exc)
+                self.explain(exc, action)
+
+    def confirm_claim(self, view: SeatView) -> bool:
+        """Auzmeš ends the round and cannot be taken back: a false claim gives the other
+        side 162 and every declaration and bela (R24)."""
+        self.say("  A claim ends the round at once (R24): if an opponent broke R17-R19 this "
+                 "round, your side scores 162 plus every declaration and bela announced; if "
+                 "not, the other side does.")
+        while True:
+            text = self.ask("Claim auzmeš? \\[y/N]: ")
+            word = parse_words(text)
+            if word in ("y", "yes", "da", "1", "claim"):
+                return True
+            if word in ("", "n", "no", "ne", "2"):
+                self.say("No claim.")
+                return False
+            if not self.command(text, view):
+                self.say("Answer y (claim auzmeš) or n.")
 
     def parse_card(self, word: str, numbered: list[Card]) -> tuple[Card | None, bool]:
-        if word.isdigit():
-            i = int(word)
+        star = word.endswith("*")
+        code = word[:-1] if star else word
+        if code.isdigit():
+            i = int(code)
             if 1 <= i <= len(numbered):
-                return numbered[i - 1], False
+                return numbered[i - 1], star
             if numbered:
                 choices = "1" if len(numbered) == 1 else f"1-{len(numbered)}"
                 self.say(f"There is no card {i}: choose {choices}, or type a card code.")
             return None, False
-        star = word.endswith("*")
-        code = word[:-1] if star else word
         try:
             return Card.from_code(code), star
         except CardParseError:
@@ -1571,6 +1794,8 @@ def play(
     human = None if all_bots else HUMAN
     bots = {s: bot_registry.make_bot(bot_name, bot_seed(seed, s))
             for s in range(match.variant.seats) if s != human}
+    if human is not None:
+        SOLVER.start()  # hints: the solver's kernels get ready while you play
     game = Game(match, bots, console, human, bot_name=bot_name)
     players = game.seating.players()
     extra = {"seed": seed, "bots": {str(s): bot_name for s in sorted(bots)}}

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..engine.record import RecordError, read_record, replay
 from ..engine.record import score as score_record
+from .text import contract_text, pretty_codes
 
 OUTCOME_NAMES = {"pass": "pass", "fall": "fall (pad)", "capot": "štiglja",
                  "belot": "belot", "claim": "auzmeš", "hang": "visi",
                  "redeal": "redeal", "raspas": "raspas", "unfinished": "unfinished"}
+SHORT_OUTCOMES = {**OUTCOME_NAMES, "fall": "fall", "unfinished": "-"}
 
 
 def side_names(variant: str, players: list[str] | None, sides: int) -> list[str]:
@@ -29,42 +34,106 @@ def side_names(variant: str, players: list[str] | None, sides: int) -> list[str]
     return [names[i] if i < len(names) else f"Seat {i}" for i in range(sides)]
 
 
-def render_sheet(result: dict[str, Any], variant: str, players: list[str] | None,
-                 console: Console) -> None:
-    """Print a paper-like score sheet from a ``bela score --json`` object."""
+@dataclass(frozen=True)
+class Layout:
+    """How much of the sheet fits: the widest layout that fits the console is chosen."""
+
+    boxed: bool  # ruled cells (a paper sheet), or only a line under the header
+    names: bool  # player names in the cells and side names as headers, or seat numbers
+    running: bool  # the running total in each score cell, "65 (182)"
+    short: bool = False  # short headers, caller and trump in one column ("2 ♠")
+    tight: bool = False  # one space between the columns
+
+
+LAYOUTS = (Layout(True, True, True), Layout(False, True, True), Layout(False, False, True),
+           Layout(False, False, True, short=True),
+           Layout(False, False, True, short=True, tight=True),
+           Layout(False, False, False, short=True),
+           Layout(False, False, False, short=True, tight=True))
+
+
+def seat_count(result: dict[str, Any], variant: str) -> int:
+    for rd in result["rounds"]:
+        if "declared" in rd:
+            return len(rd["declared"])
+    return {"bela4": 4, "bela3": 3}.get(variant, 2)
+
+
+def sheet_table(result: dict[str, Any], variant: str, players: list[str] | None,
+                layout: Layout) -> Table:
+    """The score sheet of a ``bela score --json`` object in one layout."""
     sides = len(result["totals"])
-    names = side_names(variant, players, sides)
-    seat_name = (lambda s: players[s]) if players else (lambda s: f"seat {s}")
-    table = Table(title=f"{variant} score sheet", show_lines=False)
-    for col in ("#", "dealer", "caller", "trump", "decl.", "bela"):
-        table.add_column(col)
-    for name in names:
-        table.add_column(name, justify="right")
-    table.add_column("outcome", no_wrap=True)
+    seats = seat_count(result, variant)
+    if layout.names:
+        heads = side_names(variant, players, sides)
+        seat_name = (lambda s: escape(players[s])) if players else (lambda s: f"seat {s}")
+    else:
+        heads = ["+".join(str(s) for s in range(seats) if s % sides == side)
+                 for side in range(sides)]
+        seat_name = str
+    boxed = layout.boxed
+    table = Table(title=f"{variant} score sheet", title_justify="left",
+                  box=box.HEAVY_HEAD if boxed else box.SIMPLE_HEAD, show_edge=boxed,
+                  padding=(0, 0 if layout.tight else 1), collapse_padding=not boxed)
+    if layout.short:
+        first = ("#", "dlr", "call", "zv.", "bela")
+    else:
+        first = ("#", "dealer", "caller", "trump", "decl.", "bela")
+    for col in first:
+        table.add_column(col, no_wrap=True, justify="right" if col == "#" else "left")
+    for head in heads:
+        table.add_column(escape(head), justify="right", no_wrap=True)
+    table.add_column("result" if layout.short else "outcome", no_wrap=True)
+    outcomes = SHORT_OUTCOMES if layout.short or not layout.names else OUTCOME_NAMES
     running = [0] * sides
-    notes = []
     for i, rd in enumerate(result["rounds"]):
         running = [t + s for t, s in zip(running, rd["scores"])]
-        announced = [f"{seat_name(s)}: {', '.join(d)}" for s, d in enumerate(rd.get("declared", []))
-                     if d]
-        if announced:
-            notes.append(f"round {i + 1}: " + "; ".join(announced))
+        announced = any(rd.get("declared", []))
         counted = rd.get("declarations") or []
         decls = "/".join(map(str, counted)) if any(counted) else ("0" if announced else "-")
-        bela = ", ".join(seat_name(s) for s in rd.get("belas", []))
-        cells = [f"{s} ({t})" for s, t in zip(rd["scores"], running)]
-        caller = "" if rd["caller"] is None else seat_name(rd["caller"])
-        table.add_row(str(i + 1), seat_name(rd["dealer"]), caller, rd["trump"] or "-",
-                      decls, bela or "-", *cells, OUTCOME_NAMES.get(rd["outcome"], rd["outcome"]))
+        bela = ",".join(seat_name(s) for s in rd.get("belas", []))
+        if layout.running:
+            cells = [f"{s} ({t})" for s, t in zip(rd["scores"], running)]
+        else:
+            cells = [str(s) for s in rd["scores"]]
+        caller = "-" if rd["caller"] is None else seat_name(rd["caller"])
+        trump = contract_text(rd["trump"])
+        called = [f"{caller} {trump}" if rd["trump"] else caller] if layout.short \
+            else [caller, trump]
+        table.add_row(str(i + 1), seat_name(rd["dealer"]), *called, decls, bela or "-",
+                      *cells, outcomes.get(rd["outcome"], rd["outcome"]))
     table.add_section()
-    table.add_row("", "", "", "", "", "total", *map(str, result["totals"]), "")
-    console.print(table)
-    for note in notes:
-        console.print(f"  declared in {note}")
+    blanks = len(first) - 1
+    table.add_row(*[""] * blanks, "total", *map(str, result["totals"]), "")
+    return table
+
+
+def render_sheet(result: dict[str, Any], variant: str, players: list[str] | None,
+                 console: Console) -> None:
+    """Print a paper-like score sheet from a ``bela score --json`` object, in the widest
+    layout that fits the console (80 columns when piped): no cell is cut or wrapped."""
+    sides = len(result["totals"])
+    names = side_names(variant, players, sides)
+    wide = console.options.update_width(10_000)
+    for layout in LAYOUTS:
+        table = sheet_table(result, variant, players, layout)
+        if console.measure(table, options=wide).maximum <= console.width:
+            break
+    if not layout.names and players and players != [f"Seat {i}" for i in range(len(players))]:
+        console.print("Seats: " + ", ".join(f"{i} {escape(p)}" for i, p in enumerate(players)),
+                      highlight=False)
+    console.print(table, highlight=False)
+    seat_name = (lambda s: players[s]) if players else (lambda s: f"seat {s}")
+    for i, rd in enumerate(result["rounds"]):
+        announced = [f"{escape(seat_name(s))}: {', '.join(pretty_codes(x) for x in d)}"
+                     for s, d in enumerate(rd.get("declared", [])) if d]
+        if announced:
+            console.print(f"  declared in round {i + 1}: " + "; ".join(announced),
+                          highlight=False)
     if result["winner"] is None:
-        console.print("The match is not over.")
+        console.print("The match is not over.", highlight=False)
     else:
-        console.print(f"Winner: {names[result['winner']]}")
+        console.print(f"Winner: {escape(names[result['winner']])}", highlight=False)
 
 
 def score(
@@ -83,7 +152,8 @@ def score(
         if as_json:
             typer.echo(json.dumps(exc.as_json(), ensure_ascii=False))
         else:
-            Console(stderr=True).print(f"[red]invalid record[/red] {exc}", highlight=False)
+            Console(stderr=True).print(f"[red]invalid record:[/red] {escape(str(exc))}",
+                                       highlight=False)
         raise typer.Exit(1) from None
     if as_json:
         typer.echo(json.dumps(result, ensure_ascii=False))
