@@ -9,7 +9,7 @@ import pytest
 from bela.bots import make_bot, parse_spec
 from bela.bots.pimc import PimcBot
 from bela.engine import Match, Play
-from bela.engine.views import seat_view
+from bela.engine.views import SeatView, seat_view
 
 VARIANTS = ("bela4", "bela3", "bela2", "belot2")
 
@@ -95,3 +95,61 @@ def test_pimc_orders_a_cold_trump_suit() -> None:
     m.deal(hands)
     action = PimcBot(1, bid_samples=4).act(seat_view(m, 0))
     assert action.token() == "H"
+
+
+def card_decisions(variant: str, count: int) -> list[SeatView]:
+    """Views of seats choosing a card among two or more (nothing else), after random
+    play."""
+    rng = random.Random(11 + VARIANTS.index(variant))
+    views = []
+    seed = 0
+    while len(views) < count:
+        seed += 1
+        m = Match(variant, seed=seed, options={"target": 10**9})
+        rnd = m.deal()
+        stop = rng.randrange(0, 14)
+        while not rnd.is_over and (rnd.phase != "play" or len(rnd.log) - len(rnd.bids) < stop):
+            acts = rnd.legal_actions()
+            m.apply(acts[rng.randrange(len(acts))])
+        acts = [] if rnd.is_over else rnd.legal_actions()
+        if all(isinstance(a, Play) for a in acts) and len({a.card for a in acts}) >= 2:
+            views.append(seat_view(m, rnd.turn))
+    return views
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_pimc_advice_plays_the_best_of_its_values(variant: str) -> None:
+    """advise() gives the pick and the values from the same deals: the pick is the card
+    with the best value (lowest in raspas), ties to the first card, and is what act() plays
+    with the same seed."""
+    for i, view in enumerate(card_decisions(variant, 4)):
+        action, values = PimcBot(i, samples=6).advise(view)
+        assert isinstance(action, Play) and action in view.legal
+        assert set(values) == {a.card for a in view.legal if isinstance(a, Play)}
+        best = (min if view.raspas else max)(values.values())
+        assert values[action.card] == best
+        assert action.card == min(c for c, v in values.items() if v == best)
+        assert PimcBot(i, samples=6).act(view) == action
+        assert PimcBot.best_card(values, view.raspas) == action.card
+
+
+def test_pimc_advice_on_other_decisions_has_no_values() -> None:
+    m = Match("bela4", seed=5, options={"target": 10**9})
+    rnd = m.deal()
+    view = seat_view(m, rnd.turn)  # bidding
+    action, values = PimcBot(5, bid_samples=2).advise(view)
+    assert action in view.legal and values == {}
+
+
+def test_pimc_bots_in_threads_use_their_threads_solvers() -> None:
+    """Bots thinking at the same time in different threads never share a solver."""
+    import threading
+
+    bot = PimcBot(1)
+    seen: list[int] = []
+    threads = [threading.Thread(target=lambda: seen.append(id(bot.solver))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bot.solver is bot.solver and len(set(seen) | {id(bot.solver)}) == 4

@@ -11,6 +11,11 @@ estimates decide whether to order at all and the simulation chooses the contract
 otherwise; ``"heuristic"`` bids as the heuristic bot does.
 Declarations, bela, discards, swaps and redeals follow the heuristic.
 
+:meth:`PimcBot.advise` gives the choice together with the values it was made from (a hint:
+the card shown as best is always the card played).  The bot solves with the calling
+thread's own solver (:func:`bela.solver.dd.default_solver`), so bots thinking at the same
+time in different threads never share the solver's tables.
+
 The strength is the number of sampled deals per decision (``samples``; the default answers
 well within the latency target, see the README) and an optional time budget per decision
 (``budget`` seconds): it stops sampling at whichever comes first, after at least
@@ -30,7 +35,7 @@ from ..engine.declarations import declaration_value, find_declarations
 from ..engine.rules import NO_TRUMPS, play_table
 from ..engine.variants import get_variant
 from ..engine.views import SeatView
-from ..solver.dd import Position, default_solver
+from ..solver.dd import Position, Solver, default_solver
 from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler
 from .heuristic import HeuristicBot
@@ -55,10 +60,24 @@ class PimcBot:
         self.threshold = threshold
         self.bidding = bidding
         self.fallback = HeuristicBot(seed)
-        self.solver = default_solver()
+
+    @property
+    def solver(self) -> Solver:
+        """The calling thread's solver (:func:`~bela.solver.dd.default_solver`): never
+        shared with a bot thinking at the same time in another thread."""
+        return default_solver()
 
     # -- the protocol ------------------------------------------------------------------------
     def act(self, view: SeatView) -> Action:
+        return self.advise(view)[0]
+
+    def advise(self, view: SeatView) -> tuple[Action, dict[Card, float]]:
+        """The bot's action (what :meth:`act` returns) and, when it chooses a card among
+        two or more, the values it chose from: the mean double-dummy value of each legal
+        card over one set of sampled deals (as :meth:`card_values`); the action plays the
+        card with the best value (:meth:`best_card`: the highest, the lowest in raspas,
+        ties to the first card in card order).  The values are empty for any other
+        decision (a bid, a single legal card, a declaration...)."""
         if not view.legal:
             raise ValueError("it is not this seat's turn")
         if view.phase == "play" and all(isinstance(a, Play) for a in view.legal):
@@ -66,42 +85,53 @@ class PimcBot:
         if (view.phase == "bidding" and view.variant != "bela3" and self.bidding != "heuristic"
                 and any(isinstance(a, Call) for a in view.legal)):
             if self.bidding == "sim":
-                return self._bid(view)
+                return self._bid(view), {}
             choice = self.fallback.act(view)  # hybrid: the heuristic decides to call or pass,
-            return self._bid(view, must_call=True) if isinstance(choice, Call) else choice
-        return self.fallback.act(view)
+            if isinstance(choice, Call):
+                return self._bid(view, must_call=True), {}
+            return choice, {}
+        return self.fallback.act(view), {}
+
+    @staticmethod
+    def best_card(values: dict[Card, float], raspas: bool = False) -> Card:
+        """The card with the best value: the highest (the lowest in raspas); of equal
+        values the first in card order."""
+        pick = min if raspas else max
+        return pick(sorted(values), key=values.__getitem__)
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
         """Mean double-dummy value of each legal card over the sampled deals (the points
-        the seat's side takes over the whole round; in raspas lower is better)."""
+        the seat's side takes over the whole round; in raspas lower is better).  Each call
+        draws its own deals: :meth:`advise` gives a choice with the values it came from."""
         legal = {a.card for a in view.legal if isinstance(a, Play)}
         totals: dict[Card, float] = defaultdict(float)
         n = 0
         start = time.perf_counter()
         sampler = self._sampler(view)
+        solver = self.solver
         for _ in range(self.samples):
             if (self.budget is not None and n >= self.min_samples
                     and time.perf_counter() - start > self.budget):
                 break
             deal = sampler.draw(self.rng)
-            sol = self.solver.solve(self._position(view, deal.hands), line=False)
+            sol = solver.solve(self._position(view, deal.hands), line=False)
             for card, v in sol.values.items():
                 totals[card] += v
             n += 1
-        return {c: totals[c] / n for c in legal}
+        return {c: totals[c] / n for c in sorted(legal)}
 
     # -- card play ---------------------------------------------------------------------------
-    def _play(self, view: SeatView) -> Action:
+    def _play(self, view: SeatView) -> tuple[Action, dict[Card, float]]:
         cards = {a.card for a in view.legal if isinstance(a, Play)}
+        values: dict[Card, float] = {}
         if len(cards) == 1:
             card = next(iter(cards))
         else:
             values = self.card_values(view)
-            pick = min if view.raspas else max
-            card = pick(sorted(values), key=lambda c: values[c])
+            card = self.best_card(values, view.raspas)
         bela = [a for a in view.legal if isinstance(a, Play) and a.card == card and a.bela]
-        return bela[0] if bela else next(a for a in view.legal
-                                         if isinstance(a, Play) and a.card == card)
+        return (bela[0] if bela else next(a for a in view.legal
+                                          if isinstance(a, Play) and a.card == card)), values
 
     def _sampler(self, view: SeatView) -> DealSampler:
         try:

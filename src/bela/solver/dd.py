@@ -40,6 +40,7 @@ require Numba).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -193,12 +194,16 @@ Args = tuple[int, int, int, int, int, int, int, int]  # seat pos lead win wseat 
 
 
 class Solver:
-    """A double-dummy solver with its own transposition table and buffers (one per thread).
+    """A double-dummy solver with its own transposition table and buffers.
 
     ``tt_bits``: the table holds ``2 ** tt_bits`` entries (16 bytes each); ``method``: how
     an exact value is found from null-window searches (see
-    :func:`bela.solver.kernels.exact_value`); ``sure_bounds``: cut with the sure-trump
-    bounds at trick starts."""
+    :func:`bela.solver.kernels.run`); ``sure_bounds``: cut with the sure-trump
+    bounds at trick starts.
+
+    Threads: the searches release the GIL, so solvers in different threads run in parallel
+    (:func:`default_solver` gives each thread its own).  One solver's queries run one at a
+    time (a lock): a solver shared by threads gives right answers, but no parallelism."""
 
     def __init__(self, tt_bits: int = 16, method: int = K.METHOD_GALLOP,
                  sure_bounds: bool = True) -> None:
@@ -211,6 +216,7 @@ class Solver:
         self.method = method
         self.sure_bounds = sure_bounds
         self.gen = 0
+        self._lock = threading.Lock()
 
     @property
     def nodes(self) -> int:
@@ -282,10 +288,20 @@ class Solver:
         """Values of every legal card of the seat to play (and a principal variation to
         the end of the round when ``line`` is true)."""
         self._check(pos)
+        with self._lock:
+            return self._solve(pos, line)
+
+    def value(self, pos: Position) -> int:
+        """The value of the position for the side to play (best play by everyone)."""
+        self._check(pos)
+        with self._lock:
+            return self._value(pos)
+
+    def _solve(self, pos: Position, line: bool) -> Solution:
         R, lay, args = self._load(pos)
         out = self.out
-        n = K.solve_root(self.S, R, self.TT, self.MV, self.SC, self.N, *args, out,
-                         self.method)
+        n = K.run(K.OP_SOLVE, self.S, R, self.TT, self.MV, self.SC, self.N, *args, 0,
+                  self.method, out)
         seat = pos.turn
         top = args[-1] + K.LAST_TRICK
         already = pos.taken[pos.teams[seat]]
@@ -305,13 +321,11 @@ class Solver:
         return Solution(seat, dict(sorted(values.items())), best, values[best], pv,
                         pos.raspas, nodes)
 
-    def value(self, pos: Position) -> int:
-        """The value of the position for the side to play (best play by everyone)."""
-        self._check(pos)
+    def _value(self, pos: Position) -> int:
         R, _, args = self._load(pos)
         top = args[-1] + K.LAST_TRICK
-        v = int(K.exact_value(self.S, R, self.TT, self.MV, self.SC, self.N, *args, K.FULL,
-                              top // 2, self.method))
+        v = int(K.run(K.OP_VALUE, self.S, R, self.TT, self.MV, self.SC, self.N, *args,
+                      top // 2, self.method, self.out))
         already = pos.taken[pos.teams[pos.turn]]
         return already + (top - v if pos.raspas else v)
 
@@ -344,22 +358,25 @@ class Solver:
                 seat, p, lead, win, wseat, tpts, tmask = wseat, 0, -1, -1, -1, 0, 0
             else:
                 seat, p = (seat + 1) % seats, p + 1
-            c = K.find_move(S, R, self.TT, self.MV, self.SC, self.N, seat, p, lead, win,
-                            wseat, tpts, tmask, rpts, target, self.out)
+            c = K.run(K.OP_FIND, S, R, self.TT, self.MV, self.SC, self.N, seat, p, lead, win,
+                      wseat, tpts, tmask, rpts, target, self.method, self.out)
             if c < 0:  # pragma: no cover - would mean a search bug
                 raise RuntimeError("principal variation lost")
         return line
 
 
-_DEFAULT: Solver | None = None
+_LOCAL = threading.local()
 
 
 def default_solver() -> Solver:
-    """The module's shared solver (created on first use)."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Solver()
-    return _DEFAULT
+    """The calling thread's own solver (created on its first use in the thread), used by
+    :func:`solve`, :func:`value`, :func:`solve_position` and the ``pimc`` bot: threads
+    (a server thinking for several bots at once) never share a transposition table or
+    search buffers, and solve in parallel."""
+    solver: Solver | None = getattr(_LOCAL, "solver", None)
+    if solver is None:
+        solver = _LOCAL.solver = Solver()
+    return solver
 
 
 def solve(rnd: Round | Position, hands: Sequence[int] | None = None,

@@ -22,6 +22,11 @@ the team of each seat (team 0 maximises), the misère flag (raspas: a trick's po
 credited to the team that does *not* win it), counters and the transposition-table
 generation.
 
+The solver calls one kernel, :func:`run` (the values of every card, the value of the
+position, or a card of a principal variation), which drives :func:`search`.  The kernels
+are compiled on first use and cached on disk (see :mod:`bela.solver.warm`); they release
+the GIL.
+
 Without Numba the same functions run as plain Python: correct, but far slower.
 """
 
@@ -47,10 +52,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def njit(fn: F) -> F:
-    """``numba.njit(cache=True)`` when Numba is installed, else the function itself."""
+    """``numba.njit(cache=True, nogil=True)`` when Numba is installed, else the function
+    itself.  ``nogil``: a search releases the GIL, so solvers in other threads (one per
+    thread, see :func:`bela.solver.dd.default_solver`) run at the same time."""
     if numba is None:  # pragma: no cover
         return fn
-    return cast(F, numba.njit(cache=True)(fn))
+    return cast(F, numba.njit(cache=True, nogil=True)(fn))
 
 
 DUTY_BELA, DUTY_BELOT2 = 0, 1
@@ -507,7 +514,7 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
                     if c == ttmove:
                         sc = 1000
                     elif pos == 0:
-                        if not _beaten_later(S, R, n, seat, 0, c >> 3, c, my_team):
+                        if not _beaten_later(S, R, n, seat, pos, c >> 3, c, my_team):  # pos: 0
                             sc = 200 + p  # the trick is ours: high points
                         elif _partner_tops(S, R, n, seat, c, rem):
                             sc = 250 - p  # low, to a partner's best card
@@ -689,87 +696,98 @@ def _undo_and_update(S: np.ndarray, N: np.ndarray, MV: np.ndarray, ply: int, v: 
 
 
 METHOD_FULL, METHOD_BISECT, METHOD_GALLOP = 0, 2, 3
+OP_SOLVE, OP_VALUE, OP_FIND = 0, 1, 2
 
 
 @njit
-def exact_value(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.ndarray,
-                N: np.ndarray, seat: int, pos: int, lead: int, win: int, wseat: int, tpts: int,
-                tmask: int, rpts: int, only: int, guess: int, method: int) -> int:
-    """Exact value of a node (the mover restricted to the cards in ``only``): one
-    full-window search (:data:`METHOD_FULL`), null-window searches bisecting the range of
-    values (:data:`METHOD_BISECT`), or null-window searches galloping from ``guess`` until
-    the value is bracketed and bisecting then (:data:`METHOD_GALLOP`)."""
+def run(op: int, S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray,
+        SC: np.ndarray, N: np.ndarray, seat: int, pos: int, lead: int, win: int, wseat: int,
+        tpts: int, tmask: int, rpts: int, arg: int, method: int, out: np.ndarray) -> int:
+    """The solver's one compiled entry point: the exact values of a node for team 0 (its
+    credited points from the current trick on), by :func:`search`.
+
+    - :data:`OP_SOLVE`: the value of every legal card of the seat to play, equivalent cards
+      searched once (:func:`representatives`), each class from the previous class's value
+      as the guess: ``out[0]`` the cards, ``out[1]`` their class representatives, ``out[2]``
+      the values; returns the number of cards.
+    - :data:`OP_VALUE`: the node's value, ``arg`` the guess.
+    - :data:`OP_FIND`: a card of the seat to play whose value is ``arg`` (the node's exact
+      value), or -1; ``out`` is scratch.
+
+    An exact value comes from one full-window search (``method`` :data:`METHOD_FULL`),
+    null-window searches bisecting the range of values (:data:`METHOD_BISECT`), or
+    null-window searches galloping from the guess until the value is bracketed and bisecting
+    then (:data:`METHOD_GALLOP`).
+
+    Cold start: Numba compiles every kernel on its own and then optimises it again together
+    with the kernels it calls, so each kernel calling :func:`search` would cost about as
+    much again as :func:`search` (this kernel is the only one, and calls it once; inlining
+    :func:`search` with Numba's ``inline="always"`` costs more than it saves).  No kernel
+    passes a literal constant to another either: Numba would compile a second version
+    specialised on it."""
     top = rpts + LAST_TRICK
-    if method == METHOD_FULL:
-        return search(S, R, TT, MV, SC, N, seat, pos, lead, win, wseat, tpts, tmask, rpts,
-                      -1, top + 1, only)
-    lo = 0
-    hi = top
-    if method == METHOD_BISECT:
-        b = (lo + hi + 1) // 2
+    if op == OP_VALUE:
+        n = 1
+        out[0, 0] = -1  # one item: every card of the mover
+        out[1, 0] = -1
+        guess = arg
     else:
-        b = min(max(guess, 1), hi)
-    step = 2
-    up = False
-    down = False
-    while lo < hi:
-        g = search(S, R, TT, MV, SC, N, seat, pos, lead, win, wseat, tpts, tmask, rpts,
-                   b - 1, b, only)
-        if g >= b:
-            lo = g
-            up = True
-            b = lo + step
-        else:
-            hi = g
-            down = True
-            b = hi - step + 1
-        step *= 2
-        if method == METHOD_BISECT or (up and down):
-            b = (lo + hi + 1) // 2
-        b = min(max(b, lo + 1), hi)
-    return lo
-
-
-@njit
-def solve_root(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.ndarray,
-               N: np.ndarray, seat: int, pos: int, lead: int, win: int, wseat: int, tpts: int,
-               tmask: int, rpts: int, out: np.ndarray, method: int) -> int:
-    """Exact value (team 0's credited points from the current trick on) of every legal card
-    of the seat to play, equivalent cards searched once: ``out[0]`` the cards, ``out[1]``
-    their class representatives, ``out[2]`` the values.  Each class is searched from the
-    previous class's value as the guess.  Returns the number of cards."""
-    rem = S[0] | S[1] | S[2] | S[3]
-    legal = legal_cards(S[seat], lead, win, R)
-    n = representatives(legal, rem | tmask, R, out[0], out[1])
-    guess = (rpts + LAST_TRICK) // 2
+        rem = S[0] | S[1] | S[2] | S[3]
+        legal = legal_cards(S[seat], lead, win, R)
+        n = representatives(legal, rem | tmask, R, out[0], out[1])
+        guess = top // 2
+    single = op == OP_FIND or method == METHOD_FULL  # one search per item
     for i in range(n):
         c = out[0, i]
-        if out[1, i] == c:
-            v = exact_value(S, R, TT, MV, SC, N, seat, pos, lead, win, wseat, tpts, tmask,
-                            rpts, 1 << c, guess, method)
-            out[2, i] = v
-            guess = v
-        else:
-            for j in range(i):
-                if out[0, j] == out[1, i]:
-                    out[2, i] = out[2, j]
-    return n
-
-
-@njit
-def find_move(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.ndarray,
-              N: np.ndarray, seat: int, pos: int, lead: int, win: int, wseat: int, tpts: int,
-              tmask: int, rpts: int, target: int, scratch: np.ndarray) -> int:
-    """A card of the seat to play whose value is ``target`` (the node's exact value)."""
-    rem = S[0] | S[1] | S[2] | S[3]
-    legal = legal_cards(S[seat], lead, win, R)
-    n = representatives(legal, rem | tmask, R, scratch[0], scratch[1])
-    for i in range(n):
-        c = scratch[0, i]
-        if scratch[1, i] != c:
+        if out[1, i] != c:  # an equivalent card: its representative's value
+            if op == OP_SOLVE:
+                for j in range(i):
+                    if out[0, j] == out[1, i]:
+                        out[2, i] = out[2, j]
             continue
-        v = search(S, R, TT, MV, SC, N, seat, pos, lead, win, wseat, tpts, tmask, rpts,
-                   target - 1, target + 1, 1 << c)
-        if v == target:
-            return c
-    return -1
+        only = FULL if c < 0 else 1 << c
+        lo = 0
+        hi = top
+        if op == OP_FIND:
+            wa = arg - 1
+            wb = arg + 1
+        elif method == METHOD_FULL:
+            wa = lo - 1
+            wb = hi + 1
+        else:
+            b = (lo + hi + 1) // 2 if method == METHOD_BISECT else min(max(guess, 1), hi)
+            wa = b - 1
+            wb = b
+        step = 2
+        up = False
+        down = False
+        while single or lo < hi:
+            g = search(S, R, TT, MV, SC, N, seat, pos, lead, win, wseat, tpts, tmask, rpts,
+                       wa, wb, only)
+            if single:
+                lo = g
+                break
+            b = wb
+            if g >= b:
+                lo = g
+                up = True
+                b = lo + step
+            else:
+                hi = g
+                down = True
+                b = hi - step + 1
+            step *= 2
+            if method == METHOD_BISECT or (up and down):
+                b = (lo + hi + 1) // 2
+            b = min(max(b, lo + 1), hi)
+            wa = b - 1
+            wb = b
+        if op == OP_FIND:
+            if lo == arg:
+                return int(c)
+            continue
+        out[2, i] = lo
+        guess = lo
+    if op == OP_VALUE:
+        return int(out[2, 0])
+    return n if op == OP_SOLVE else -1
