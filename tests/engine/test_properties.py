@@ -217,9 +217,13 @@ def check_views(m: Match, deal_hands: list[list[str]], tokens: list[str]) -> Non
         assert legal_cards <= visible
         other: set[str] = set()
         for f in dataclasses.fields(v):
-            if f.name not in ("hand", "legal"):
+            if f.name not in ("hand", "legal", "ruled_out"):
                 cards_in(getattr(v, f.name), other)
         assert other <= played | own_all | shown, (seat, other - played - own_all - shown)
+        # ruled_out names cards a seat does NOT hold: true, and the same for every viewer
+        assert v.ruled_out == seat_view(m, None).ruled_out
+        for s, out in enumerate(v.ruled_out):
+            assert not out.mask & rnd.hands[s]
 
 
 def play_random_round(seed: int, options: dict[str, str], views: bool = False):

@@ -19,6 +19,7 @@ from bela.engine import Match, parse_action
 from bela.engine.cards import Card, iter_cards
 from bela.engine.scoring import strongest_side
 from bela.engine.state import Round
+from bela.engine.views import seat_view
 
 SEATS = {"bela4": 4, "bela3": 3, "bela2": 2, "belot2": 2}
 
@@ -94,8 +95,13 @@ def _check(reader: Reader, viewer: int | None,
         if msg["type"] != "state":
             assert not _codes(text), f"a {msg['type']} message names cards: {text}"
             continue
-        _rnd, per_viewer = truth[msg["seq"]]
+        rnd, per_viewer = truth[msg["seq"]]
         known, own = per_viewer[viewer]
+        # ruled_out names cards a seat does NOT hold (public facts): true, then left out
+        ruled_out = msg["view"].pop("ruled_out")
+        for seat, codes in enumerate(ruled_out):
+            assert not _mask(rnd.hands[seat]) & {int(Card.from_code(c)) for c in codes}
+        text = json.dumps(msg)
         named = _codes(text)  # the raw scan
         for s in _strings(msg):  # the parsed scan
             named |= _codes(s)
@@ -140,3 +146,26 @@ def test_no_message_names_a_hidden_card(tmp_path: Any, variant: str,
         assert total > 50 * n
         record = client.get(f"/api/tables/{tid}/record").json()
         assert len(record["rounds"]) >= 1 and record["variant"] == variant
+
+
+@pytest.mark.parametrize("variant", sorted(SEATS))
+def test_view_json_is_the_same_for_deals_that_differ_only_in_hidden_cards(variant: str) -> None:
+    """At every step of random rounds, each seat's view JSON (and the spectator's) is
+    identical for other deals that agree with everything that seat saw: deals drawn by the
+    sampler and replayed through the engine (information-state equality)."""
+    from bela.server.protocol import view_json
+    from bela.solver.sampler import replay_view, sample_deals
+
+    for seed in range(2):
+        rng = random.Random(seed)
+        m = Match(variant, seed=seed)
+        rnd = m.deal()
+        step = 0
+        while not rnd.is_over:
+            if step % 3 == 0:
+                for seat in range(SEATS[variant]):
+                    view = seat_view(m, seat)
+                    for deal in sample_deals(view, 2, rng):
+                        assert view_json(replay_view(view, deal)) == view_json(view)
+            m.apply(rng.choice(rnd.legal_actions()))
+            step += 1

@@ -18,9 +18,10 @@ import pytest
 from bela.engine import Card, Match, parse_action
 from bela.engine.actions import Claim, Declare, Play
 from bela.engine.cards import JACK, SUIT_MASKS, iter_cards
+from bela.engine.explain import play_forbidden
 from bela.engine.rules import ALL_TRUMPS, NO_TRUMPS, bela_duties, belot2_duties, play_table
 from bela.engine.views import DeclarationInfo, SeatView, seat_view
-from bela.solver.inference import InconsistentView, gather, play_forbidden
+from bela.solver.inference import InconsistentView, gather
 from bela.solver.sampler import (
     DealSampler,
     SampledDeal,

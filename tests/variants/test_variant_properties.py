@@ -237,6 +237,8 @@ def check_views(m: Match, rnd: Round, know: Knowledge) -> None:
         assert not leaked, (seat, rnd.phase, leaked)
         if seat != rnd.caller:
             assert v.discards is None
+        assert v.ruled_out == views[-1].ruled_out  # public: the same for every viewer
+        assert not any(out.mask & rnd.hands[s] for s, out in enumerate(v.ruled_out))
     hidden_stock = set(ALL_CODES) - dealt(rnd) - know.public - extra(rnd, "extra")
     for v in views:
         assert not view_cards(v) & hidden_stock  # R30, R35: the stock stays hidden

@@ -199,7 +199,8 @@ def view_cards(obj: Any, seen: set[int] | None = None) -> set[str]:
             out |= view_cards(v, seen)
     elif is_dataclass(obj) and not isinstance(obj, type):
         for f in fields(obj):
-            out |= view_cards(getattr(obj, f.name), seen)
+            if f.name != "ruled_out":  # cards a seat does NOT hold: named, never shown
+                out |= view_cards(getattr(obj, f.name), seen)
     return out
 
 

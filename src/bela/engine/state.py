@@ -35,9 +35,10 @@ from .actions import (
     Redeal,
     Swap,
 )
-from .cards import SUIT_MASKS, SUIT_SYMBOLS, Card, iter_cards
+from .cards import Card, iter_cards
 from .declarations import Declaration, declaration_of, find_declarations
 from .errors import IllegalAction, InvalidDeal
+from .explain import duty_reason
 from .rules import PlayTable, play_table
 from .scoring import RoundResult, claim_result
 from .variants import get_variant
@@ -462,21 +463,10 @@ class Round:
 
     # -- explanations ----------------------------------------------------------------------
     def _explain_duty(self, card: Card) -> tuple[str, str]:
-        hand = self.hands[self.turn]
-        table = self.table
-        assert table is not None
-        lead, win = self.lead, Card.ALL[self.win_card]
-        if hand & SUIT_MASKS[lead]:
-            if card >> 3 != lead:
-                return f"you must follow suit {SUIT_SYMBOLS[lead]}", "R17"
-            rule = "R19" if table.is_trump[win] and win >> 3 == lead else "R17"
-            return f"you must beat {win.pretty()} if you can", rule
-        if hand & table.trump_mask:
-            if table.trump_mask >> win & 1 and table.trump_mask >> card & 1:
-                return (f"you cannot follow suit, so you must beat the trump {win.pretty()} "
-                        "if you can"), "R18"
-            return "you cannot follow suit, so you must play a trump", "R18"
-        return "that card is not allowed", "R17"
+        assert self.table is not None
+        why = duty_reason(self.hands[self.turn], card, self.lead, Card.ALL[self.win_card],
+                          self.table)
+        return why.reason, why.rule
 
     def _why_not(self, action: Action) -> str:
         if self.phase == BIDDING:

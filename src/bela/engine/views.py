@@ -21,6 +21,7 @@ from typing import Any
 from .actions import CONTRACT_TOKENS, Action, Decline
 from .cards import Card, CardSet
 from .declarations import Declaration, declaration_value
+from .explain import Refusal, refusals, ruled_out, trick_winner
 from .scoring import RoundResult, strongest_side
 from .state import DONE, EXCHANGE, Match, Round
 
@@ -77,6 +78,9 @@ class SeatView:
     declarations_side: int | None  # the side holding the strongest announced declaration (R12)
     exchanges: tuple[tuple[int, str], ...]  # swaps and redeals, and this seat's own "keep"
     opened: Card | None  # the card first turned face up (bela2/belot2), before any swap
+    trick_winner: int | None  # the seat winning the trick in progress so far (R20)
+    refusals: tuple[Refusal, ...]  # own cards the duties refuse now, with rule and reason
+    ruled_out: tuple[CardSet, ...]  # per seat: cards its plays showed it does not hold
 
     @property
     def trump(self) -> str | None:
@@ -153,4 +157,7 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         exchanges=tuple((s, a.token()) for s, a in rnd.exchanges
                         if s == seat or not isinstance(a, Decline)),  # keeping is silent
         opened=rnd.deal.extra["turned"][0] if "turned" in rnd.deal.extra else None,
+        trick_winner=trick_winner(rnd),
+        refusals=refusals(rnd) if seat is not None and seat == acting else (),
+        ruled_out=tuple(CardSet(m) for m in ruled_out(rnd)),
     )

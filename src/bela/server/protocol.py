@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAda
 
 from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
 from ..engine.cards import RANKS, SUITS, Card, CardSet
+from ..engine.explain import Refusal
 from ..engine.scoring import RoundResult
 from ..engine.views import DeclarationInfo, SeatView
 
@@ -62,7 +63,10 @@ class SyncMessage(_Body):
     type: Literal["sync"]
 
 
-ClientMessage = Annotated[ActMessage | PingMessage | SyncMessage, Field(discriminator="type")]
+# Any: a type form used as a value; mypy 1.20 reads TypeAdapter's TypeForm[T] parameter
+# back from its cache as type[T] and would reject the union on incremental runs
+ClientMessage: Any = Annotated[ActMessage | PingMessage | SyncMessage,
+                               Field(discriminator="type")]
 client_message: TypeAdapter[ActMessage | PingMessage | SyncMessage] = TypeAdapter(ClientMessage)
 
 
@@ -126,6 +130,12 @@ def view_json(v: SeatView) -> dict[str, Any]:
         "sheet": [list(s) for s in v.sheet], "winner": v.winner,
         "exchanges": [{"seat": s, "action": a} for s, a in getattr(v, "exchanges", ())],
         "opened": str(v.opened) if getattr(v, "opened", None) is not None else None,
+        "trick_winner": v.trick_winner,
+        "refusals": [{"card": str(r.card), "rule": r.rule, "kind": r.kind,
+                      "suit": SUITS[r.suit],
+                      "to_beat": None if r.to_beat is None else str(r.to_beat),
+                      "reason": r.reason} for r in v.refusals],
+        "ruled_out": [cards(m) for m in v.ruled_out],
     }
     for f in fields(v):  # fields the engine's view gained after this serializer was written
         if f.name not in out and f.name not in _RENAMED:
@@ -177,6 +187,12 @@ def view_from_json(d: dict[str, Any]) -> SeatView:
         extra["exchanges"] = tuple((e["seat"], e["action"]) for e in d.get("exchanges", ()))
     if "opened" in known:
         extra["opened"] = Card.from_code(d["opened"]) if d.get("opened") else None
+    extra["trick_winner"] = d.get("trick_winner")
+    extra["refusals"] = tuple(
+        Refusal(Card.from_code(r["card"]), r["rule"], r["kind"], SUITS.index(r["suit"]),
+                None if r["to_beat"] is None else Card.from_code(r["to_beat"]), r["reason"])
+        for r in d.get("refusals", ()))
+    extra["ruled_out"] = tuple(cs(m) for m in d.get("ruled_out", ()))
     for name in known - _BUILT - set(extra):
         extra[name] = _tuples(d.get(name))
     return SeatView(

@@ -57,7 +57,7 @@ from ..engine.cards import (
     SUIT_MASKS,
 )
 from ..engine.declarations import FOUR_RANKS, Declaration, declaration_value
-from ..engine.rules import DutyFn, play_table
+from ..engine.rules import play_table
 from ..engine.scoring import strongest_side
 from ..engine.variants import get_variant
 from ..engine.variants.base import Variant
@@ -73,7 +73,6 @@ __all__ = [
     "bid_likelihood",
     "gather",
     "habit_checks",
-    "play_forbidden",
 ]
 
 FULL = (1 << 32) - 1
@@ -96,49 +95,12 @@ def mask_of_cards(cards: Any) -> int:
 
 # -- duties ---------------------------------------------------------------------------------
 
-@cache
-def play_forbidden(duties: DutyFn, contract: int, card: int, lead: int, win: int) -> int:
-    """Cards a seat cannot have held when it played ``card`` to a trick led in suit ``lead``
-    whose winning card was ``win``: those ``x`` with ``card`` illegal from the hand
-    ``{card, x}`` under the variant's ``duties`` (R17-R19, R36)."""
-    if lead < 0:
-        return 0
-    table = play_table(contract)
-    b = 1 << card
-    m = 0
-    for x in range(32):
-        if x != card and not duties(b | 1 << x, lead, win, table) & b:
-            m |= 1 << x
-    return m
-
-
 def tricks_of(view: SeatView) -> list[tuple[tuple[int, int], ...]]:
     """Every trick of the round so far, the current one last, as ``(seat, card)`` plays."""
     out = [tuple((s, int(c)) for s, c in cards) for cards, _ in view.tricks]
     if view.trick:
         out.append(tuple((s, int(c)) for s, c in view.trick))
     return out
-
-
-def duty_forbidden(view: SeatView, variant: Variant, seats: Sequence[int]) -> list[int]:
-    """Per seat, the cards the duties prove it does not hold now (only for ``seats``)."""
-    n = variant.seats
-    forbid = [0] * n
-    if view.contract is None:
-        return forbid
-    table = play_table(view.contract)
-    check = set(seats)
-    for trick in tricks_of(view):
-        lead = win = -1
-        for s, c in trick:
-            if lead < 0:
-                lead, win = c >> 3, c
-                continue
-            if s in check:
-                forbid[s] |= play_forbidden(variant.duties, view.contract, c, lead, win)
-            if table.beats[win] >> c & 1:
-                win = c
-    return forbid
 
 
 def revoked_seats(view: SeatView, variant: Variant, hands_now: Sequence[int]) -> set[int]:
@@ -540,19 +502,13 @@ def gather(view: SeatView, inference: bool = True) -> Knowledge:
                     must[s] |= info.cards.mask
         hyps.append(Hypothesis(tuple(must), (0,) * n, (None,) * n, None, None, ()))
     else:
-        duty_seats: list[int] = list(range(n))
         result = view.result
-        if view.options.get("enforce", "on") == "off":
-            duty_seats = []  # R24: illegal cards are accepted, so they prove nothing
-            if result is not None and result.outcome == "claim":
-                claimant = int(cast(int, result.extra["claimant"]))
-                opponents = [s for s in range(n)
-                             if variant.side_of(s) != variant.side_of(claimant)]
-                if result.extra.get("valid"):
-                    must_revoke = frozenset(opponents)
-                else:
-                    duty_seats = opponents
-        forbid = duty_forbidden(view, variant, duty_seats)
+        if (view.options.get("enforce", "on") == "off" and result is not None
+                and result.outcome == "claim" and result.extra.get("valid")):
+            claimant = int(cast(int, result.extra["claimant"]))
+            must_revoke = frozenset(s for s in range(n)  # R24: one of them broke a duty
+                                    if variant.side_of(s) != variant.side_of(claimant))
+        forbid = [m.mask for m in view.ruled_out]  # what the plays proved (the engine's fact)
         bela_must = [0] * n
         for s, suit in view.belas:
             bela_must[s] |= (1 << (8 * suit + KING)) | (1 << (8 * suit + QUEEN))

@@ -1,0 +1,151 @@
+"""Rule facts derived once, for views to carry: who wins the trick so far, why each card of
+the hand is refused, and what every seat has shown it no longer holds.
+
+Front ends (terminal, browser), bots and the deal sampler read these facts from the views;
+they never re-derive them from the rules.
+
+>>> from bela.engine import Match, parse_action
+>>> from bela.engine.cards import SPADES, SUIT_MASKS
+>>> m = Match("bela4", first_dealer=3)
+>>> rnd = m.deal([Card.parse(h) for h in ("KS 7S 8S 9S 7C 8C 9C TC", "AS TS JS QS 7D 8D 9D TD",
+...              "JH 9H AH TH JD QD KD AD", "KH QH 8H 7H JC QC KC AC")])
+>>> for token in ("H", "KS"):
+...     m.apply(parse_action(token))
+>>> trick_winner(rnd), [(str(r.card), r.rule) for r in refusals(rnd)]
+(0, [('7D', 'R17'), ('8D', 'R17'), ('9D', 'R17'), ('TD', 'R17'), ('JS', 'R17'), ('QS', 'R17')])
+>>> refusals(rnd)[-1].reason
+'you must beat K♠ if you can'
+>>> m.apply(parse_action("AS")); trick_winner(rnd)
+1
+>>> m.apply(parse_action("9H"))                # seat 2 trumps: it holds no spade (R18)
+>>> ruled_out(rnd)[2] == SUIT_MASKS[SPADES]
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import TYPE_CHECKING
+
+from .cards import SUIT_MASKS, SUIT_SYMBOLS, Card, iter_cards
+from .rules import DutyFn, PlayTable, play_table
+
+if TYPE_CHECKING:
+    from .state import Round
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A card of the hand the play duties refuse now, and why: the rule, the duty broken
+    (``kind``: ``follow`` suit, ``beat`` the best card of the led suit, play a ``trump``,
+    ``overtrump``) with the led suit and the card to beat, and the words in English.  Front
+    ends say it in their language from these facts.  With ``enforce = off`` the card may
+    be played, and breaks that rule (R24)."""
+
+    card: Card
+    rule: str
+    kind: str
+    suit: int  # the led suit
+    to_beat: Card | None  # the card to beat (beat, overtrump)
+    reason: str
+
+
+def trick_winner(rnd: Round) -> int | None:
+    """The seat whose card wins the trick in progress so far (R20), or None between tricks."""
+    return rnd.win_seat if rnd.trick else None
+
+
+def duty_reason(hand: int, card: Card, lead: int, win: Card, table: PlayTable) -> Refusal:
+    """Why the duties refuse ``card`` from ``hand`` on a trick led in suit ``lead`` whose best
+    card is ``win`` (the rule of the bela variants, R17-R19; belot2 cites its own)."""
+    if hand & SUIT_MASKS[lead]:
+        if card >> 3 != lead:
+            return Refusal(card, "R17", "follow", lead, None,
+                           f"you must follow suit {SUIT_SYMBOLS[lead]}")
+        rule = "R19" if table.is_trump[win] and win >> 3 == lead else "R17"
+        return Refusal(card, rule, "beat", lead, win, f"you must beat {win.pretty()} if you can")
+    if hand & table.trump_mask:
+        if table.trump_mask >> win & 1 and table.trump_mask >> card & 1:
+            return Refusal(card, "R18", "overtrump", lead, win,
+                           f"you cannot follow suit, so you must beat the trump {win.pretty()} "
+                           "if you can")
+        return Refusal(card, "R18", "trump", lead, None,
+                       "you cannot follow suit, so you must play a trump")
+    raise AssertionError("the duties refuse a card only for a suit or a trump held")
+
+
+def refusals(rnd: Round) -> tuple[Refusal, ...]:
+    """Every card of the hand of the seat to play that the duties refuse now (R17-R19,
+    R36), with its rule and reason; empty outside the play or on a lead."""
+    if rnd.phase != "play" or rnd.lead < 0 or rnd.table is None:
+        return ()
+    hand = rnd.hands[rnd.turn]
+    allowed = rnd.variant.duties(hand, rnd.lead, rnd.win_card, rnd.table)
+    rule_of_variant = rnd.variant.rule_ids.get("duties")
+    win = Card.ALL[rnd.win_card]
+    out = []
+    for card in iter_cards(hand & ~allowed):
+        why = duty_reason(hand, card, rnd.lead, win, rnd.table)
+        out.append(replace(why, rule=rule_of_variant) if rule_of_variant else why)
+    return tuple(out)
+
+
+@cache
+def play_forbidden(duties: DutyFn, contract: int, card: int, lead: int, win: int) -> int:
+    """Cards a seat cannot have held when it played ``card`` to a trick led in suit ``lead``
+    whose winning card was ``win``: those ``x`` with ``card`` illegal from the hand
+    ``{card, x}`` under the variant's ``duties`` (R17-R19, R36).  The duties are pairwise
+    (a card is refused only because of some other single card), so this is exact."""
+    if lead < 0:
+        return 0
+    table = play_table(contract)
+    b = 1 << card
+    m = 0
+    for x in range(32):
+        if x != card and not duties(b | 1 << x, lead, win, table) & b:
+            m |= 1 << x
+    return m
+
+
+def proving_seats(rnd: Round) -> list[int]:
+    """The seats whose plays prove what they hold: all with ``enforce = on``; with
+    ``enforce = off`` (R24) an illegal card is accepted, so none, except the seats a claim
+    wrongly accused once the round ended on it (they broke no duty)."""
+    n = rnd.variant.seats
+    if rnd.options.enforce != "off":
+        return list(range(n))
+    res = rnd.result
+    if res is not None and res.outcome == "claim" and not res.extra.get("valid"):
+        claimant = res.extra["claimant"]
+        assert isinstance(claimant, int)
+        side = rnd.variant.side_of(claimant)
+        return [s for s in range(n) if rnd.variant.side_of(s) != side]
+    return []
+
+
+def ruled_out(rnd: Round) -> tuple[int, ...]:
+    """Per seat, a mask of the cards its plays have shown it does not hold (a void, a card
+    it would have had to play instead, R17-R19, R36): public facts, the same for every
+    viewer."""
+    n = rnd.variant.seats
+    out = [0] * n
+    if rnd.contract < 0:
+        return tuple(out)
+    table = play_table(rnd.contract)
+    proving = set(proving_seats(rnd))
+    tricks: list[tuple[tuple[int, int], ...]] = [
+        tuple(zip(seats, cards)) for seats, cards, _ in rnd.tricks]
+    tricks.append(tuple(zip(rnd.trick_seats, rnd.trick)))
+    for trick in tricks:
+        lead = win = -1
+        for seat, card in trick:
+            if lead < 0:
+                lead, win = card >> 3, card
+                continue
+            if seat in proving:
+                out[seat] |= play_forbidden(rnd.variant.duties, rnd.contract, card, lead, win)
+            if table.beats[win] >> card & 1:
+                win = card
+    return tuple(out)
+
