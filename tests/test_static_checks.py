@@ -1,4 +1,4 @@
-"""The engine stays typed (``mypy --strict``) and the code lint-clean (ruff)."""
+"""The package stays typed (``mypy --strict``) and the code lint-clean (ruff)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,21 @@ import pytest
 ROOT = Path(__file__).parents[1]
 
 
-def test_engine_passes_mypy_strict() -> None:
+def test_package_passes_mypy_strict() -> None:
+    """The whole package, as ``mypy`` with no arguments checks it (``[tool.mypy]``)."""
     api = pytest.importorskip("mypy.api")
-    out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"),
-                                str(ROOT / "src" / "bela" / "engine")])
+    out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--strict",
+                                str(ROOT / "src" / "bela")])
     assert status == 0, out + err
+
+
+def test_package_is_marked_typed() -> None:
+    """``py.typed`` (PEP 561) ships with the package, so users' type checkers read it."""
+    import tomllib
+
+    assert (ROOT / "src" / "bela" / "py.typed").is_file()
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in config["tool"]["setuptools"]["package-data"]["bela"]
 
 
 def test_ruff_is_clean() -> None:

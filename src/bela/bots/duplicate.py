@@ -343,14 +343,20 @@ def ray_workers() -> int:
     """The CPUs of the Ray cluster this process is connected to."""
     import ray
 
-    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+    # ray.cluster_resources is unannotated (unused-ignore: ray missing, or typed some day)
+    resources = ray.cluster_resources()  # type: ignore[no-untyped-call,unused-ignore]
+    return max(1, int(resources.get("CPU", 1)))
 
 
 def _ray(a: BotSpec, b: BotSpec, variant: str, seed: int, chunks: list[list[DealCards]],
          record: bool) -> Iterator[list[DealOutcome]]:
     import ray
 
-    task = ray.remote(play_deals)
+    # all six parameters: else ray.remote's overloads take the 5-argument form (``record``
+    # has a default) and type ``task.remote`` with five
+    fn: Callable[[BotSpec, BotSpec, str, int, Sequence[DealCards], bool],
+                 list[DealOutcome]] = play_deals
+    task = ray.remote(fn)
     pending = [task.remote(a, b, variant, seed, c, record) for c in chunks]
     try:
         while pending:

@@ -18,7 +18,6 @@ import random
 import time
 
 from ..engine.actions import Action, Play
-from ..engine.cards import Card
 from ..engine.rules import play_table
 from ..engine.variants import get_variant
 from ..engine.views import SeatView
@@ -55,7 +54,7 @@ class IsmctsBot:
             raise ValueError("it is not this seat's turn")
         if view.phase != "play" or not all(isinstance(a, Play) for a in view.legal):
             return self.fallback.act(view)
-        cards = {a.card for a in view.legal}
+        cards = {a.card for a in view.legal if isinstance(a, Play)}
         card = next(iter(cards)) if len(cards) == 1 else self._search(view)
         plays = [a for a in view.legal if isinstance(a, Play) and a.card == card]
         return max(plays, key=lambda a: a.bela)  # always announce bela (R14)
@@ -65,7 +64,7 @@ class IsmctsBot:
         return (child.reward / child.visits
                 + self.c * math.sqrt(math.log(max(1, child.avail)) / child.visits))
 
-    def _search(self, view: SeatView) -> Card:
+    def _search(self, view: SeatView) -> int:
         variant = get_variant(view.variant)
         assert view.contract is not None and view.seat is not None
         table = play_table(view.contract)
@@ -79,7 +78,7 @@ class IsmctsBot:
             sampler = DealSampler(view, inference=self.inference)
         except InconsistentView:
             sampler = DealSampler(view, inference=False)
-        trick0 = [c for _, c in view.trick]
+        trick0: list[int] = [c for _, c in view.trick]
         leader0 = view.trick[0][0] if view.trick else view.turn
         assert leader0 is not None
         root = _Node()

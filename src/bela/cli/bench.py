@@ -12,7 +12,7 @@ import typer
 
 from ..engine import Match
 from ..engine.variants import VARIANTS
-from ..engine.views import seat_view
+from ..engine.views import SeatView, seat_view
 
 RUNS = ("engine", "solver", "sampler", "latency")
 
@@ -39,10 +39,10 @@ def bench_rounds(variant: str, seconds: float, seed: int) -> dict[str, Any]:
             "rounds_per_s": rounds / elapsed}
 
 
-def _views(variant: str, n: int, seed: int) -> list[Any]:
+def _views(variant: str, n: int, seed: int) -> list[SeatView]:
     """``n`` views of the seat to play, at random points of random rounds' play."""
     rng = random.Random(seed)
-    views = []
+    views: list[SeatView] = []
     g = 0
     while len(views) < n:
         m = Match(variant, seed=seed * 7919 + g, options={"target": 10**12})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ def sheet_table(result: dict[str, Any], variant: str, players: list[str] | None,
     """The score sheet of a ``bela score --json`` object in one layout."""
     sides = len(result["totals"])
     seats = seat_count(result, variant)
+    seat_name: Callable[[int], str]
     if layout.names:
         heads = side_names(variant, players, sides)
         seat_name = (lambda s: escape(players[s])) if players else (lambda s: f"seat {s}")
@@ -75,6 +77,7 @@ def sheet_table(result: dict[str, Any], variant: str, players: list[str] | None,
     table = Table(title=f"{variant} score sheet", title_justify="left",
                   box=box.HEAVY_HEAD if boxed else box.SIMPLE_HEAD, show_edge=boxed,
                   padding=(0, 0 if layout.tight else 1), collapse_padding=not boxed)
+    first: tuple[str, ...]
     if layout.short:
         first = ("#", "dlr", "call", "zv.", "bela")
     else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
@@ -271,7 +271,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     return app
 
 
-def _handle(manager: TableManager, table: Any, conn: Conn, msg: dict[str, Any],
+def _handle(manager: TableManager, table: Any, conn: Conn, msg: Mapping[str, Any],
             limit: int) -> dict[str, Any] | None:
     """One client message: the reply to send (``None``: nothing to say)."""
     raw = msg.get("text")

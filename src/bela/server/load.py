@@ -219,7 +219,8 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
     try:
         from websockets.asyncio.client import connect
     except ImportError:  # websockets < 14
-        from websockets import connect  # type: ignore[no-redef,attr-defined]
+        # the legacy client: its own type on websockets 12-13 (unused on 14+)
+        from websockets import connect  # type: ignore[no-redef,attr-defined,unused-ignore]
 
     check_loopback(url)
     stats = Stats()

@@ -187,7 +187,7 @@ def legal_cards(hand: int, lead: int, win: int, R: np.ndarray) -> int:
                 higher = follow & -(2 << win)
                 return higher if higher != 0 else follow
             return follow  # R17 exception: the trick already holds a trump
-        trumps = hand & R[R_TRUMPS]
+        trumps: int = hand & R[R_TRUMPS]
         if trumps != 0:
             if (R[R_TRUMPS] >> win) & 1:  # R18: beat the highest trump if you can
                 higher = trumps & -(2 << win)
@@ -359,7 +359,7 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
     N[0, N_BETA] = beta
     N[0, N_ONLY] = only
     nodes = 0
-    v = 0
+    v: int = 0
     entering = True
     while True:
         if entering:
