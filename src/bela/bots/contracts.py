@@ -179,10 +179,12 @@ def bid(view: SeatView, params: HeuristicParams) -> Action:
         return best
     second_round = len(view.bids) >= 2
     dealer = view.seat == view.dealer
-    if view.variant == "bela2":
-        thr = params.bela2_name if second_round else params.bela2_accept[dealer]
-    else:
-        thr = (params.belot2_order if second_round else params.belot2_accept)[dealer]
+    thresholds = {  # the bot's own tuning, per variant
+        "bela2": lambda: params.bela2_name if second_round else params.bela2_accept[dealer],
+        "belot2": lambda: (params.belot2_order if second_round
+                           else params.belot2_accept)[dealer],
+    }
+    thr = thresholds[view.variant]()
     return best if est[best.contract] >= thr else PASS
 
 

@@ -51,7 +51,10 @@ from .base import Bot
 
 BotSpec = str | Callable[[int | None], Bot]
 DEALER = 3  # bela4
-DEALERS = {"bela4": 3, "bela3": 2, "bela2": 1, "belot2": 1}  # seat 0 is always the first
+def first_seat_dealer(variant: str) -> int:
+    """The dealer that makes seat 0 the first seat (R5): the last seat."""
+    return get_variant(variant).seats - 1
+
 Z95 = 1.96
 
 # (deal index, hands, extra cards): one deal as it travels to a worker
@@ -165,14 +168,12 @@ def _seat_seed(seed: int, deal: int, seat: int) -> int:
 def seatings(variant: str) -> list[tuple[int, ...]]:
     """The seats bot A takes in each game of a deal (B takes the others)."""
     v = get_variant(variant)
-    if v.seats == 4:
-        return [(0, 2), (1, 3)]
-    return [(s,) for s in range(v.seats)]
+    return [tuple(s for s in range(v.seats) if v.side_of(s) == side) for side in range(v.sides)]
 
 
 def _play(hands: Sequence[Sequence[int]], bots: list[Bot], variant: str,
           extra: Mapping[str, Sequence[int]] | None) -> Match:
-    m = Match(variant, options={"target": 10**9}, first_dealer=DEALERS[variant])
+    m = Match(variant, options={"target": 10**9}, first_dealer=first_seat_dealer(variant))
     rnd = m.deal(hands=hands, extra=extra)
     while not rnd.is_over:
         seat = rnd.turn
@@ -194,7 +195,7 @@ def game_score(scores: Sequence[int], a_seats: tuple[int, ...], variant: str) ->
     v = get_variant(variant)
     a_sides = {v.side_of(s) for s in a_seats}
     b_sides = [v.side_of(s) for s in range(v.seats) if s not in a_seats]
-    b_sides = sorted(set(b_sides)) if v.seats == 4 else b_sides
+    b_sides = sorted(set(b_sides)) if v.partners else b_sides
     a = sum(scores[s] for s in a_sides)
     return a - sum(scores[s] for s in b_sides) / len(b_sides)
 
@@ -204,7 +205,7 @@ def deal_cards(variant: str, seed: int, deals: int) -> Iterator[DealCards]:
     v = get_variant(variant)
     rng = random.Random(seed)
     for i in range(deals):
-        deal = v.shuffle(rng, DEALERS[variant])
+        deal = v.shuffle(rng, first_seat_dealer(variant))
         yield (i, [list(h) for h in deal.hands], {k: list(c) for k, c in deal.extra.items()})
 
 

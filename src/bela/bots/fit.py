@@ -15,27 +15,29 @@ import argparse
 import random
 from collections import defaultdict
 
-from ..engine import Match, parse_action
-from ..engine.actions import CONTRACT_TOKENS
-from ..engine.rules import ALL_TRUMPS, NO_TRUMPS
+from ..engine import Match
+from ..engine.actions import PASS, Call
+from ..engine.variants import VARIANTS, get_variant
 from ..engine.views import seat_view
 from .contracts import BC_FEATURES, SUIT_FEATURES, VC_FEATURES, features
+from .duplicate import first_seat_dealer
 from .heuristic import HeuristicBot
 
-FIRST_DEALER = {"bela3": 2, "bela2": 1, "belot2": 1}  # seat 0 is the first seat
 
-
-def forced_bids(variant: str, turned_suit: int, rng: random.Random) -> tuple[list[str], int]:
-    """A random legal bidding that ends in a call, and the contract called."""
-    if variant == "bela3":
-        c = rng.randrange(4)
-        return [CONTRACT_TOKENS[c]], c
-    others = [s for s in range(4) if s != turned_suit]
-    if variant == "belot2":
-        others += [ALL_TRUMPS, NO_TRUMPS]
-    case = rng.randrange(4)
-    c = turned_suit if case < 2 else rng.choice(others)
-    return ["pass"] * case + [CONTRACT_TOKENS[c]], c
+def force_bidding(m: Match, rng: random.Random) -> None:
+    """Bid the current round to a call the rules allow: a random number of passes (0 to 3,
+    as far as the variant lets a seat pass), then a random legal call."""
+    rnd = m.round
+    assert rnd is not None
+    passes = rng.randrange(4)
+    while True:
+        legal = rnd.legal_actions()
+        calls = [a for a in legal if isinstance(a, Call)]
+        if passes == 0 or PASS not in legal:
+            m.apply(rng.choice(calls))
+            return
+        m.apply(PASS)
+        passes -= 1
 
 
 def samples(variant: str, rounds: int, seed: int) -> dict[str, list[tuple[list[float], float]]]:
@@ -45,16 +47,14 @@ def samples(variant: str, rounds: int, seed: int) -> dict[str, list[tuple[list[f
     out: dict[str, list[tuple[list[float], float]]] = defaultdict(list)
     for i in range(rounds):
         m = Match(variant, options={"target": 10**9}, seed=seed * 1_000_003 + i,
-                  first_dealer=FIRST_DEALER[variant])
+                  first_dealer=first_seat_dealer(variant))
         rnd = m.deal()
         turned = rnd.public.get("turned", -1)
-        bids, contract = forced_bids(variant, turned >> 3 if turned >= 0 else -1, rng)
-        caller = (len(bids) - 1) % rnd.variant.seats
-        seen = sum(1 << c for c in rnd.deal.hands[caller][:6])
+        force_bidding(m, rng)
+        caller, contract = rnd.caller, rnd.contract
+        seen = sum(1 << c for c in rnd.deal.hands[caller][:rnd.variant.seen_before_bid])
         kind, f = features(variant, contract, seen, caller == rnd.first,
                            turned if contract == turned >> 3 else -1)
-        for token in bids:
-            m.apply(parse_action(token))
         while not rnd.is_over:
             m.apply(bot.act(seat_view(m, rnd.turn)))
         assert rnd.result is not None
@@ -95,7 +95,7 @@ def least_squares(data: list[tuple[list[float], float]], ridge: float = 1e-3) ->
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("variant", choices=sorted(FIRST_DEALER))
+    ap.add_argument("variant", choices=[v for v in VARIANTS if not get_variant(v).partners])
     ap.add_argument("--rounds", type=int, default=40000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()

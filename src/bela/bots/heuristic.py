@@ -55,6 +55,7 @@ from ..engine.actions import Action, Call, Declare, Pass, Play
 from ..engine.cards import FULL_DECK, SUIT_MASKS
 from ..engine.declarations import declaration_value, find_declarations
 from ..engine.rules import bela_duties, play_table
+from ..engine.variants import get_variant
 from ..engine.views import SeatView
 from . import contracts
 
@@ -147,7 +148,9 @@ class HeuristicBot:
         if self.fixed is None:
             self.params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
         if view.phase == "bidding":
-            return self._bid(view) if view.variant == "bela4" else contracts.bid(view, self.params)
+            if get_variant(view.variant).partners:  # the bela4 partnership estimate (R7)
+                return self._bid(view)
+            return contracts.bid(view, self.params)
         if view.phase == "discard":
             return contracts.discard(view, self.params)
         if view.phase == "exchange":
@@ -217,14 +220,13 @@ class _Play:
         self.tm = t.trump_mask
         me = self.me = view.seat
         n = view.seats
+        variant = get_variant(view.variant)
         self.raspas = view.raspas
         caller = view.caller
-        if n == 4:  # bela4: seats 0+2 against 1+3
-            self.partner = (me + 2) % n
-            self.opps: tuple[int, ...] = ((me + 1) % n, (me + 3) % n)
-        else:  # bela3, bela2, belot2: each for himself
-            self.partner = -1
-            self.opps = tuple(s for s in range(n) if s != me)
+        side = variant.side_of(me)
+        self.partner = next((s for s in range(n) if s != me and variant.side_of(s) == side), -1)
+        self.opps: tuple[int, ...] = tuple(
+            (me + k) % n for k in range(1, n) if variant.side_of((me + k) % n) != side)
         self.our_call = caller is not None and caller % view.sides == me % view.sides
         # what a trick won by each seat is worth to this seat, per point (not bela4, which
         # keeps its partnership formula): +1 own, -1 an opponent's; in bela3 a non-caller
@@ -232,12 +234,15 @@ class _Play:
         # fall, R28); in raspas every sign flips (R37: points taken count against you)
         u = [-1.0] * n
         u[me] = 1.0
-        if n == 3 and caller is not None and caller != me:
-            u[3 - me - caller] = params.ally_weight
+        if caller is not None and caller != me and not variant.partners:
+            teams = variant.play_teams(caller)
+            for s in range(n):
+                if s != me and teams[s] == teams[me]:
+                    u[s] = params.ally_weight
         self.u = [-x for x in u] if self.raspas else u
         # R17-R19 let a follower that does not beat reveal that it cannot; R36 (belot2)
         # has that duty only on a trump lead (and in VC on the led suit)
-        self.iber = view.variant != "belot2"
+        self.iber = variant.iber
         self.hand = view.hand.mask
         played = 0
         cons = [FULL_DECK] * n

@@ -70,9 +70,7 @@ class IsmctsBot:
         table = play_table(view.contract)
         duties = variant.duties
         n = variant.seats
-        teams = [variant.side_of(s) for s in range(n)]
-        if variant.name == "bela3":
-            teams = [int(s != view.caller) for s in range(n)]
+        teams = variant.play_teams(-1 if view.caller is None else view.caller)
         sign = -1.0 if view.raspas else 1.0
         try:
             sampler = DealSampler(view, inference=self.inference)

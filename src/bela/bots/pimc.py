@@ -82,7 +82,8 @@ class PimcBot:
             raise ValueError("it is not this seat's turn")
         if view.phase == "play" and all(isinstance(a, Play) for a in view.legal):
             return self._play(view)
-        if (view.phase == "bidding" and view.variant != "bela3" and self.bidding != "heuristic"
+        if (view.phase == "bidding" and self.bidding != "heuristic"
+                and not get_variant(view.variant).discards  # the simulation has no discards
                 and any(isinstance(a, Call) for a in view.legal)):
             if self.bidding == "sim":
                 return self._bid(view), {}
@@ -182,9 +183,7 @@ class PimcBot:
         bonus_mine, bonus_theirs = self._declarations(view, hands, contract)
         factor = 2 if contract == NO_TRUMPS else 1
         mine, theirs = factor * (mine + bonus_mine), factor * (theirs + bonus_theirs)
-        if variant.name == "belot2":
-            return mine - theirs if mine > theirs else -(mine + theirs)
-        total = mine + theirs
+        total = mine + theirs  # R22, R34: more than half, else the other side takes all
         return mine - theirs if 2 * mine > total else -total
 
     @staticmethod

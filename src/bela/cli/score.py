@@ -17,6 +17,7 @@ from rich.table import Table
 
 from ..engine.record import RecordError, read_record, replay
 from ..engine.record import score as score_record
+from ..engine.variants import get_variant
 from .text import contract_text, pretty_codes
 
 OUTCOME_NAMES = {"pass": "pass", "fall": "fall (pad)", "capot": "štiglja",
@@ -28,11 +29,15 @@ SHORT_OUTCOMES = {**OUTCOME_NAMES, "fall": "fall", "unfinished": "-"}
 def side_names(variant: str, players: list[str] | None, sides: int) -> list[str]:
     """Column names for the sides of a score sheet."""
     names = players or []
-    if variant == "bela4":
-        if len(names) == 4:
-            return [f"{names[0]} & {names[2]}", f"{names[1]} & {names[3]}"]
-        return ["Seats 0+2", "Seats 1+3"]
-    return [names[i] if i < len(names) else f"Seat {i}" for i in range(sides)]
+    v = get_variant(variant)
+    out = []
+    for side in range(sides):
+        seats = [s for s in range(v.seats) if v.side_of(s) == side]
+        if all(s < len(names) for s in seats):
+            out.append(" & ".join(names[s] for s in seats))
+        else:
+            out.append(("Seats " if len(seats) > 1 else "Seat ") + "+".join(map(str, seats)))
+    return out
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from ..bots import make_bot
+from ..engine.variants import VARIANTS, get_variant
 from .protocol import view_from_json
-
-SEATS = {"bela4": 4, "bela3": 3, "bela2": 2, "belot2": 2}
 
 
 @dataclass
@@ -131,7 +130,7 @@ async def _wait_up(http: Any, url: str) -> None:
 
 async def _setup_table(http: Any, url: str, variant: str, target: int | None,
                        index: int) -> tuple[str, list[str]]:
-    n = SEATS[variant]
+    n = get_variant(variant).seats
     tokens = []
     for i in range(n):
         r = await http.post(f"{url}/api/guests", json={"name": f"load{index}-{i}"})
@@ -317,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", type=int, default=200)
     p.add_argument("--url", default=None, help="a running server (loopback only); default: "
                    "start one with a temporary database")
-    p.add_argument("--variant", default="bela4", choices=sorted(SEATS))
+    p.add_argument("--variant", default="bela4", choices=list(VARIANTS))
     p.add_argument("--think", type=float, default=0.5,
                    help="mean seconds a seat thinks before acting (uniform 0.5x-1.5x)")
     p.add_argument("--duration", type=float, default=60.0, help="seconds of play")

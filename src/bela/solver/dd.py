@@ -54,7 +54,7 @@ from functools import cache
 import numpy as np
 
 from ..engine.cards import Card
-from ..engine.rules import belot2_duties, play_table, trick_winner_index
+from ..engine.rules import play_table, trick_winner_index
 from ..engine.state import Round
 from ..engine.variants import get_variant
 from . import kernels as K
@@ -72,25 +72,26 @@ __all__ = [
 
 @cache
 def _variant_info(name: str) -> tuple[int, int]:
-    """(seats, duty kind) of a variant."""
+    """(seats, duty kind) of a variant: the kernels' duties differ only by the duty to beat
+    a plain lead (R17; belot2 has none, R36)."""
     v = get_variant(name)
-    kind = K.DUTY_BELOT2 if v.duties is belot2_duties else K.DUTY_BELA
-    return v.seats, kind
+    return v.seats, K.DUTY_BELA if v.iber else K.DUTY_BELOT2
 
 
 @cache
 def _teams(name: str, caller: int) -> tuple[int, ...]:
-    """Team (0 or 1) of each seat: bela4 seat % 2; bela3 0 for the caller, 1 for the
-    defenders; two players: the seat."""
-    seats, _ = _variant_info(name)
-    if name == "bela3":
-        if not 0 <= caller < 3:
-            raise ValueError("bela3 needs the caller's seat (the caller plays against the two "
-                             "others)")
-        return tuple(0 if s == caller else 1 for s in range(3))
-    if seats == 4:
-        return (0, 1, 0, 1)
-    return (0, 1)
+    """Team (0 or 1) of each seat in the card play (the variant's ``play_teams``)."""
+    return get_variant(name).play_teams(caller)
+
+
+def _taken(name: str, teams: tuple[int, ...], per_side: Sequence[int]) -> tuple[int, int]:
+    """Card points already taken per team, from points per side (``Round.card_points``)."""
+    v = get_variant(name)
+    team_of_side = {v.side_of(s): teams[s] for s in range(v.seats)}
+    taken = [0, 0]
+    for side, points in enumerate(per_side):
+        taken[team_of_side[side]] += points
+    return taken[0], taken[1]
 
 
 @cache
@@ -145,15 +146,9 @@ class Position:
             raise ValueError(f"the round is in its {rnd.phase} phase, not the play phase")
         name = rnd.variant.name
         teams = _teams(name, rnd.caller)
-        cp = rnd.card_points
-        if name == "bela3":
-            c = rnd.caller
-            taken = (cp[c], sum(cp) - cp[c])
-        else:
-            taken = (cp[0], cp[1])
         return Position(name, rnd.contract, tuple(rnd.hands if hands is None else hands),
                         rnd.trick_seats[0] if rnd.trick else rnd.turn, tuple(rnd.trick),
-                        teams, taken, rnd.raspas)
+                        teams, _taken(name, teams, rnd.card_points), rnd.raspas)
 
     @staticmethod
     def make(hands: Sequence[int], contract: int, variant: str = "bela4", leader: int = 0,
@@ -166,12 +161,7 @@ class Position:
         if len(hands) != seats:
             raise ValueError(f"{variant} needs {seats} hands, not {len(hands)}")
         teams = _teams(variant, caller)
-        if taken is None:
-            tk = (0, 0)
-        elif variant == "bela3":
-            tk = (taken[caller], sum(taken) - taken[caller])
-        else:
-            tk = (taken[0], taken[1])
+        tk = (0, 0) if taken is None else _taken(variant, teams, taken)
         return Position(variant, contract, tuple(hands), leader, tuple(trick), teams, tk,
                         raspas)
 

@@ -47,7 +47,6 @@ from typing import Any, cast
 from ..engine.actions import CONTRACT_TOKENS
 from ..engine.cards import (
     ACE,
-    EIGHT,
     JACK,
     KING,
     NINE,
@@ -249,7 +248,7 @@ def deciding_seat(view: SeatView) -> int:
     otherwise the other player (exchanges exist only in the two-player variants)."""
     if view.turn is not None:
         return view.turn
-    assert view.seat is not None and view.seats == 2
+    assert view.seat is not None and view.seats == 2  # the two-player variants
     return 1 - view.seat
 
 
@@ -268,7 +267,7 @@ def exchange_alternatives(view: SeatView, variant: Variant) -> list[ExchAlt]:
     contract = view.contract
     swappable = not view.raspas and contract < 4 and contract == int(opened) >> 3
     seven = 8 * contract + SEVEN if contract < 4 else -1
-    redeal_opts = [RANK_MASKS[SEVEN], RANK_MASKS[EIGHT]] if variant.name == "belot2" else []
+    redeal_opts = [RANK_MASKS[r] for r in variant.redeal_ranks]
     swapper = next((s for s, token in view.exchanges if token == "swap"), None)
     sw = (swapper, int(opened)) if swapper is not None else None
     base: tuple[tuple[int, int], ...] = () if sw is None else ((sw[0], 1 << sw[1]),)
@@ -350,30 +349,19 @@ def _call_factor(hand: int, contract: int, model: BidModel) -> float:
     return f * lengths[min(s.bit_count(), len(lengths) - 1)]
 
 
-def callable_suits(variant: str, index: int, turned_suit: int) -> tuple[list[int], bool]:
-    """The suits the bid number ``index`` could name, and whether a call there is forced."""
-    others = [s for s in range(4) if s != turned_suit]
-    if variant == "bela4":
-        return list(range(4)), index == 3
-    if variant == "bela3":
-        return list(range(4)), True
-    if index < 2:
-        return [turned_suit], False
-    return others, variant == "bela2" and index == 3
-
-
 def bid_likelihood(view: SeatView, bid_hands: Sequence[int | None],
                    model: BidModel = DEFAULT_BID_MODEL) -> float:
     """The likelihood of the public bids given each seat's bid-time cards (``None``: skip
     that seat, e.g. the viewer)."""
+    variant = get_variant(view.variant)
     turned = view.public.get("turned")
-    tsuit = int(turned) >> 3 if turned is not None else -1
+    tsuit = int(turned) >> 3 if turned is not None else None
     like = 1.0
     for index, (seat, token) in enumerate(view.bids):
         hand = bid_hands[seat]
         if hand is None:
             continue
-        suits, forced = callable_suits(view.variant, index, tsuit)
+        suits, forced = variant.callable_suits(index, tsuit)
         if token == "pass":
             for s in suits:
                 if _strong(hand, s):
@@ -391,8 +379,9 @@ def bid_bound(view: SeatView, possible: Sequence[int | None],
     by ``likelihood / bound`` stays exact while rejecting less: e.g. when the J and 9 of trump
     are known to lie elsewhere, no deal can escape the caller's ``caller_no_top`` factor."""
     bound = 1.0
+    variant = get_variant(view.variant)
     turned = view.public.get("turned")
-    tsuit = int(turned) >> 3 if turned is not None else -1
+    tsuit = int(turned) >> 3 if turned is not None else None
     for index, (seat, token) in enumerate(view.bids):
         cards = possible[seat]
         if cards is None or token == "pass":
@@ -404,7 +393,7 @@ def bid_bound(view: SeatView, possible: Sequence[int | None],
         f = 1.0 if (s >> JACK & 1 or s >> NINE & 1) else model.caller_no_top
         lengths = model.caller_length
         f *= max(lengths[:min(s.bit_count(), len(lengths) - 1) + 1])
-        _, forced = callable_suits(view.variant, index, tsuit)
+        _, forced = variant.callable_suits(index, tsuit)
         bound *= f ** model.forced_power if forced else f
     return bound
 

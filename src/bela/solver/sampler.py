@@ -283,8 +283,8 @@ class DealSampler:
             face_up = sum(1 << int(c) for c in view.public.values())
             possible: list[int | None] = [
                 None if s == k.viewer else
-                k.played[s] | face_up | (loose if self.variant.name == "bela3"
-                                         else loose & ~k.forbid[s])
+                k.played[s] | face_up | (loose if self.variant.discards  # R27: a card
+                                         else loose & ~k.forbid[s])  # may be discarded
                 for s in range(self.n)]
             self.bound = bid_bound(view, possible, model)
 
@@ -383,11 +383,11 @@ class DealSampler:
         dealt = list(start)
         extra: list[tuple[str, int]] = []
         discards = 0
-        name = self.variant.name
+        keys = self.variant.deal_keys
         out = pile
         for c in view.public.values():
             out |= 1 << int(c)
-        if name == "bela3":
+        if "extra" in keys:  # bela3: the first seat's 2 extra cards, then its discards
             caller = view.first
             if view.phase == "bidding":
                 extra.append(("extra", pile))
@@ -399,14 +399,14 @@ class DealSampler:
                 two = _subset(twelve, 2, rng)
                 dealt[caller] = twelve & ~two
                 extra.append(("extra", two))
-        elif name in ("bela2", "belot2"):
+        elif "turned" in keys:
             turned = int(view.public["turned"])
             if h.swap is not None:
                 w, x = h.swap
                 dealt[w] = dealt[w] & ~(1 << x) | 1 << turned
                 turned = x
             extra.append(("turned", 1 << turned))
-            if name == "belot2":
+            if "bottom" in keys:
                 bottom = view.public.get("bottom")
                 extra.append(("bottom", _subset(pile, 1, rng) if bottom is None
                               else 1 << int(bottom)))

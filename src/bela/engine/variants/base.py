@@ -74,10 +74,28 @@ class Variant:
     capot_bonus: int = 90  # R23
     last_trick_bonus: int = 10  # R3
     declaration_values: dict[str, Any] = field(default_factory=lambda: BELA_VALUES)
+    iber: bool = True  # R17: beat the led suit's best card (belot2: only a led trump, R36)
+    discards: int = 0  # cards the caller discards after the call (bela3: 2, R27)
+    redeal_ranks: tuple[int, ...] = ()  # four of one of these ranks allow a redeal (R35)
 
     # -- sides and seats -------------------------------------------------------------------
     def side_of(self, seat: int) -> int:
         return seat % self.sides
+
+    @property
+    def partners(self) -> bool:
+        """Do seats play in sides of two or more (bela4)?"""
+        return self.sides < self.seats
+
+    def play_teams(self, caller: int) -> tuple[int, ...]:
+        """Which seats play together in the card play, as a team number per seat: the sides
+        (bela4: 0+2 against 1+3; two players: each his own)."""
+        return tuple(self.side_of(s) for s in range(self.seats))
+
+    def callable_suits(self, index: int, turned_suit: int | None) -> tuple[list[int], bool]:
+        """The suits the bid number ``index`` of a round may name, and whether it must name
+        one (bela4, R7: any suit; the fourth bidder, the dealer, must call)."""
+        return list(range(4)), index == self.seats - 1
 
     # -- options -----------------------------------------------------------------------------
     def make_options(self, given: dict[str, Any] | None) -> TableOptions:

@@ -58,6 +58,14 @@ class Bela2(Variant):
         rnd.set_contract(action.contract, seat)
         rnd.start_exchange()
 
+    def callable_suits(self, index: int, turned_suit: int | None) -> tuple[list[int], bool]:
+        """R31: the first two bids may accept the turned suit; then the other three suits,
+        the dealer's (the fourth bid) forced."""
+        assert turned_suit is not None
+        if index < 2:
+            return [turned_suit], False
+        return [s for s in range(4) if s != turned_suit], index == 3
+
     def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
         return [SWAP] if holds_seven_of_turned_trump(rnd, seat) else []
 

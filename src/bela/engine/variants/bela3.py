@@ -40,6 +40,18 @@ class Bela3(Variant):
         rnd.set_contract(action.contract, seat)
         rnd.phase = "discard"  # R27: the caller discards 2 cards face down
 
+    def play_teams(self, caller: int) -> tuple[int, ...]:
+        """R28: the caller must take more than the two others together: in the card play
+        he is one team (0), the two others the other (1)."""
+        if not 0 <= caller < self.seats:
+            raise ValueError("bela3 needs the caller's seat (the caller plays against the two "
+                             "others)")
+        return tuple(0 if s == caller else 1 for s in range(self.seats))
+
+    def callable_suits(self, index: int, turned_suit: int | None) -> tuple[list[int], bool]:
+        """R26: the first seat must call, any suit."""
+        return list(range(4)), True
+
     def fall(self, rnd: Round, own: list[int], total: int, tie: bool,
              common: dict[str, Any]) -> RoundResult:
         """R28: a falling caller scores 0 and the others their own points; with
@@ -60,4 +72,5 @@ BELA3 = Bela3(
     seen_before_bid=6,
     options=("target", "equal_declarations", "tie"),  # R24: R12 and R22 apply
     deal_keys=("extra",),
+    discards=2,  # R27
 )

@@ -61,9 +61,17 @@ class Belot2(Variant):
         options: list[Action] = []
         if holds_seven_of_turned_trump(rnd, seat):
             options.append(SWAP)
-        if any(hand & RANK_MASKS[r] == RANK_MASKS[r] for r in (SEVEN, EIGHT)):
+        if any(hand & RANK_MASKS[r] == RANK_MASKS[r] for r in self.redeal_ranks):
             options.append(REDEAL)
         return options
+
+    def callable_suits(self, index: int, turned_suit: int | None) -> tuple[list[int], bool]:
+        """R34: the first two bids may take the opened suit; then any other suit (or VC,
+        BC), never forced (four passes give raspas)."""
+        assert turned_suit is not None
+        if index < 2:
+            return [turned_suit], False
+        return [s for s in range(4) if s != turned_suit], False
 
     def declaration_key(self, rnd: Round, seat: int, d: Declaration) -> tuple[int, ...]:
         """R37: four > sequence, longer, higher top, then the trump sequence, then the one
@@ -117,4 +125,6 @@ BELOT2 = Belot2(
     deal_keys=("turned", "bottom"),
     public_keys=("turned", "bottom"),
     shown_after_bidding=("bottom",),
+    iber=False,  # R36: no duty to beat a plain lead
+    redeal_ranks=(SEVEN, EIGHT),  # R35
 )

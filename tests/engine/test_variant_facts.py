@@ -1,0 +1,67 @@
+"""Variants carry their facts as data that consumers ask (seats, sides, partners, play teams,
+duties, discards, redeal ranks, which suits a bid may name), so that no code outside
+``engine/variants/`` compares variant names."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bela.engine import Match
+from bela.engine.actions import PASS, Call
+from bela.engine.cards import EIGHT, SEVEN
+from bela.engine.variants import VARIANTS, get_variant
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "bela"
+NAME_COMPARISON = re.compile(
+    r"""(==|!=)\s*["'](bela[234]|belot2)["']|["'](bela[234]|belot2)["']\s*(==|!=)"""
+    r"""|\bin\s*[(\[{]\s*["'](bela[234]|belot2)["']""")
+# Not converted yet (issue 9 goes on): the terminal's per-variant texts and prompts.
+NOT_YET = {"cli/play.py"}
+
+
+def test_no_variant_name_comparisons_outside_the_variants() -> None:
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith("engine/variants/") or rel in NOT_YET:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if NAME_COMPARISON.search(line):
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, "ask the variant for the fact instead:\n" + "\n".join(found)
+
+
+def test_the_facts() -> None:
+    v4, v3, v2, vt = (get_variant(n) for n in ("bela4", "bela3", "bela2", "belot2"))
+    assert [v.partners for v in (v4, v3, v2, vt)] == [True, False, False, False]
+    assert v4.play_teams(1) == (0, 1, 0, 1)
+    assert v3.play_teams(1) == (1, 0, 1)  # R28: the caller against the two others
+    assert v2.play_teams(0) == vt.play_teams(1) == (0, 1)
+    assert [v.iber for v in (v4, v3, v2, vt)] == [True, True, True, False]  # R17, R36
+    assert [v.discards for v in (v4, v3, v2, vt)] == [0, 2, 0, 0]  # R27
+    assert vt.redeal_ranks == (SEVEN, EIGHT) and not v2.redeal_ranks  # R35
+    with pytest.raises(ValueError):
+        v3.play_teams(-1)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.parametrize("seed", range(6))
+def test_callable_suits_match_the_bidding(name: str, seed: int) -> None:
+    """R7, R26, R31, R34: at every bid of a passing round, the suits a call may name and
+    whether the seat must call are what the engine's bidding offers."""
+    m = Match(name, seed=seed)
+    rnd = m.deal()
+    turned = rnd.public.get("turned")
+    tsuit = None if turned is None else turned >> 3
+    index = 0
+    while rnd.phase == "bidding":
+        legal = rnd.legal_actions()
+        suits, forced = rnd.variant.callable_suits(index, tsuit)
+        assert sorted(a.contract for a in legal if isinstance(a, Call) and a.contract < 4) \
+            == sorted(suits)
+        assert forced == (PASS not in legal)
+        m.apply(PASS if PASS in legal else legal[0])
+        index += 1
