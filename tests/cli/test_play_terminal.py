@@ -12,6 +12,7 @@ import json
 import re
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,8 @@ from bela import bots as bot_registry
 from bela.cli import play
 from bela.cli.main import app
 from bela.cli.score import render_sheet
-from bela.cli.text import pretty_codes
-from bela.engine.actions import PASS, Call, Play
+from bela.cli.text import card_text, pretty_codes
+from bela.engine.actions import PASS, Call, Play, parse_action
 from bela.engine.cards import Card
 from bela.engine.declarations import find_declarations
 from bela.engine.errors import IllegalAction
@@ -455,3 +456,76 @@ def test_status_line_shows_the_match_score() -> None:
     result = run(["--seed", "5", "--target", "301"], "1\n" * 40 + "q\n")
     assert re.search(r"Trick 1 of 8 · Trump . called by \w+.* · Match: Us \d+ Them \d+",
                      result.output)
+
+
+# -- 7. the engine explains, the terminal shows (issue 9) -------------------------------------
+HANDS = ("KS 7S 8S 9S 7C 8C 9C TC", "AS TS JS QS 7D 8D 9D TD",
+         "JH 9H AH TH JD QD KD AD", "KH QH 8H 7H JC QC KC AC")
+
+
+def position(tokens: tuple[str, ...], **options: Any) -> Match:
+    """bela4, seat 0 bids first (dealer 3) and calls ♥; then ``tokens`` are played."""
+    match = Match("bela4", options, first_dealer=3)
+    match.deal([Card.parse(h) for h in HANDS])
+    for token in ("H", *tokens):
+        match.apply(parse_action(token))
+    return match
+
+
+def table_game(match: Match, human: int, answers: list[str]) -> tuple[play.Game, Console]:
+    console = Console(width=140, record=True, file=io.StringIO(), highlight=False, emoji=False)
+    it = iter(answers)
+    return play.Game(match, {}, console, human, ask=lambda prompt: next(it)), console
+
+
+def hand_cells(line: str) -> tuple[list[str], list[str]]:
+    """The numbered and the dimmed (unnumbered) cards of a ``Your hand:`` line."""
+    cells = re.findall(rf"(?:(\d+):)?({CARD})", line.split("Your hand:", 1)[1])
+    return [c for n, c in cells if n], [c for n, c in cells if not n]
+
+
+@pytest.mark.parametrize(("tokens", "human", "winner", "legal"), [
+    (("KS",), 1, 0, "AS"),          # follow ♠ (7♦..10♦), beat K♠ (J♠ Q♠): R17
+    (("KS", "AS"), 2, 1, "9H"),     # no ♠: play a trump (R18); A♠ wins so far
+    (("KS", "AS", "9H"), 3, 2, "7H"),  # no ♠, cannot beat 9♥: any trump (R18)
+])
+def test_dimmed_cards_reasons_and_winning_tag_are_the_views(
+        tokens: tuple[str, ...], human: int, winner: int, legal: str) -> None:
+    match = position(tokens)
+    view = seat_view(match, human)
+    assert view.trick_winner == winner and view.refusals
+    refused = [r.card for r in view.refusals]
+    g, console = table_game(match, human, [str(c).lower() for c in refused] + [legal.lower()])
+    g.ask_card(view)
+    lines = console.export_text().splitlines()
+    _, dimmed = hand_cells(next(line for line in lines if line.startswith("Your hand:")))
+    assert sorted(dimmed) == sorted(card_text(c) for c in refused)
+    shown = [line for line in lines if line.startswith("Not allowed:")]
+    assert len(shown) == len(refused)
+    for line, r in zip(shown, view.refusals):  # typed in the order of the refusals
+        assert line.startswith(f"Not allowed: {pretty_codes(r.reason, markup=False)} "
+                               f"({r.rule}).  Allowed: "), line
+    table = next(line for line in lines if "On the table" in line)
+    tagged = re.findall(rf"(\w+) {CARD} \(winning\)", table)
+    assert tagged == ([g.name(winner)] if len(view.trick) > 1 else []), table
+    assert Card.from_code(legal) not in seat_view(match, human).hand  # then it was played
+
+
+def test_the_winning_tag_and_the_rules_line_read_the_view() -> None:
+    """The terminal re-derives neither: a view that says otherwise is shown as it says."""
+    match = position(("KS", "AS"), enforce="off")
+    view = seat_view(match, 2)
+    assert view.trick_winner == 1 and {r.kind for r in view.refusals} == {"trump"}
+    assert len(view.legal) >= len(view.hand)  # enforce off: every card may be played
+    g, console = table_game(match, 2, ["q"])
+    g.show_table(replace(view, trick_winner=0))
+    assert re.search(rf"{g.name(0)} {CARD} \(winning\), {g.name(1)} {CARD}$",
+                     console.export_text(), re.M)
+    for refusals, fair in ((view.refusals, "J♥ 9♥ A♥ 10♥"),
+                           (view.refusals[:1], "J♥ 9♥ A♥ 10♥ A♦ K♦ Q♦"), ((), None)):
+        g, console = table_game(position(("KS", "AS"), enforce="off"), 2, ["9h"])
+        g.ask_card(replace(view, refusals=refusals))
+        out = flat(console.export_text())
+        rules = (f"By the rules (R17-R19): {fair}; any card is accepted at this table, but a "
+                 f"revoke can be claimed (auzmeš, R24).")
+        assert rules in out if fair else "By the rules" not in out, out

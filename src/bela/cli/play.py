@@ -64,7 +64,7 @@ from ..engine.cards import (
 from ..engine.declarations import declaration_of, declaration_value, find_declarations
 from ..engine.errors import BelaError, IllegalAction
 from ..engine.record import to_record
-from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, play_table, trick_winner_index
+from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, play_table
 from ..engine.state import Match
 from ..engine.variants import VARIANTS, get_variant
 from ..engine.views import DeclarationInfo, SeatView, seat_view
@@ -401,14 +401,6 @@ def sorted_hand(view: SeatView) -> list[list[Card]]:
         if cards:
             groups.append(cards)
     return groups
-
-
-def trick_winner(view: SeatView) -> int | None:
-    """The seat winning the current trick (R20, R36), from the cards on the table."""
-    if not view.trick or view.contract is None:
-        return None
-    cards = tuple(c for _, c in view.trick)
-    return view.trick[trick_winner_index(cards, play_table(view.contract))][0]
 
 
 def decl_text(info: DeclarationInfo, trump: int | None = None) -> str:
@@ -1161,7 +1153,7 @@ class Game:
         if view.phase != "play":
             return
         if view.trick:
-            win = trick_winner(view)
+            win = view.trick_winner  # the engine's (R20, R36); no tag on a lone lead
             cells = [f"{self.name(s)} {card_markup(c, trump)}"
                      + (" [dim](winning)[/dim]" if s == win and len(view.trick) > 1 else "")
                      for s, c in view.trick]
@@ -1566,18 +1558,6 @@ class Game:
     def human_seat(self) -> int:
         return HUMAN if self.human is None else self.human
 
-    def rule_abiding(self, view: SeatView) -> set[Card]:
-        """Cards that keep R17-R19 (with enforce off every card may be played, R24)."""
-        if view.contract is None:
-            return set(view.hand)
-        table = play_table(view.contract)
-        if not view.trick:
-            return set(view.hand)
-        cards = tuple(c for _, c in view.trick)
-        win = cards[trick_winner_index(cards, table)]
-        legal = self.variant.duties(view.hand.mask, cards[0].suit, win, table)
-        return {c for c in view.hand if legal >> c & 1}
-
     def ask_card(self, view: SeatView, header: bool = True) -> None:
         playable = [a.card for a in view.legal if isinstance(a, Play) and not a.bela]
         bela_ok = {a.card for a in view.legal if isinstance(a, Play) and a.bela}
@@ -1592,10 +1572,10 @@ class Game:
             kq = " ".join(card_markup(c, trump) for c in sorted(bela_ok, reverse=True))
             self.say(f"  [dim]You hold bela ({kq}): announce it with the first of the two "
                      f"you play (R14).[/dim]")
-        fair = self.rule_abiding(view)
-        if enforce_off and len(fair) < len(view.hand):
+        refused = {r.card for r in view.refusals}  # with enforce off: the cards that revoke
+        if enforce_off and refused:
             self.say("  [dim]By the rules (R17-R19): "
-                     + " ".join(card_markup(c, trump) for c in numbered if c in fair)
+                     + " ".join(card_markup(c, trump) for c in numbered if c not in refused)
                      + "; any card is accepted at this table, but a revoke can be claimed "
                        "(auzmeš, R24).[/dim]")
         if enforce_off and view.claim_allowed:
