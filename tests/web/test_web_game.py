@@ -7,7 +7,6 @@ tests/web/artifacts/.
 from __future__ import annotations
 
 import json
-import random
 import time
 from pathlib import Path
 from typing import Any
@@ -106,19 +105,50 @@ def test_four_browsers_play_a_full_bela4_round(browser: Any, bela_url: str,
     _close(*pages)
 
 
-def _check_illegal_reason(page: Any) -> bool:
-    """A greyed card says why it may not be played (hover title, and tapping it)."""
-    illegal = page.locator(".hand-card.illegal")
-    if not illegal.count():
+HAND_AND_VIEW = """() => { const S = window.__bela;
+    return {view: S.view, anim: !!S.anim.trick,
+      cards: [...document.querySelectorAll('.hand .hand-card[data-card]')].map((e) => ({
+        card: e.dataset.card, cls: [...e.classList], rule: e.dataset.rule ?? null,
+        reason: e.dataset.reason ?? null, title: e.title})),
+      win: [...document.querySelectorAll('.trick .tc.winning')].map(
+        (e) => Number(e.dataset.trickSeat))}; }"""
+
+
+def _check_illegal_reason(page: Any, artifacts: Path, tap: bool) -> bool:
+    """The greyed cards are the view's refusals, each with its rule; a greyed card says why
+    in the page's language (hover title, and with ``tap`` tapping it)."""
+    shown = page.evaluate(HAND_AND_VIEW)  # the view and the page it drew, read at once
+    v = shown["view"]
+    greyed = {c["card"]: c for c in shown["cards"] if "illegal" in c["cls"]}
+    if not v or v["phase"] != "play" or v["turn"] != v["seat"]:
         return False
-    card = illegal.first
-    reason = card.get_attribute("data-reason")
-    rule = card.get_attribute("data-rule")  # the rule id is for tests, not in the words
-    assert reason and "(R" not in reason and rule and rule.startswith("R1"), (reason, rule)
-    assert reason in (card.get_attribute("title") or "")
-    card.click(force=True)  # tapping a greyed card shows the reason
+    refused = {r["card"]: r for r in v["refusals"]}
+    assert set(greyed) == set(refused), (greyed, v["refusals"], v["legal"])
+    if not greyed:
+        return False
+    for code, c in greyed.items():
+        r = refused[code]
+        assert c["rule"] == r["rule"], (c, r)  # the rule id is for tests, not in the words
+        assert c["reason"] and "(R" not in c["reason"] and c["reason"] in c["title"], c
+        assert c["reason"] != r["reason"], c  # Croatian words, not the engine's English
+        assert "moraš" in c["reason"] or "nemaš" in c["reason"], c
+    if not tap:
+        return True
+    code, c = next(iter(greyed.items()))
+    page.locator(f".hand-card[data-card='{code}']").click(force=True)  # tapping: the reason
     page.wait_for_function("r => document.querySelector('.status-line').textContent.includes(r)",
-                           arg=reason)
+                           arg=c["reason"])
+    page.screenshot(path=str(artifacts / "greyed-card-reason-hr.png"))
+    return True
+
+
+def _check_trick_winner(page: Any) -> bool:
+    """The "nosi" marker of the trick in progress is on the view's trick_winner."""
+    shown = page.evaluate(HAND_AND_VIEW)
+    v = shown["view"]
+    if shown["anim"] or not v or v["phase"] != "play" or len(v["trick"]) < 2:
+        return False
+    assert shown["win"] == [v["trick_winner"]], (shown["win"], v["trick"], v["trick_winner"])
     return True
 
 
@@ -165,24 +195,27 @@ def test_one_human_and_three_bots_finish_a_match(browser: Any, bela_url: str,
     assert watcher.locator(".hand.spectator").count() == 1
     assert watcher.evaluate("() => window.__bela.view.hand.length") == 0
 
-    done = {"reason": False, "keys": False, "shots": False}
+    done = {"reason": False, "keys": False, "shots": False, "winner": False}
     deadline = time.monotonic() + 90
     while not page.locator("#match-result").count():
         assert time.monotonic() < deadline, "the match did not finish: " + diagnose([page])
         v = view(page)
         if v and v["phase"] == "play" and v["turn"] == 0:
-            if not done["reason"]:
-                done["reason"] = _check_illegal_reason(page)
+            # every turn: the greyed cards are the view's refusals; tapped once
+            done["reason"] = _check_illegal_reason(page, artifacts, tap=not done["reason"]) \
+                or done["reason"]
             if not done["keys"] and v["tricks"] and _play_by_keyboard(page):
                 done["keys"] = True
                 continue
+        if not done["winner"] and v and len(v["trick"]) >= 2:
+            done["winner"] = _check_trick_winner(page)
         if not done["shots"] and v and v["phase"] == "play" and v["tricks"] and v["trick"] \
                 and not page.locator(".trick.done").count():
             _table_shots(page, artifacts)
             done["shots"] = True
         if not click_first_legal(page):
             page.wait_for_timeout(60)
-    assert done["shots"] and done["keys"]
+    assert done["shots"] and done["keys"] and done["winner"]
 
     result = page.locator("#match-result")
     result.wait_for()
@@ -282,69 +315,44 @@ def test_language_and_deck_switches(browser: Any, bela_url: str, artifacts: Path
     _close(page)
 
 
-def _illegal_cases(n_matches: int = 6) -> list[dict[str, Any]]:
-    """Positions from the engine with its reason for every card it refuses."""
-    from bela.engine import IllegalAction, Match
-    from bela.engine.actions import Play, parse_action
-    from bela.engine.cards import Card
-    from bela.engine.views import seat_view
-    from bela.server.protocol import view_json
-
-    rng = random.Random(7)
-    cases = []
-    for variant in ("bela4", "bela3", "bela2", "belot2"):
-        for k in range(n_matches):
-            m = Match(variant, seed=k)
-            m.deal()
-            while not m.round.is_over:  # type: ignore[union-attr]
-                rnd = m.round
-                assert rnd is not None
-                v = view_json(seat_view(m, rnd.turn))
-                if v["phase"] == "play" and v["trick"]:
-                    for code in v["hand"]:
-                        if code in v["legal"] or code + "*" in v["legal"]:
-                            continue
-                        try:
-                            m.apply(Play(Card.from_code(code)))
-                        except IllegalAction as exc:
-                            cases.append({"view": v, "card": code, "reason": exc.reason,
-                                          "rule": exc.rule})
-                        else:  # pragma: no cover - the view said it is illegal
-                            raise AssertionError(f"{code} was accepted")
-                m.apply(parse_action(rng.choice(v["legal"])))
-    return cases
-
-
-def test_greyed_card_reasons_mirror_the_engine(browser: Any, bela_url: str) -> None:
-    """The reason shown for a greyed card (computed in rules.js from the view) names the
-    engine's rule, and in English with French cards it is the engine's own sentence."""
-    cases = _illegal_cases()
-    assert len(cases) > 100
-    page = open_page(browser, bela_url, lang="en", deck="french")
-    page.wait_for_selector("#create-table")
-    got = page.evaluate("""async (cases) => {
-        const r = await import('/web/rules.js');
-        return cases.map((c) => r.illegalReason(c.card, c.view));
-    }""", cases)
-    sym = dict(zip("HDSC", "♥♦♠♣"))
-
-    def pretty(code: str) -> str:  # the ten is "10" to people, never the record code T
-        return code[0].replace("T", "10") + sym[code[1]]
-
-    texts = {"reason_follow": "you must follow suit {suit}",
-             "reason_beat": "you must beat {card} if you can",
-             "reason_beat_trump": "you cannot follow suit, so you must beat the trump {card} "
-                                  "if you can",
-             "reason_trump": "you cannot follow suit, so you must play a trump"}
-    for case, mine in zip(cases, got, strict=True):
-        assert mine["rule"] == case["rule"], (case, mine)
-        text = texts[mine["key"]].format(suit=sym.get(mine["vars"].get("suit", ""), ""),
-                                         card=pretty(mine["vars"].get("card", "7H")))
-        if case["view"]["variant"] == "belot2" and mine["key"] == "reason_trump":
-            # R36 has no duty to overtrump: the engine's sentence mentions beating
-            assert "trump" in case["reason"], case
-        else:
-            assert text == case["reason"], (case["reason"], text)
+def test_enforce_off_plays_a_card_that_breaks_a_rule_with_a_warning(
+        browser: Any, bela_url: str, artifacts: Path) -> None:
+    """bela4 with enforce = off (R24): no card is greyed; the ones the view's refusals name
+    are marked and carry their rule, and tapping one plays it and says the rule it broke."""
+    page = open_page(browser, bela_url, lang="hr", deck="hungarian")
+    enter_name(page, "Ana")
+    page.select_option("#opt-enforce", "off")
+    page.click("#create-table")
+    page.wait_for_selector(".waiting")
+    assert page.evaluate("() => window.__bela.summary.options.enforce") == "off"
+    page.click("[data-cmd=bots]")
+    page.wait_for_function("() => window.__bela.summary.seats.every(s => s.kind)")
+    page.click("[data-cmd=start]")
+    page.wait_for_selector(".game[data-seat='0']")
+    deadline = time.monotonic() + 90
+    while True:
+        assert time.monotonic() < deadline, "no refused card came: " + diagnose([page])
+        shown = page.evaluate(HAND_AND_VIEW)
+        v = shown["view"]
+        if v and v["phase"] == "play" and v["turn"] == v["seat"] and v["refusals"] \
+                and not page.locator(".prompt").count():
+            assert not [c for c in shown["cards"] if "illegal" in c["cls"]], shown["cards"]
+            marked = {c["card"]: c for c in shown["cards"] if "would-break" in c["cls"]}
+            refused = {r["card"]: r for r in v["refusals"]}
+            assert set(marked) == set(refused), (marked, v["refusals"])
+            assert all(marked[c]["rule"] == r["rule"] for c, r in refused.items())
+            code = next((c for c in refused if c + "*" not in v["legal"]), None)
+            if code is not None:
+                page.screenshot(path=str(artifacts / "enforce-off-would-break.png"))
+                page.locator(f".hand-card[data-card='{code}']").click(
+                    position={"x": 6, "y": 14})
+                page.wait_for_function("c => !window.__bela.view.hand.includes(c)", arg=code)
+                status = page.locator(".status-line").inner_text()
+                assert "Kriva karta" in status and marked[code]["reason"] in status, status
+                break
+        if not click_first_legal(page):
+            page.wait_for_timeout(60)
+    _no_errors(page)
     _close(page)
 
 

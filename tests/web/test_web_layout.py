@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 
-from web_helpers import DESKTOP, PHONE  # noqa: E402
+from web_helpers import DESKTOP, PHONE, texts  # noqa: E402
 
 LANDSCAPE = {"width": 844, "height": 390}
 SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
@@ -45,6 +45,18 @@ window.showTable = (S) => {
   S.picked = new Set();
   document.getElementById("app").innerHTML = table.renderTablePage(S);
 };
+// each state rendered in turn: the hand's cards and the trick's winner as shown
+window.handFacts = (states) => states.map((S) => {
+  window.showTable(S);
+  const cards = [...document.querySelectorAll(".hand .hand-card[data-card]")].map((e) => ({
+    card: e.dataset.card, cls: [...e.classList], rule: e.dataset.rule ?? null,
+    reason: e.dataset.reason ?? null, title: e.title,
+    disabled: e.getAttribute("aria-disabled") === "true",
+    mark: !!e.querySelector(".break-mark") }));
+  const win = [...document.querySelectorAll(".trick .tc.winning")].map(
+    (e) => Number(e.dataset.trickSeat));
+  return { cards, win };
+});
 window.layoutReady = true;
 </script></body></html>"""
 
@@ -75,12 +87,13 @@ def position(variant: str, declare: bool) -> dict[str, Any]:
     raise AssertionError(f"no {variant} position found")
 
 
-def state(v: dict[str, Any], lang: str = "hr", prompt: bool = True) -> dict[str, Any]:
+def state(v: dict[str, Any], lang: str = "hr", prompt: bool = True,
+          deck: str = "hungarian") -> dict[str, Any]:
     seats = [{"seat": i, "name": NAMES[i], "kind": "human" if i == v["seat"] else "bot",
               "player_id": f"p{i}", "connected": True, "autopilot": False}
              for i in range(v["seats"])]
     return {
-        "prefs": {"lang": lang, "deck": "hungarian"}, "guest": {"player_id": f"p{v['seat']}"},
+        "prefs": {"lang": lang, "deck": deck}, "guest": {"player_id": f"p{v['seat']}"},
         "tableId": "t1", "status": "running", "conn": "open", "toast": None, "rounds": {},
         "summary": {"id": "t1", "variant": v["variant"], "status": "running", "seats": seats,
                     "options": v["options"], "bot": "heuristic", "bot_fallback": False},
@@ -323,3 +336,115 @@ def test_exchange_prompt_names_only_what_is_offered(layout_page: Any, variant: s
     assert has in title and has_not not in title, title
     buttons = layout_page.locator(".exchange-prompt [data-act]").all_inner_texts()
     assert len(buttons) == len(offered), buttons
+
+
+# -- issue 9: greyed cards, their reasons and the trick's winner come from the view --------
+REASON_KEYS = {"follow": "reason_follow", "beat": "reason_beat",
+               "overtrump": "reason_beat_trump", "trump": "reason_trump"}
+
+
+def refusal_positions(variant: str, enforce: str = "on", want: int = 40,
+                      seeds: int = 60) -> list[dict[str, Any]]:
+    """Real views (JSON) of the seat to play while the engine refuses some of its cards."""
+    from bela.engine import Match
+    from bela.engine.views import seat_view
+    from bela.server.protocol import view_json
+
+    options = {"enforce": enforce} if enforce != "on" else None
+    out: list[dict[str, Any]] = []
+    for k in range(seeds):
+        m = Match(variant, options=options, seed=k)
+        rnd = m.deal()
+        rng = random.Random(k)
+        while not rnd.is_over and len(out) < want:
+            v = view_json(seat_view(m, rnd.turn))
+            if v["phase"] == "play" and v["refusals"]:
+                out.append(v)
+            legal = [a for a in rnd.legal_actions() if not a.token().startswith("claim")]
+            m.apply(legal[rng.randrange(len(legal))])
+        if len(out) >= want:
+            break
+    assert out, f"no {variant} position with refusals"
+    return out
+
+
+def _hr_words(refusal: dict[str, Any]) -> str:
+    """The Croatian words for a refusal with the Hungarian deck, from i18n.js's texts."""
+    hr = texts("hr")
+    text = hr[REASON_KEYS[refusal["kind"]]]
+    text = text.replace("{suit}", hr[f"suit_{refusal['suit']}_hu"])
+    if refusal["to_beat"]:
+        r, s = refusal["to_beat"]
+        rank = hr[f"rank_{r}"] if r in "789T" else hr[f"rank_{r}_hu"]
+        text = text.replace("{card}", hr["card_hu"].replace("{suit}", hr[f"suit_{s}_hu"])
+                            .replace("{rank}", rank))
+    return text
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela3", "bela2", "belot2"])
+def test_greyed_cards_say_the_engines_refusals(layout_page: Any, variant: str) -> None:
+    """Every greyed card is one the view's refusals name, with that rule in data-rule; in
+    English with French cards the words are the engine's own sentence, in Croatian the
+    texts of i18n.js; the trick's winner marker is the view's trick_winner."""
+    views = refusal_positions(variant)
+    for lang, deck in (("en", "french"), ("hr", "hungarian")):
+        states = [state(v, lang=lang, prompt=False, deck=deck) for v in views]
+        got = layout_page.evaluate("(states) => window.handFacts(states)", states)
+        for v, shown in zip(views, got, strict=True):
+            refused = {r["card"]: r for r in v["refusals"]}
+            greyed = {c["card"]: c for c in shown["cards"] if "illegal" in c["cls"]}
+            assert set(greyed) == set(refused), (v["hand"], v["legal"], v["refusals"])
+            assert set(greyed) == {c for c in v["hand"]
+                                   if c not in v["legal"] and c + "*" not in v["legal"]}
+            for code, c in greyed.items():
+                r = refused[code]
+                assert c["disabled"] and c["rule"] == r["rule"], (c, r)
+                words = r["reason"] if lang == "en" else _hr_words(r)
+                assert c["reason"] == words, (c["reason"], words, r)
+                assert c["title"].endswith(f" — {words}"), c["title"]
+            for c in shown["cards"]:
+                if c["card"] not in greyed:
+                    assert "legal" in c["cls"] and c["rule"] is None, c
+            assert shown["win"] == [v["trick_winner"]], (shown["win"], v["trick"])
+
+
+def test_the_view_decides_not_the_browser(layout_page: Any) -> None:
+    """Change the view's facts and the table follows them: the UI works nothing out."""
+    v = next(v for v in refusal_positions("bela4") if len(v["trick"]) >= 2)
+    others = [p["seat"] for p in v["trick"] if p["seat"] != v["trick_winner"]]
+    v["trick_winner"] = others[0]  # not the engine's winner: the marker still follows it
+    playable = [c for c in v["hand"] if c in v["legal"]]
+    made_up = {"card": playable[0], "rule": "R99", "kind": "trump", "suit": "H",
+               "to_beat": None, "reason": "made up"}
+    v["refusals"] = [*v["refusals"], made_up]
+    v["legal"] = [a for a in v["legal"] if a not in (playable[0], playable[0] + "*")]
+    [shown] = layout_page.evaluate("(states) => window.handFacts(states)",
+                                   [state(v, lang="en", prompt=False, deck="french")])
+    assert shown["win"] == [others[0]]
+    card = next(c for c in shown["cards"] if c["card"] == playable[0])
+    assert "illegal" in card["cls"] and card["rule"] == "R99"
+    assert card["reason"] == texts("en")["reason_trump"]
+
+
+def test_enforce_off_marks_the_cards_that_would_break_a_rule(layout_page: Any,
+                                                             artifacts: Path) -> None:
+    """With enforce = off every card may be played: none is greyed, and the ones the
+    engine's refusals name carry their rule and a warning in the title (R24)."""
+    views = refusal_positions("bela4", enforce="off", want=20)
+    states = [state(v, lang="hr", prompt=False) for v in views]
+    got = layout_page.evaluate("(states) => window.handFacts(states)", states)
+    for v, shown in zip(views, got, strict=True):
+        assert all(c in v["legal"] or c + "*" in v["legal"] for c in v["hand"])
+        refused = {r["card"]: r for r in v["refusals"]}
+        assert not [c for c in shown["cards"] if "illegal" in c["cls"]]
+        marked = {c["card"]: c for c in shown["cards"] if "would-break" in c["cls"]}
+        assert set(marked) == set(refused)
+        assert not [c for c in shown["cards"] if c["mark"] and c["card"] not in marked]
+        for code, c in marked.items():
+            assert "act" in c["cls"] and not c["disabled"] and c["rule"] == refused[code]["rule"]
+            assert c["mark"], c  # the "!" badge: seen without hovering
+            assert c["reason"] == _hr_words(refused[code])
+            assert c["title"].endswith(texts("hr")["would_break"].replace(
+                "{reason}", c["reason"])), c["title"]
+    layout_page.evaluate("(S) => window.showTable(S)", states[0])
+    layout_page.screenshot(path=str(artifacts / "layout-enforce-off-would-break.png"))

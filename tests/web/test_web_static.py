@@ -1,4 +1,6 @@
-"""The web client's files: served by the app, packaged, modules that resolve, complete texts.
+"""The web client's files: served by the app, packaged, modules that resolve, complete texts,
+and no rule of play worked out in the browser (issue 9: the engine explains, every front end
+shows).
 
 These run without a browser (the Chromium tests are in test_web_game.py).
 """
@@ -18,6 +20,8 @@ pytest.importorskip("sqlalchemy")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
+
+from web_helpers import texts as ui_texts  # noqa: E402
 
 from bela.server.app import create_app  # noqa: E402
 
@@ -62,10 +66,7 @@ def test_web_files_are_package_data() -> None:
 
 
 def _texts(lang: str) -> dict[str, str]:
-    src = (WEB / "i18n.js").read_text(encoding="utf-8")
-    block = re.search(rf"const {lang.upper()} = \{{(.*?)\n\}};", src, re.S)
-    assert block, lang
-    return dict(re.findall(r'(\w+): "((?:[^"\\]|\\.)*)"', block.group(1)))
+    return ui_texts(lang)
 
 
 def test_croatian_and_english_texts_are_complete() -> None:
@@ -123,3 +124,82 @@ def test_counted_and_built_keys_exist() -> None:
         for key, text in texts.items():
             assert ".md" not in text, (lang, key, text)
             assert not re.search(r"(^|[^\w])T($|[^\w])", text), (lang, key, text)
+
+
+# -- issue 9: the engine explains, every front end shows ----------------------------------
+# The browser never works out a rule of play: the view carries `legal`, `refusals` (each
+# refused card with its rule, duty and words) and `trick_winner`.  These patterns find a
+# copy of the engine's tables or duty logic in any web file (rules.js drifted twice).
+RANK_PERMUTATION = re.compile(r"""["'`]([789TJQKA]{8})["'`]""")
+ORDER_WRITTEN = re.compile(  # the trump order J 9 A 10 K Q, the plain one A 10 K Q J 9
+    r"\bJ[\s,'\"]*9[\s,'\"]*A[\s,'\"]*(?:10|T)\b"
+    r"|\bA[\s,'\"]*(?:10|T)[\s,'\"]*K[\s,'\"]*Q[\s,'\"]*J[\s,'\"]*9\b")
+EIGHT_NUMBERS = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+){7}\s*\]")  # a value per rank
+POINTS_BY_RANK = re.compile(r"""(?:\b|["'])(?:J["']?\s*:\s*20|9["']?\s*:\s*14)\b""")
+DUTY_NAMES = re.compile(
+    r"\b(?:illegalReason|trickWinner\w*|trick_winner_index|TRUMP_ORDER|PLAIN_ORDER"
+    r"|TRUMP_POINTS|PLAIN_POINTS|mustFollow|canBeat)\b"
+    r"|\bfunction\s+(?:beats|order|points|duties|strength)\b"
+    r"|\btrick\s*\[\s*0\s*\]")  # the led suit read off the trick: the duties' first step
+
+
+def rule_derivations(text: str) -> list[str]:
+    """What in a web file looks like a copy of the engine's orders, points or duties."""
+    found = [m.group(0) for m in RANK_PERMUTATION.finditer(text)
+             if len(set(m.group(1))) == 8 and m.group(1) not in ("789TJQKA", "AKQJT987")]
+    for pattern in (ORDER_WRITTEN, EIGHT_NUMBERS, POINTS_BY_RANK, DUTY_NAMES):
+        found += [m.group(0) for m in pattern.finditer(text)]
+    return found
+
+
+# Lines of the rules.js the browser had (issue 9): the check must find each of them.
+OLD_RULES_JS = [
+    "const TRUMP_ORDER = [0, 1, 6, 4, 7, 2, 3, 5];",
+    "// R2: J 9 A 10 K Q 8 7",
+    "const PLAIN_POINTS = [0, 0, 0, 10, 2, 3, 4, 11];",
+    "const TRUMP_POINTS = { J: 20, 9: 14, A: 11 };",
+    'const STRENGTH = "789QKTAJ";',
+    "// R3: A 10 K Q J 9 8 7",
+    "const lead = suitOf(trick[0].card);",
+    "export function beats(b, a, contract) {",
+    "const win = trick[trickWinnerIndex(trick, contract)].card;",
+    "const why = illegalReason(c, v);",
+]
+
+
+def test_the_rule_check_finds_the_old_copies() -> None:
+    for line in OLD_RULES_JS:
+        assert rule_derivations(line), line
+    # display only is fine: the face order of the cards, suit grouping, the ★ of a trump
+    assert not rule_derivations('export const RANKS = "789TJQKA"; // A K Q J 10 9 8 7')
+
+
+def test_no_web_file_works_out_a_rule_of_play() -> None:
+    """No JS file of the client copies the card orders or points or the play duties; the
+    greyed cards, their reasons and the trick's winner are read from the view."""
+    files = sorted(WEB.glob("*.js"))
+    assert files
+    for f in files:
+        found = rule_derivations(f.read_text(encoding="utf-8"))
+        assert not found, f"{f.name} works out rules the engine explains: {found}"
+    assert not (WEB / "rules.js").exists(), "rules.js is gone: the view explains the rules"
+    table = (WEB / "table.js").read_text(encoding="utf-8")
+    app = (WEB / "app.js").read_text(encoding="utf-8")
+    assert "v.refusals" in table and "v.trick_winner" in table
+    assert "refusalOf(v, code)" in app  # a tapped greyed card: the engine's reason
+
+
+def test_every_refusal_kind_has_words() -> None:
+    """Each duty the engine names in a refusal (kind) is said in words by the client, in
+    both languages."""
+    explain = (ROOT / "src" / "bela" / "engine" / "explain.py").read_text(encoding="utf-8")
+    kinds = set(re.findall(r'Refusal\(card, (?:"R\d+"|rule), "(\w+)"', explain))
+    assert kinds >= {"follow", "beat", "trump", "overtrump"}, kinds
+    table = (WEB / "table.js").read_text(encoding="utf-8")
+    block = re.search(r"const REASON_KEYS = \{(.*?)\};", table, re.S)
+    assert block
+    keys = dict(re.findall(r'(\w+): "(\w+)"', block.group(1)))
+    assert set(keys) == kinds, (keys, kinds)
+    hr, en = _texts("hr"), _texts("en")
+    for key in [*keys.values(), "reason_other", "would_break", "revoke_played"]:
+        assert key in hr and key in en, key

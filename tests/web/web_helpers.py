@@ -94,3 +94,15 @@ def diagnose(pages: Sequence[Any]) -> str:
             info = repr(exc)
         out.append(f"page {i}: {info}")
     return "\n".join(out)
+
+
+def texts(lang: str) -> dict[str, str]:
+    """The UI's texts in ``lang`` ("hr", "en"), read from i18n.js."""
+    import re
+    from pathlib import Path
+
+    src = (Path(__file__).parents[2] / "src" / "bela" / "web" / "i18n.js").read_text(
+        encoding="utf-8")
+    block = re.search(rf"const {lang.upper()} = \{{(.*?)\n\}};", src, re.S)
+    assert block, lang
+    return dict(re.findall(r'(\w+): "((?:[^"\\]|\\.)*)"', block.group(1)))

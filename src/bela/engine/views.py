@@ -81,6 +81,7 @@ class SeatView:
     trick_winner: int | None  # the seat winning the trick in progress so far (R20)
     refusals: tuple[Refusal, ...]  # own cards the duties refuse now, with rule and reason
     ruled_out: tuple[CardSet, ...]  # per seat: cards its plays showed it does not hold
+    strength: tuple[int, ...] | None  # per card, its rank in the contract's trick order
 
     @property
     def trump(self) -> str | None:
@@ -160,4 +161,5 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         trick_winner=trick_winner(rnd),
         refusals=refusals(rnd) if seat is not None and seat == acting else (),
         ruled_out=tuple(CardSet(m) for m in ruled_out(rnd)),
+        strength=rnd.table.strength if rnd.table is not None else None,
     )

@@ -136,6 +136,7 @@ def view_json(v: SeatView) -> dict[str, Any]:
                       "to_beat": None if r.to_beat is None else str(r.to_beat),
                       "reason": r.reason} for r in v.refusals],
         "ruled_out": [cards(m) for m in v.ruled_out],
+        "strength": None if v.strength is None else list(v.strength),
     }
     for f in fields(v):  # fields the engine's view gained after this serializer was written
         if f.name not in out and f.name not in _RENAMED:
@@ -193,6 +194,7 @@ def view_from_json(d: dict[str, Any]) -> SeatView:
                 None if r["to_beat"] is None else Card.from_code(r["to_beat"]), r["reason"])
         for r in d.get("refusals", ()))
     extra["ruled_out"] = tuple(cs(m) for m in d.get("ruled_out", ()))
+    extra["strength"] = None if d.get("strength") is None else tuple(d["strength"])
     for name in known - _BUILT - set(extra):
         extra[name] = _tuples(d.get(name))
     return SeatView(

@@ -5,9 +5,9 @@ import { LANGS, defaultLang, lang, setLang, t } from "./i18n.js";
 import { DECKS, ensureSprite } from "./cards.js";
 import { api, checkGuest, newGuest, storedGuest, wsUrl } from "./api.js";
 import {
-  declKey, declarePending, fullDeclare, makeNames, reasonText, renderTablePage,
+  declKey, declareGroups, declarePending, fullDeclare, makeNames, reasonText, refusalOf,
+  renderTablePage,
 } from "./table.js";
-import { declareGroups, illegalReason } from "./rules.js";
 import { esc, reducedMotion, sleep } from "./util.js";
 
 const PREFS = "bela.prefs";
@@ -267,8 +267,9 @@ function send(msg) {
 
 function act(token) {
   S.ui.belaCard = null;
-  if (S.queue.length) return; // newer states are on their way: this view is out of date
+  if (S.queue.length) return false; // newer states are on their way: this view is out of date
   send({ type: "act", action: token, seq: S.seq });
+  return true;
 }
 
 function onMessage(msg) {
@@ -467,13 +468,15 @@ function onCard(code) {
   if (!myTurn) { toast(t("not_your_turn")); return; }
   if (v.phase !== "play") { toast(t("not_now")); return; }
   const plain = v.legal.includes(code), bela = v.legal.includes(code + "*");
+  const refusal = refusalOf(v, code); // the engine's reason, never worked out here
   if (!plain && !bela) {
-    toast(reasonText(illegalReason(code, v), makeNames(S)), "warn");
+    toast(reasonText(refusal, makeNames(S)), "warn");
     return;
   }
   if (declarePending(S)) { toast(t("declare_first"), "warn"); return; }
   if (plain && bela) { S.ui.belaCard = code; render(); return; }
-  act(bela ? code + "*" : code);
+  // enforce = off: the card is played, and the player is told which rule it breaks (R24)
+  if (act(bela ? code + "*" : code) && refusal) toast(t("revoke_played", { reason: reasonText(refusal, makeNames(S)) }), "warn");
 }
 
 function onClick(ev) {

@@ -185,3 +185,45 @@ export function cardBackSVG(extraClass = "") {
     `<text x="30" y="49.5" font-size="12" text-anchor="middle" font-family="Georgia, serif" font-weight="700" fill="#7d1d2c">B</text>` +
     `</svg>`;
 }
+
+// -- card codes, laid out for display ---------------------------------------------------
+// The client knows no rule of play: which cards may be played (`legal`), why a card is
+// refused (`refusals`) and whose card wins the trick (`trick_winner`) come from the
+// engine in every view (docs/PROTOCOL.md).  What follows only reads codes and lays the
+// hand out; it holds no order of strength and no card points.
+
+export const suitOf = (code) => code[1];
+export const rankOf = (code) => code[0];
+
+/** Does the contract name the card's suit, for the ★ mark: a suit contract its own suit,
+ *  "VC" every suit, "BC" and no contract none. */
+export function isTrump(code, contract) {
+  if (!contract || contract === "BC") return false;
+  return contract === "VC" || suitOf(code) === contract;
+}
+
+/** The hand in display order: suits grouped, the contract's suit first and the colours
+ *  alternating (H S D C), each suit strongest first by the engine's trick order
+ *  (``view.strength``: the trump jack and nine lead their suit) or, before a contract, in
+ *  face order A K Q J 10 9 8 7.  The client holds no order table of its own. */
+export function sortHand(cards, contract, strength) {
+  let suits = ["H", "S", "D", "C"];
+  if (contract && contract.length === 1) {
+    const red = contract === "H" || contract === "D";
+    const reds = ["H", "D"].filter((s) => s !== contract);
+    const blacks = ["S", "C"].filter((s) => s !== contract);
+    const a = red ? blacks : reds;
+    const b = red ? reds : blacks;
+    suits = [contract];
+    while (a.length || b.length) {
+      if (a.length) suits.push(a.shift());
+      if (b.length) suits.push(b.shift());
+    }
+  }
+  // strongest first within a suit: the engine's trick order once there is a contract
+  // (view.strength, indexed by card number), face value before
+  const rank = (c) => (strength ? strength[SUITS.indexOf(suitOf(c)) * 8 + RANKS.indexOf(rankOf(c))]
+    : RANKS.indexOf(rankOf(c)));
+  return [...cards].sort((x, y) => suits.indexOf(suitOf(x)) - suits.indexOf(suitOf(y))
+    || rank(y) - rank(x));
+}

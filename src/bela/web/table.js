@@ -3,10 +3,9 @@
 // (clicks on [data-card], [data-act] and [data-cmd]) by delegation.
 
 import { t, tn } from "./i18n.js";
-import { cardSVG, cardBackSVG, suitIcon } from "./cards.js";
 import {
-  declareGroups, illegalReason, isTrump, rankOf, sortHand, suitOf, trickWinnerIndex,
-} from "./rules.js";
+  RANKS, cardSVG, cardBackSVG, isTrump, rankOf, sortHand, suitIcon, suitOf,
+} from "./cards.js";
 import { esc } from "./util.js";
 
 const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
@@ -67,12 +66,27 @@ export function mySeatIn(S) {
   return s ? s.seat : null;
 }
 
-/** Why a card is greyed, in words (the RULES.md rule id stays out of the text). */
-export function reasonText(reason, N) {
-  const vars = {};
-  if (reason.vars.suit) vars.suit = N.suitText(reason.vars.suit);
-  if (reason.vars.card) vars.card = N.cardText(reason.vars.card);
-  return t(reason.key, vars);
+// The duty a refused card breaks (the view's refusals[].kind) and its words.
+const REASON_KEYS = { follow: "reason_follow", beat: "reason_beat",
+  overtrump: "reason_beat_trump", trump: "reason_trump" };
+
+/** The engine's refusal of ``code`` in the view (``view.refusals``), or null. */
+export function refusalOf(v, code) {
+  return (v.refusals || []).find((r) => r.card === code) || null;
+}
+
+/** Why a card is refused, in words, from the engine's refusal ({kind, suit, to_beat}; the
+ *  rule id stays out of the text, in data-rule).  Nothing here decides a rule. */
+export function reasonText(refusal, N) {
+  const key = (refusal && REASON_KEYS[refusal.kind]) || "reason_other";
+  if (key === "reason_other") return t(key);
+  return t(key, { suit: refusal.suit ? N.suitText(refusal.suit) : "",
+    card: refusal.to_beat ? N.cardText(refusal.to_beat) : "" });
+}
+
+/** Parse a "declare A B C; D E F G" token into its groups of card codes. */
+export function declareGroups(token) {
+  return token.slice(8).split(";").map((g) => g.trim().split(/\s+/).filter(Boolean));
 }
 
 /** A declaration in words, from its shape ({kind, length, top} as in the view, ``top`` a
@@ -84,13 +98,12 @@ export function declText(d) {
   return t("decl_seq_top", { seq, top: t(`decl_top_${d.top}`) });
 }
 
-const RANK_ORDER = "789TJQKA";
-
-/** The shape of a declaration made of these cards (for the declaration prompt). */
+/** The shape of a declaration made of these cards, to name the offer in the declaration
+ *  prompt (its cards in face order, RANKS); what it is worth is the engine's. */
 export function declShape(codes) {
   const ranks = new Set(codes.map(rankOf));
   if (ranks.size === 1) return { kind: "four", length: codes.length, top: codes[0][0] };
-  const top = codes.map(rankOf).sort((a, b) => RANK_ORDER.indexOf(b) - RANK_ORDER.indexOf(a))[0];
+  const top = codes.map(rankOf).sort((a, b) => RANKS.indexOf(b) - RANKS.indexOf(a))[0];
   return { kind: codes.length === 8 ? "belot" : "sequence", length: codes.length, top };
 }
 
@@ -272,8 +285,8 @@ function renderCenter(ctx) {
     }
     return "";
   }
-  const winIdx = shown ? plays.findIndex((p) => p.seat === shown.winner)
-    : trickWinnerIndex(plays, v.contract);
+  // who takes the trick (so far): the engine's fact, tricks[].winner or view.trick_winner
+  const winIdx = plays.findIndex((p) => p.seat === (shown ? shown.winner : v.trick_winner));
   const cards = plays.map((p, i) => {
     const cls = [`tc`, `pos-${pos(p.seat)}`];
     if (S.anim.entered.has(p.card)) cls.push(`enter-${pos(p.seat)}`);
@@ -417,7 +430,7 @@ export function exchangeTitle(v) {
 // -- the hand ---------------------------------------------------------------------------
 function renderHand({ S, v, N, myTurn }) {
   if (v.seat === null) return `<div class="hand spectator"><p class="muted">${esc(t("spectator_cards"))}</p></div>`;
-  const cards = sortHand(v.hand, v.contract);
+  const cards = sortHand(v.hand, v.contract, v.strength);
   const legal = new Set(v.legal);
   const playing = myTurn && v.phase === "play";
   const discarding = myTurn && v.phase === "discard";
@@ -435,24 +448,30 @@ function renderHand({ S, v, N, myTurn }) {
       attrs = ` aria-pressed="${S.ui.discardSel.includes(c)}"`;
     } else if (playing) {
       const ok = legal.has(c) || legal.has(c + "*");
+      const refusal = refusalOf(v, c); // the engine's: greyed, or with enforce = off a warning
+      const why = refusal ? ` data-reason="${esc(reasonText(refusal, N))}" data-rule="${esc(refusal.rule)}"` : "";
       if (!ok) {
-        const why = illegalReason(c, v);
-        const reason = reasonText(why, N);
+        const reason = reasonText(refusal, N);
         cls.push("illegal");
-        attrs = ` aria-disabled="true" data-reason="${esc(reason)}" data-rule="${esc(why.rule || "")}"`;
+        attrs = ` aria-disabled="true"${why || ` data-reason="${esc(reason)}" data-rule=""`}`;
         title += ` — ${reason}`;
       } else if (declWait) {
         cls.push("decl-wait"); // not "waiting": that is the waiting room's panel
         attrs = ` aria-disabled="true" data-reason="${esc(t("declare_first"))}"`;
       } else {
         cls.push("act", "legal");
+        if (refusal) { // enforce = off: it may be played, and breaks the rule (R24)
+          cls.push("would-break");
+          attrs = why;
+          title += ` — ${t("would_break", { reason: reasonText(refusal, N) })}`;
+        }
       }
     } else {
       cls.push("idle");
       attrs = ` aria-disabled="true"`;
     }
     if (S.ui.belaCard === c) cls.push("selected");
-    return `<button type="button" class="${cls.join(" ")}" data-card="${c}" style="--i:${i}"${attrs} title="${esc(title)}" aria-label="${esc(title)}">${cardSVG(c, N.deck)}${trump ? `<span class="trump-mark" aria-hidden="true">★</span>` : ""}</button>`;
+    return `<button type="button" class="${cls.join(" ")}" data-card="${c}" style="--i:${i}"${attrs} title="${esc(title)}" aria-label="${esc(title)}">${cardSVG(c, N.deck)}${trump ? `<span class="trump-mark" aria-hidden="true">★</span>` : ""}${cls.includes("would-break") ? `<span class="break-mark" aria-hidden="true">!</span>` : ""}</button>`;
   });
   for (let i = 0; i < v.unseen; i++) {
     items.push(`<span class="card hand-card unseen" title="${esc(t("talon_hidden"))}">${cardBackSVG()}</span>`);
