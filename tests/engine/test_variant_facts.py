@@ -12,6 +12,7 @@ import pytest
 from bela.engine import Match
 from bela.engine.actions import PASS, Call
 from bela.engine.cards import EIGHT, SEVEN
+from bela.engine.rules import ALL_TRUMPS, NO_TRUMPS
 from bela.engine.variants import VARIANTS, get_variant
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "bela"
@@ -45,6 +46,11 @@ def test_the_facts() -> None:
     assert vt.redeal_ranks == (SEVEN, EIGHT) and not v2.redeal_ranks  # R35
     with pytest.raises(ValueError):
         v3.play_teams(-1)
+    assert (v2.face_up_name, vt.face_up_name) == ("turned", "opened")  # R30, R34
+    assert vt.extra_contracts == (ALL_TRUMPS, NO_TRUMPS) and not v2.extra_contracts  # R34
+    assert [v.trump_sequence_first for v in (v4, v3, v2, vt)] == [False] * 3 + [True]  # R37
+    assert [v.rule_ids["declarations"] for v in (v4, v3, v2, vt)] == ["R13"] * 3 + ["R37"]
+    assert [v.rule_ids.get("exchange") for v in (v4, v3, v2, vt)] == [None, None, "R32", "R35"]
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))

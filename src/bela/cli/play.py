@@ -136,21 +136,22 @@ _BIDDING_HELP = {
 
 def help_rows(variant: str) -> list[tuple[str, str]]:
     """The ``?`` help of a variant: (what you type, what it does)."""
+    v = get_variant(variant)
     rows = [("Bidding", _BIDDING_HELP[variant])]
-    if variant == "bela3":
+    if v.discards:
         rows.append(("Discard", "the caller discards two of his 12 cards face down: two "
                                 "numbers (1 5) or codes (7C 8C), or one and then the other; "
                                 "the numbers stay the same.  Their points count for him "
                                 "(R27)."))
-    if variant in ("bela2", "belot2"):
-        rule = "R32" if variant == "bela2" else "R35"
+    if "exchange" in v.rule_ids:
+        rule = v.rule_ids["exchange"]
         rows.append(("Swap", "holding the 7 of trump when trump is the turned suit, you may "
                              f"swap it for the turned card before the first lead: y or n "
                              f"({rule})."))
-    if variant == "belot2":
+    if v.redeal_ranks:
         rows.append(("Redeal", "with four 7s or four 8s you may demand a redeal: y or n "
                                "(R35)."))
-    decl_rule = "R37" if variant == "belot2" else "R13"
+    decl_rule = v.rule_ids["declarations"]
     rows += [
         ("Cards", "the number shown before a playable card, or its code: JH, 10h, j♥ (rank "
                   "7 8 9 10 J Q K A, then suit).  KH* or 2* plays K♥ or card 2 and announces "
@@ -164,7 +165,7 @@ def help_rows(variant: str) -> list[tuple[str, str]]:
         ("hint", "what the best bot (pimc) would do, with the estimated value of every legal "
                  "card (the points your side takes in the round)"),
     ]
-    if variant == "bela4":
+    if "enforce" in v.options:
         rows.append(("claim", "(with --enforce off) auzmeš: an opponent broke R17-R19 (R24).  "
                               "You confirm it first: a false claim gives the other side 162."))
     rows += [("q  quit", "leave the match (the record is saved if you gave --record FILE)"),
@@ -224,7 +225,7 @@ _SCORE = {
 
 
 def rules_reminder(variant: str) -> str:
-    play = "" if variant == "belot2" else _BELA_PLAY
+    play = _BELA_PLAY if get_variant(variant).iber else ""  # belot2 says its own (R36)
     return _ORDER + play + _SCORE[variant]
 
 
@@ -480,7 +481,7 @@ class Game:
     @property
     def turned_word(self) -> str:
         """What the face-up card is called: bela2 "turned", belot2 "opened" (R30, R34)."""
-        return "opened" if self.vname == "belot2" else "turned"
+        return self.variant.face_up_name
 
     def rule(self, phase: str, default: str = "") -> str:
         return self.variant.rule_ids.get(phase, default)
@@ -555,7 +556,7 @@ class Game:
         trump = self.trump_of(view)
         parts = []
         if "turned" in pub:
-            label = "opened card" if self.vname == "belot2" else "turned card"
+            label = f"{self.variant.face_up_name} card"
             parts.append(f"{label} [reverse] {card_markup(pub['turned'], trump)} [/reverse]")
         if "bottom" in pub:
             parts.append(f"bottom card [reverse] {card_markup(pub['bottom'], trump)} [/reverse]")
@@ -620,7 +621,7 @@ class Game:
         if len(after.hand) > len(before.hand) and before.unseen and after.phase != "done":
             picked = [c for c in after.hand if c not in before.hand]
             what = "your talon"
-            if self.vname == "bela3" and after.caller == self.human:
+            if self.variant.discards and after.caller == self.human:
                 what = "your talon and the last 2 cards"
             elif self.vname == "belot2":
                 what = f"{len(picked)} more cards"
@@ -653,7 +654,7 @@ class Game:
         else:
             self.say(f"[bold]No trumps (BC, points doubled)[/bold], ordered by {who}: no suit is "
                      f"trump and every point counts double (R36).  {need}")
-        if self.vname == "bela3" and seat != self.human:
+        if self.variant.discards and seat != self.human:
             self.say(f"  {who} takes the talon and the last 2 cards, then discards two face "
                      f"down (R27).")
 
@@ -719,7 +720,7 @@ class Game:
                      f"{self.name(tie)}, the earlier seat in turn order (R12).")
         who = self.seating.side_long(side)
         subject = {"You": "you"}.get(who, "they" if possessive(who) == "their" else "he")
-        if self.vname == "belot2":
+        if self.variant.trump_sequence_first:  # R37: belot2's own seniority
             self.say(f"    {who} {conj(who, 'hold')} the senior declaration: only "
                      f"{possessive(who)} declarations count, if {subject} "
                      f"{conj(who, 'take')} a trick (R37).")
@@ -731,7 +732,7 @@ class Game:
         """The seat that won a tie of equal strongest declarations by its place in turn order
         (R12: nearer the dealer's right), or None when there was no tie.  Not in belot2,
         where seniority has its own order (R37)."""
-        if self.vname == "belot2":
+        if self.variant.trump_sequence_first:
             return None
         best: dict[int, int] = {}
         for seat, infos in enumerate(view.declared):
@@ -779,7 +780,7 @@ class Game:
         parts = []
         for side, pts in enumerate(cards):
             where = "in tricks"
-            if res.caller is not None and res.caller >= 0 and self.vname == "bela3" \
+            if res.caller is not None and res.caller >= 0 and self.variant.discards \
                     and side == res.caller:
                 where = "in tricks and discards"
             text = f"{self.seating.side_short(side)} {pts} {where}"
@@ -804,7 +805,7 @@ class Game:
             who = st.side_long(caller_side)
             text = (f"[bold]{who} {conj(who, 'pass')}[/bold] (prolaz): "
                     f"{res.scores[caller_side]} of {total} points.")
-            if self.vname == "bela3":
+            if self.variant.discards:  # R28: the caller against two, each for himself
                 text += "  Everyone scores his own points (R28)."
             return text
         if res.outcome == "fall" and caller_side is not None:
@@ -1125,7 +1126,7 @@ class Game:
                 extra = ""
             elif self.vname == "bela4":
                 extra = f"   [dim](+{view.unseen} talon cards after your bid)[/dim]"
-            elif self.vname == "bela3" and view.first == self.human:
+            elif self.variant.discards and view.first == self.human:
                 extra = (f"   [dim](+{view.unseen} talon cards and the last 2 cards after "
                          f"your call)[/dim]")
             else:
@@ -1247,7 +1248,7 @@ class Game:
             action = self.parse_bid(text, options, view)
             if action is None:
                 word = parse_words(text)
-                extra = ", vc or bc" if self.vname == "belot2" else ""
+                extra = ", vc or bc" if self.variant.extra_contracts else ""
                 if word in SUIT_LETTERS:
                     suit = SUIT_LETTERS[word]
                     self.say(f"One letter is not a bid (h and s show your hand and the sheet): "
@@ -1298,7 +1299,7 @@ class Game:
         if isinstance(action, Call) and action.contract < 4:
             text = f"{suit_markup(action.contract)} {SUIT_NAMES_HR[action.contract]}"
             if view is not None and action.contract == self.turned_suit(view):
-                text += " (the turned suit)" if self.vname == "bela2" else " (the opened suit)"
+                text += f" (the {self.variant.face_up_name} suit)"
             return text
         if isinstance(action, Call):
             return CONTRACT_NAMES[action.contract]
@@ -1506,7 +1507,7 @@ class Game:
         full = next(a for a in view.legal if isinstance(a, Declare))  # all of them, largest first
         held = find_declarations(view.hand.mask, self.variant.belot_wins)
         trump = self.trump_of(view)
-        rule = "R37" if self.vname == "belot2" else "R13"
+        rule = self.variant.rule_ids["declarations"]
         self.say()
         self.show_table(view)
         self.say("Your hand: " + self.hand_markup(view)[0])
@@ -1517,7 +1518,7 @@ class Game:
             name = pretty_codes(str(d)) if d else "?"
             worth = f" — {value}" if value else " — wins the match (R10)"
             self.say(f"  [bold cyan]{i}[/]) {name}: {cards_markup(group, trump)}{worth}")
-        if self.vname == "belot2":
+        if self.variant.trump_sequence_first:  # R37: belot2's own seniority
             self.say("  [dim]Your most senior one is compared; if it wins, all you announce "
                      "count, once you take a trick (R37).[/dim]")
         count = len(full.groups)

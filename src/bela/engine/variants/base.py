@@ -68,7 +68,8 @@ class Variant:
     deal_keys: tuple[str, ...] = ()  # extra per-round deal keys of RECORD.md
     public_keys: tuple[str, ...] = ()  # deal keys whose card is face up for everyone
     shown_after_bidding: tuple[str, ...] = ()  # public keys turned up only after the bidding
-    rule_ids: dict[str, str] = field(default_factory=lambda: {"bidding": "R7", "play": "R16"})
+    rule_ids: dict[str, str] = field(default_factory=lambda: {
+        "bidding": "R7", "play": "R16", "declarations": "R13"})
     duties: DutyFn = bela_duties
     belot_wins: bool = True  # R10: eight of a suit wins the match
     capot_bonus: int = 90  # R23
@@ -77,6 +78,9 @@ class Variant:
     iber: bool = True  # R17: beat the led suit's best card (belot2: only a led trump, R36)
     discards: int = 0  # cards the caller discards after the call (bela3: 2, R27)
     redeal_ranks: tuple[int, ...] = ()  # four of one of these ranks allow a redeal (R35)
+    face_up_name: str = "turned"  # what the rules call the face-up card (belot2: "opened")
+    extra_contracts: tuple[int, ...] = ()  # contracts beyond a trump suit (belot2: VC, BC)
+    trump_sequence_first: bool = False  # R37: of equal sequences the trump one is senior
 
     # -- sides and seats -------------------------------------------------------------------
     def side_of(self, seat: int) -> int:

@@ -28,7 +28,8 @@ def holds_seven_of_turned_trump(rnd: Round, seat: int) -> bool:
 @dataclass(frozen=True)
 class Bela2(Variant):
     rule_ids: dict[str, str] = field(
-        default_factory=lambda: {"bidding": "R31", "exchange": "R32", "play": "R16"})
+        default_factory=lambda: {"bidding": "R31", "exchange": "R32", "play": "R16",
+                                 "declarations": "R13"})
 
     def deal_from_deck(self, deck: list[Card], dealer: int) -> Deal:
         # R30: 6 + a 4-card talon each, one card turned; the other 11 are out of play.

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Bela3(Variant):
     rule_ids: dict[str, str] = field(
-        default_factory=lambda: {"bidding": "R26", "discard": "R27", "play": "R16"})
+        default_factory=lambda: {"bidding": "R26", "discard": "R27", "play": "R16",
+                                 "declarations": "R13"})
 
     def deal_from_deck(self, deck: list[Card], dealer: int) -> Deal:
         # R26: 6 + a 4-card talon each, and the last 2 cards to the first seat.

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class Belot2(Variant):
     rule_ids: dict[str, str] = field(
         default_factory=lambda: {"bidding": "R34", "exchange": "R35", "play": "R36",
-                                 "duties": "R36"})
+                                 "duties": "R36", "declarations": "R37"})
 
     def deal_from_deck(self, deck: list[Card], dealer: int) -> Deal:
         # R34, R35: 6 each, the opened card, 3 more each after bidding, the bottom card shown.
@@ -35,8 +35,8 @@ class Belot2(Variant):
         if len(rnd.bids) < 2:  # R34 round 1: take the opened suit, or pass
             return [PASS, CALLS[opened]]
         # Round 2: any other suit, VC or BC, or pass (four passes: raspas).
-        return [PASS, *(CALLS[s] for s in range(4) if s != opened), CALLS[ALL_TRUMPS],
-                CALLS[NO_TRUMPS]]
+        return [PASS, *(CALLS[s] for s in range(4) if s != opened),
+                *(CALLS[c] for c in self.extra_contracts)]
 
     def apply_bid(self, rnd: Round, action: Action) -> None:
         if action not in self.bid_actions(rnd):
@@ -76,7 +76,7 @@ class Belot2(Variant):
     def declaration_key(self, rnd: Round, seat: int, d: Declaration) -> tuple[int, ...]:
         """R37: four > sequence, longer, higher top, then the trump sequence, then the one
         announced first."""
-        trump = d.kind == "sequence" and d.suit == rnd.contract
+        trump = self.trump_sequence_first and d.kind == "sequence" and d.suit == rnd.contract
         return (d.strength, int(trump), -((seat - rnd.first) % self.seats))
 
     def bela_suits(self, contract: int) -> int:
@@ -126,5 +126,8 @@ BELOT2 = Belot2(
     public_keys=("turned", "bottom"),
     shown_after_bidding=("bottom",),
     iber=False,  # R36: no duty to beat a plain lead
+    face_up_name="opened",  # R34
+    extra_contracts=(ALL_TRUMPS, NO_TRUMPS),  # R34: VC and BC
+    trump_sequence_first=True,  # R37
     redeal_ranks=(SEVEN, EIGHT),  # R35
 )
