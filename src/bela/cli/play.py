@@ -224,6 +224,23 @@ _SCORE = {
 }
 
 
+# When the cards a seat has not seen yet come (R6, R27, R32, R35).
+_UNSEEN_UNTIL = {"bela4": "talon cards after your bid", "bela3": "cards after the bidding",
+                 "bela2": "cards after the bidding", "belot2": "cards after the bidding"}
+
+# The cards a seat picks up after the bidding (R6, R27, R32, R35).
+_PICKED_UP = {"bela4": "your talon", "bela3": "your talon", "bela2": "your talon",
+              "belot2": "{n} more cards"}
+
+# What the caller (or his side) needs to pass, per variant (R22, R28, R33, R34).
+_CALLER_NEEDS = {
+    "bela4": "{side} need more than half the points (R22).",
+    "bela3": "{who} {needs} more points than the other two together (R28).",
+    "bela2": "{who} {needs} more than half the points (R22, R33).",
+    "belot2": "{who} must score more than {other} (R34).",
+}
+
+
 def rules_reminder(variant: str) -> str:
     play = _BELA_PLAY if get_variant(variant).iber else ""  # belot2 says its own (R36)
     return _ORDER + play + _SCORE[variant]
@@ -536,7 +553,7 @@ class Game:
         self.say()
         self.console.rule(f"[bold]Round {view.round_index + 1}[/bold]")
         you = view.first == self.human
-        if self.vname == "bela3":
+        if self.variant.callable_suits(0, self.turned_suit(view))[1]:  # R26: must call
             first = ("You call trump and lead" if you
                      else f"{self.name(view.first)} calls trump and leads")
         else:
@@ -570,10 +587,7 @@ class Game:
             if after.raspas and not before.raspas:
                 self.announce_raspas(after)
         elif isinstance(action, Call):
-            if self.vname == "bela4":
-                self.say(f"  {who}: {suit_markup(action.contract)}")
-            else:
-                self.say(f"  {who}: {self.describe_bid(action, before)}")
+            self.say(f"  {who}: {self.describe_bid(action, before)}")
             self.announce_contract(seat, action.contract, after)
         elif isinstance(action, Discard):
             if seat == self.human:
@@ -620,11 +634,9 @@ class Game:
             self.say(f"  {who}: {escape(action.token())}")
         if len(after.hand) > len(before.hand) and before.unseen and after.phase != "done":
             picked = [c for c in after.hand if c not in before.hand]
-            what = "your talon"
+            what = _PICKED_UP[self.vname].format(n=len(picked))
             if self.variant.discards and after.caller == self.human:
                 what = "your talon and the last 2 cards"
-            elif self.vname == "belot2":
-                what = f"{len(picked)} more cards"
             self.say(f"  You pick up {what}: {cards_markup(picked, trump)}")
         if (before.phase == "bidding" and after.phase not in ("bidding", "done")
                 and self.human is not None and after.turn != self.human):
@@ -634,18 +646,9 @@ class Game:
         """The contract is fixed: what it is and what the caller needs."""
         who = self.name(seat)
         st = self.seating
-        if self.vname == "bela4":
-            side = st.side_long(st.side_of(seat))
-            self.say(f"[bold]Trump is {suit_name(contract)}[/bold], called by {who}: "
-                     f"{side} need more than half the points (R22).")
-            return
-        if self.vname == "bela3":
-            need = f"{who} {conj(who, 'need')} more points than the other two together (R28)."
-        elif self.vname == "bela2":
-            need = f"{who} {conj(who, 'need')} more than half the points (R22, R33)."
-        else:
-            other = self.name(1 - seat)
-            need = f"{who} must score more than {other} (R34)."
+        need = _CALLER_NEEDS[self.vname].format(
+            who=who, needs=conj(who, "need"), side=st.side_long(st.side_of(seat)),
+            other=self.name((seat + 1) % self.variant.seats))
         if contract < 4:
             self.say(f"[bold]Trump is {suit_name(contract)}[/bold], called by {who}: {need}")
         elif contract == ALL_TRUMPS:
@@ -1037,7 +1040,7 @@ class Game:
         """bela4: the bot's estimate for each suit it may call, as the points the calling
         side makes over the other; it passes when none reaches its threshold (R7)."""
         scores_of = getattr(getattr(advisor, "fallback", None), "suit_scores", None)
-        if self.vname != "bela4" or scores_of is None:
+        if not self.variant.partners or scores_of is None:  # the partnership estimate
             return ""
         calls = [a.contract for a in view.legal if isinstance(a, Call) and a.contract < 4]
         if not calls:
@@ -1124,13 +1127,11 @@ class Game:
                 self.say(face)
             if not view.unseen:
                 extra = ""
-            elif self.vname == "bela4":
-                extra = f"   [dim](+{view.unseen} talon cards after your bid)[/dim]"
             elif self.variant.discards and view.first == self.human:
                 extra = (f"   [dim](+{view.unseen} talon cards and the last 2 cards after "
                          f"your call)[/dim]")
             else:
-                extra = f"   [dim](+{view.unseen} cards after the bidding)[/dim]"
+                extra = f"   [dim](+{view.unseen} {_UNSEEN_UNTIL[self.vname]})[/dim]"
             self.say("Your hand: " + self.hand_markup(view)[0] + extra)
             return
         info = self.contract_info(view)
@@ -1197,26 +1198,31 @@ class Game:
 
     def bid_intro(self, view: SeatView) -> str:
         """What the human may bid now, per variant (R7, R26, R31, R34)."""
-        options = view.legal
-        can_pass = any(isinstance(a, Pass) for a in options)
-        n = len(view.bids)
+        intro = {"bela4": self._bela4_intro, "bela3": self._bela3_intro,
+                 "bela2": self._bela2_intro, "belot2": self._belot2_intro}[self.vname]
         turned = self.turned_suit(view)
-        if self.vname == "bela4":
-            if view.turn == view.dealer and not can_pass:
-                return "The others passed: as the dealer you must call trump (mus, R7)."
-            return ""
-        if self.vname == "bela3":
-            return ("You bid first: call trump on your first 6 cards, no passing (R26).  Then "
-                    "you take your talon of 4 and the last 2 cards, and discard 2 (R27).")
-        t = suit_markup(turned) if turned is not None else "?"
-        if self.vname == "bela2":
-            if n < 2:
-                return f"Round 1: accept the turned suit {t} as trump, or pass (R31)."
-            if can_pass:
-                return (f"Round 2: name another suit as trump, or pass again: then "
-                        f"{self.name(view.dealer)} must name one (R31).")
-            return (f"{self.name(view.first)} passed again: as the dealer you must name one of "
-                    f"the three suits other than {t} (R31).")
+        return intro(view, any(isinstance(a, Pass) for a in view.legal), len(view.bids),
+                     suit_markup(turned) if turned is not None else "?")
+
+    def _bela4_intro(self, view: SeatView, can_pass: bool, n: int, t: str) -> str:
+        if view.turn == view.dealer and not can_pass:
+            return "The others passed: as the dealer you must call trump (mus, R7)."
+        return ""
+
+    def _bela3_intro(self, view: SeatView, can_pass: bool, n: int, t: str) -> str:
+        return ("You bid first: call trump on your first 6 cards, no passing (R26).  Then "
+                "you take your talon of 4 and the last 2 cards, and discard 2 (R27).")
+
+    def _bela2_intro(self, view: SeatView, can_pass: bool, n: int, t: str) -> str:
+        if n < 2:
+            return f"Round 1: accept the turned suit {t} as trump, or pass (R31)."
+        if can_pass:
+            return (f"Round 2: name another suit as trump, or pass again: then "
+                    f"{self.name(view.dealer)} must name one (R31).")
+        return (f"{self.name(view.first)} passed again: as the dealer you must name one of "
+                f"the three suits other than {t} (R31).")
+
+    def _belot2_intro(self, view: SeatView, can_pass: bool, n: int, t: str) -> str:
         if n < 2:
             return f"Round 1: take the opened suit {t} as trump, or pass (R34)."
         text = ("Round 2: order another suit, all trumps (VC) or no trumps (BC, every point "
