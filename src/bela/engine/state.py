@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .actions import (
@@ -45,8 +46,47 @@ from .variants import get_variant
 from .variants.base import Deal, TableOptions, Variant
 
 BIDDING, DISCARD, EXCHANGE, PLAY, DONE = "bidding", "discard", "exchange", "play", "done"
-_SNAPSHOT = ("phase", "turn", "contract", "caller", "table", "lead", "win_card", "win_seat",
-             "result", "_legal", "_bela_mask", "discards", "raspas")
+_SCALARS = ("phase", "turn", "contract", "caller", "table", "lead", "win_card", "win_seat",
+            "result", "_legal", "_bela_mask", "discards", "raspas", "public")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The undo state of an action other than a card: every field it may change, as it was
+    before (lists whole or, for those that only grow, their lengths)."""
+
+    scalars: tuple[Any, ...]  # the fields named in _SCALARS (values replaced, not mutated)
+    hands: tuple[int, ...]
+    hidden: tuple[int, ...]
+    declared: tuple[tuple[Declaration, ...] | None, ...]
+    belas: tuple[tuple[int, int], ...]
+    trick: tuple[int, ...]
+    trick_seats: tuple[int, ...]
+    card_points: tuple[int, ...]
+    tricks_won: tuple[int, ...]
+    revoked: tuple[bool, ...]
+    exchange_seats: tuple[int, ...]
+    n_tricks: int
+    n_bids: int
+    n_exchanges: int
+
+
+@dataclass(slots=True)
+class PlayUndo:
+    """The undo state of a card: what the play changed (the trick's fields when the card
+    ended a trick)."""
+
+    seat: int
+    card: int
+    lead: int
+    win_card: int
+    win_seat: int
+    declared: tuple[Declaration, ...] | None
+    n_belas: int
+    revoked: bool
+    ended_trick: list[int] | None = None  # the finished trick's cards and seats
+    ended_seats: list[int] | None = None
+    gained: int = 0
 
 
 class Round:
@@ -91,7 +131,7 @@ class Round:
         self.exchange_seats: list[int] = []  # seats still to decide on a swap / redeal
         self.exchanges: list[tuple[int, Action]] = []  # swaps, redeals and keeps made (public)
         self.raspas = False  # belot2: four passes (R34)
-        self._undo: list[Any] = []  # snapshots, or play records starting with None
+        self._undo: list[Snapshot | PlayUndo] = []
         self._bela_mask = 0
 
     # -- queries ---------------------------------------------------------------------------
@@ -225,7 +265,9 @@ class Round:
             else:
                 self.variant.apply_bid(self, action)
         except IllegalAction:
-            self.undo_to(self._undo.pop())
+            entry = self._undo.pop()
+            assert isinstance(entry, Snapshot)
+            self._restore(entry)
             raise
         self.log.append(action)
         self.actors.append(actor)
@@ -236,64 +278,58 @@ class Round:
         if not self._undo:
             raise IllegalAction("nothing to undo")
         entry = self._undo.pop()
-        if entry[0] is None:
+        if isinstance(entry, PlayUndo):
             self._undo_play(entry)
         else:
-            self.undo_to(entry)
+            self._restore(entry)
         self.actors.pop()
         return self.log.pop()
 
-    def _undo_play(self, entry: tuple[Any, ...]) -> None:
-        (_, seat, card, lead, win_card, win_seat, declared, n_belas, revoked, old_trick,
-         old_seats, gained, result) = entry
-        if old_trick is not None:  # the play completed a trick
+    def _undo_play(self, u: PlayUndo) -> None:
+        if u.ended_trick is not None and u.ended_seats is not None:  # it completed a trick
             _, _, winner = self.tricks.pop()
             side = self.variant.side_of(winner)
-            self.card_points[side] -= gained
+            self.card_points[side] -= u.gained
             self.tricks_won[side] -= 1
-            self.trick = old_trick
-            self.trick_seats = old_seats
-            self.result = result
+            self.trick = u.ended_trick
+            self.trick_seats = u.ended_seats
+            self.result = None  # a card is played only while the round is on
             self.phase = PLAY
         self.trick.pop()
         self.trick_seats.pop()
-        self.hands[seat] |= 1 << card
-        self.declared[seat] = declared
-        del self.belas[n_belas:]
-        self.revoked[seat] = revoked
-        self.lead, self.win_card, self.win_seat = lead, win_card, win_seat
-        self.turn = seat
+        self.hands[u.seat] |= 1 << u.card
+        self.declared[u.seat] = u.declared
+        del self.belas[u.n_belas:]
+        self.revoked[u.seat] = u.revoked
+        self.lead, self.win_card, self.win_seat = u.lead, u.win_card, u.win_seat
+        self.turn = u.seat
         self._legal = -1
 
     # -- internals -------------------------------------------------------------------------
     def _push(self) -> None:
-        self._undo.append((
-            tuple(getattr(self, k) for k in _SNAPSHOT),
-            tuple(self.hands), tuple(self.hidden), tuple(self.declared), tuple(self.belas),
-            tuple(self.trick), tuple(self.trick_seats), len(self.tricks), len(self.bids),
-            tuple(self.card_points), tuple(self.tricks_won), tuple(self.revoked),
-            dict(self.public), tuple(self.exchange_seats), len(self.exchanges),
-        ))
+        self._undo.append(Snapshot(
+            tuple(getattr(self, k) for k in _SCALARS), tuple(self.hands), tuple(self.hidden),
+            tuple(self.declared), tuple(self.belas), tuple(self.trick),
+            tuple(self.trick_seats), tuple(self.card_points), tuple(self.tricks_won),
+            tuple(self.revoked), tuple(self.exchange_seats), len(self.tricks), len(self.bids),
+            len(self.exchanges)))
 
-    def undo_to(self, snap: tuple[Any, ...]) -> None:
-        (scalars, hands, hidden, declared, belas, trick, trick_seats, n_tricks, n_bids,
-         card_points, tricks_won, revoked, public, exchange_seats, n_exchanges) = snap
-        for k, v in zip(_SNAPSHOT, scalars):
+    def _restore(self, snap: Snapshot) -> None:
+        for k, v in zip(_SCALARS, snap.scalars):
             setattr(self, k, v)
-        self.hands = list(hands)
-        self.hidden = list(hidden)
-        self.declared = list(declared)
-        self.belas = list(belas)
-        self.trick = list(trick)
-        self.trick_seats = list(trick_seats)
-        del self.tricks[n_tricks:]
-        del self.bids[n_bids:]
-        self.card_points = list(card_points)
-        self.tricks_won = list(tricks_won)
-        self.revoked = list(revoked)
-        self.public = public
-        self.exchange_seats = list(exchange_seats)
-        del self.exchanges[n_exchanges:]
+        self.hands = list(snap.hands)
+        self.hidden = list(snap.hidden)
+        self.declared = list(snap.declared)
+        self.belas = list(snap.belas)
+        self.trick = list(snap.trick)
+        self.trick_seats = list(snap.trick_seats)
+        self.card_points = list(snap.card_points)
+        self.tricks_won = list(snap.tricks_won)
+        self.revoked = list(snap.revoked)
+        self.exchange_seats = list(snap.exchange_seats)
+        del self.tricks[snap.n_tricks:]
+        del self.bids[snap.n_bids:]
+        del self.exchanges[snap.n_exchanges:]
 
     def set_contract(self, contract: int, caller: int, raspas: bool = False) -> None:
         """Fix the contract (called by the variant's bidding); ``caller`` is -1 in raspas."""
@@ -390,9 +426,8 @@ class Round:
         bit = 1 << card
         table = self.table
         assert table is not None
-        undo: list[Any] = [None, seat, card, self.lead, self.win_card, self.win_seat,
-                           self.declared[seat], len(self.belas), self.revoked[seat], None, None,
-                           0, None]
+        undo = PlayUndo(seat, card, self.lead, self.win_card, self.win_seat,
+                        self.declared[seat], len(self.belas), self.revoked[seat])
         self._undo.append(undo)  # completed below when the card ends a trick
         if self.options.enforce == "off" and not (
                 self.variant.duties(self.hands[seat], self.lead, self.win_card, table) & bit):
@@ -430,9 +465,9 @@ class Round:
         self.tricks_won[side] += 1
         self.tricks.append((tuple(self.trick_seats), tuple(Card.ALL[c] for c in self.trick),
                             winner))
-        undo[9] = self.trick
-        undo[10] = self.trick_seats
-        undo[11] = gained
+        undo.ended_trick = self.trick
+        undo.ended_seats = self.trick_seats
+        undo.gained = gained
         self.trick = []
         self.trick_seats = []
         self.lead = -1
