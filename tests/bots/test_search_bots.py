@@ -52,6 +52,17 @@ def test_bot_specs_parse_settings() -> None:
         make_bot("pimc:samples")
 
 
+def played_to(variant: str, seed: int, stop: int, rng: random.Random) -> Match:
+    """A seeded round of random legal actions, stopped ``stop`` cards into the play (or
+    over)."""
+    m = Match(variant, seed=seed, options={"target": 10**9})
+    rnd = m.deal()
+    while not rnd.is_over and (rnd.phase != "play" or len(rnd.log) - len(rnd.bids) < stop):
+        acts = rnd.legal_actions()
+        m.apply(acts[rng.randrange(len(acts))])
+    return m
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_pimc_values_are_mean_double_dummy_values_of_the_sampled_deals(variant: str) -> None:
     """PIMC's value of a card is the mean over its sampled deals of the solver's value in
@@ -62,12 +73,9 @@ def test_pimc_values_are_mean_double_dummy_values_of_the_sampled_deals(variant: 
     rng = random.Random(4)
     checked = 0
     for seed in range(40):
-        m = Match(variant, seed=seed, options={"target": 10**9})
-        rnd = m.deal()
-        stop = rng.randrange(4, 16)
-        while not rnd.is_over and (rnd.phase != "play" or len(rnd.log) - len(rnd.bids) < stop):
-            acts = rnd.legal_actions()
-            m.apply(acts[rng.randrange(len(acts))])
+        m = played_to(variant, seed, rng.randrange(4, 16), rng)
+        rnd = m.round
+        assert rnd is not None
         if rnd.is_over or len({a.card for a in rnd.legal_actions() if isinstance(a, Play)}) < 2:
             continue
         view = seat_view(m, rnd.turn)
@@ -105,12 +113,9 @@ def card_decisions(variant: str, count: int) -> list[SeatView]:
     seed = 0
     while len(views) < count:
         seed += 1
-        m = Match(variant, seed=seed, options={"target": 10**9})
-        rnd = m.deal()
-        stop = rng.randrange(0, 14)
-        while not rnd.is_over and (rnd.phase != "play" or len(rnd.log) - len(rnd.bids) < stop):
-            acts = rnd.legal_actions()
-            m.apply(acts[rng.randrange(len(acts))])
+        m = played_to(variant, seed, rng.randrange(0, 14), rng)
+        rnd = m.round
+        assert rnd is not None
         acts = [] if rnd.is_over else rnd.legal_actions()
         if all(isinstance(a, Play) for a in acts) and len({a.card for a in acts}) >= 2:
             views.append(seat_view(m, rnd.turn))
