@@ -43,7 +43,7 @@ def test_the_facts() -> None:
     assert [v.discards for v in (v4, v3, v2, vt)] == [0, 2, 0, 0]  # R27
     assert vt.redeal_ranks == (SEVEN, EIGHT) and not v2.redeal_ranks  # R35
     with pytest.raises(ValueError):
-        v3.play_teams(-1)
+        v3.play_teams(None)
     assert (v2.face_up_name, vt.face_up_name) == ("turned", "opened")  # R30, R34
     assert vt.extra_contracts == (ALL_TRUMPS, NO_TRUMPS) and not v2.extra_contracts  # R34
     assert [v.trump_sequence_first for v in (v4, v3, v2, vt)] == [False] * 3 + [True]  # R37

@@ -91,9 +91,10 @@ def test_legal_cards_match_rounds(variant: str) -> None:
         assert table is not None
         while not rnd.is_over:
             win = rnd.trick[trick_winner_index(rnd.trick, table)] if rnd.trick else -1
-            assert kernel_legal(rnd.hands[rnd.turn], rnd.lead, win, rnd.contract,
+            lead = -1 if rnd.lead is None else rnd.lead  # the kernels' "no card led yet"
+            assert kernel_legal(rnd.hands[rnd.turn], lead, win, rnd.contract,
                                 kind) == rnd.legal_cards()
-            assert win == rnd.win_card
+            assert win == (-1 if rnd.win_card is None else rnd.win_card)
             checked += 1
             legal = [c for c in range(32) if rnd.legal_cards() >> c & 1]
             rnd.apply(Play(Card.ALL[rng.choice(legal)]))

@@ -138,7 +138,7 @@ def test_r34_four_passes_raspas_with_opened_suit_trump() -> None:
     m = new_match("belot2")
     rnd = deal(m, BASE, **BASE_X)
     act(m, "pass", "pass", "pass", "pass")
-    assert rnd.raspas and rnd.trump_name == "H" and rnd.caller == -1
+    assert rnd.raspas and rnd.trump_name == "H" and rnd.caller is None
     assert seat_view(m, 0).caller is None and seat_view(m, 0).raspas
     assert rnd.phase == "play" and rnd.turn == 0
 

@@ -52,6 +52,8 @@ def samples(variant: str, rounds: int, seed: int) -> dict[str, list[tuple[list[f
         turned = rnd.public.get("turned", -1)
         force_bidding(m, rng)
         caller, contract = rnd.caller, rnd.contract
+        if caller is None or contract is None:
+            continue  # belot2 raspas: no caller to learn from
         seen = sum(1 << c for c in rnd.deal.hands[caller][:rnd.variant.seen_before_bid])
         kind, f = features(variant, contract, seen, caller == rnd.first,
                            turned if contract == turned >> 3 else -1)

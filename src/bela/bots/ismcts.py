@@ -70,7 +70,7 @@ class IsmctsBot:
         table = play_table(view.contract)
         duties = variant.duties
         n = variant.seats
-        teams = variant.play_teams(-1 if view.caller is None else view.caller)
+        teams = variant.play_teams(view.caller)
         sign = -1.0 if view.raspas else 1.0
         try:
             sampler = DealSampler(view, inference=self.inference)

@@ -146,7 +146,7 @@ class PimcBot:
         assert leader is not None and view.contract is not None
         return Position.make(list(hands), view.contract, view.variant, leader,
                              [c for _, c in view.trick], view.card_points,
-                             -1 if view.caller is None else view.caller, view.raspas)
+                             view.caller, view.raspas)
 
     # -- bidding -----------------------------------------------------------------------------
     def _bid(self, view: SeatView, must_call: bool = False) -> Action:

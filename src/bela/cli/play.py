@@ -759,7 +759,7 @@ class Game:
         booked = view.sheet[-1]
         row = {
             "round": view.round_index + 1, "dealer": view.dealer,
-            "caller": res.caller if res.caller is not None and res.caller >= 0 else None,
+            "caller": res.caller,
             "trump": None if res.outcome == "redeal" else view.trump,
             "outcome": res.outcome, "scores": booked,
             "declarations": res.declaration_points, "bela": res.bela_points,
@@ -783,7 +783,7 @@ class Game:
         parts = []
         for side, pts in enumerate(cards):
             where = "in tricks"
-            if res.caller is not None and res.caller >= 0 and self.variant.discards \
+            if res.caller is not None and self.variant.discards \
                     and side == res.caller:
                 where = "in tricks and discards"
             text = f"{self.seating.side_short(side)} {pts} {where}"
@@ -802,7 +802,7 @@ class Game:
         res = view.result
         assert res is not None
         st = self.seating
-        caller_side = st.side_of(res.caller) if res.caller is not None and res.caller >= 0 else None
+        caller_side = st.side_of(res.caller) if res.caller is not None else None
         total = res.total
         if res.outcome == "pass" and caller_side is not None:
             who = st.side_long(caller_side)

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .cards import (
     ACE,
@@ -41,7 +41,7 @@ class Declaration:
     mask: int
     length: int
     top: int  # highest rank in R4 order (sequence) or the rank (four)
-    suit: int  # -1 for a four
+    suit: int | None  # None for a four
 
     @property
     def cards(self) -> tuple[Card, ...]:
@@ -59,6 +59,8 @@ class Declaration:
     def __str__(self) -> str:
         if self.kind == "four":
             return f"four {_FOUR_NAMES[self.top]}"
+        if self.suit is None:  # a sequence in its public form
+            return f"sequence of {self.length}, top {RANK_LABELS[self.top]}"
         if self.kind == "belot":
             return f"belot (all eight {SUIT_NAMES_EN[self.suit]})"
         return f"sequence of {self.length} to {Card.make(self.top, self.suit)}"
@@ -70,9 +72,14 @@ class Declaration:
         >>> [d.pretty() for d in find_declarations(CardSet.parse("8D 9D TD JD").mask)]
         ['sequence of 4 to J♦']
         """
-        if self.kind == "sequence":
+        if self.kind == "sequence" and self.suit is not None:
             return f"sequence of {self.length} to {Card.make(self.top, self.suit).pretty()}"
         return str(self)
+
+    def public_form(self) -> Declaration:
+        """What the others learn when it is announced (R13): a sequence's kind, length and
+        top rank, not its suit or cards (``mask`` 0, ``suit`` None)."""
+        return replace(self, mask=0, suit=None) if self.kind == "sequence" else self
 
     def public(self) -> str:
         """What announcing shows before the cards are laid down (R13): length and top rank,
@@ -113,7 +120,7 @@ def find_declarations(hand: int, belot_wins: bool = True) -> list[Declaration]:
                 rank += 1
     for r in FOUR_RANKS:
         if hand & RANK_MASKS[r] == RANK_MASKS[r]:
-            found.append(Declaration("four", RANK_MASKS[r], 4, r, -1))
+            found.append(Declaration("four", RANK_MASKS[r], 4, r, None))
     return found
 
 

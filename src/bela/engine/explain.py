@@ -10,14 +10,14 @@ they never re-derive them from the rules.
 >>> rnd = m.deal([Card.parse(h) for h in ("KS 7S 8S 9S 7C 8C 9C TC", "AS TS JS QS 7D 8D 9D TD",
 ...              "JH 9H AH TH JD QD KD AD", "KH QH 8H 7H JC QC KC AC")])
 >>> for token in ("H", "KS"):
-...     m.apply(parse_action(token))
+...     _ = m.apply(parse_action(token))
 >>> trick_winner(rnd), [(str(r.card), r.rule) for r in refusals(rnd)]
 (0, [('7D', 'R17'), ('8D', 'R17'), ('9D', 'R17'), ('TD', 'R17'), ('JS', 'R17'), ('QS', 'R17')])
 >>> refusals(rnd)[-1].reason
 'you must beat K♠ if you can'
->>> m.apply(parse_action("AS")); trick_winner(rnd)
+>>> _ = m.apply(parse_action("AS")); trick_winner(rnd)
 1
->>> m.apply(parse_action("9H"))                # seat 2 trumps: it holds no spade (R18)
+>>> _ = m.apply(parse_action("9H"))             # seat 2 trumps: it holds no spade (R18)
 >>> ruled_out(rnd)[2] == SUIT_MASKS[SPADES]
 True
 """
@@ -29,6 +29,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from .cards import SUIT_MASKS, SUIT_SYMBOLS, Card, iter_cards
+from .enums import Enforce, Outcome, Phase
 from .rules import DutyFn, PlayTable, play_table
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def duty_reason(hand: int, card: Card, lead: int, win: Card, table: PlayTable) -
 def refusals(rnd: Round) -> tuple[Refusal, ...]:
     """Every card of the hand of the seat to play that the duties refuse now (R17-R19,
     R36), with its rule and reason; empty outside the play or on a lead."""
-    if rnd.phase != "play" or rnd.lead < 0 or rnd.table is None:
+    if rnd.phase != Phase.PLAY or rnd.lead is None or rnd.win_card is None or rnd.table is None:
         return ()
     hand = rnd.hands[rnd.turn]
     allowed = rnd.variant.duties(hand, rnd.lead, rnd.win_card, rnd.table)
@@ -113,10 +114,10 @@ def proving_seats(rnd: Round) -> list[int]:
     ``enforce = off`` (R24) an illegal card is accepted, so none, except the seats a claim
     wrongly accused once the round ended on it (they broke no duty)."""
     n = rnd.variant.seats
-    if rnd.options.enforce != "off":
+    if rnd.options.enforce != Enforce.OFF:
         return list(range(n))
     res = rnd.result
-    if res is not None and res.outcome == "claim" and not res.extra.get("valid"):
+    if res is not None and res.outcome == Outcome.CLAIM and not res.extra.get("valid"):
         claimant = res.extra["claimant"]
         assert isinstance(claimant, int)
         side = rnd.variant.side_of(claimant)
@@ -130,7 +131,7 @@ def ruled_out(rnd: Round) -> tuple[int, ...]:
     viewer."""
     n = rnd.variant.seats
     out = [0] * n
-    if rnd.contract < 0:
+    if rnd.contract is None:
         return tuple(out)
     table = play_table(rnd.contract)
     proving = set(proving_seats(rnd))

@@ -3,7 +3,7 @@
 >>> m = Match("bela4", seed=3)
 >>> rnd = m.deal()
 >>> while not rnd.is_over:
-...     m.apply(rnd.legal_actions()[0])
+...     _ = m.apply(rnd.legal_actions()[0])
 >>> data = to_record(m)
 >>> score(replay(read_record(data)))["totals"] == list(m.totals)
 True
@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import (
-    CONTRACT_TOKENS,
     DECLINE,
     Action,
     ActionParseError,
@@ -27,8 +26,9 @@ from .actions import (
     parse_action,
 )
 from .cards import Card, CardParseError, format_cards
+from .enums import Outcome, Phase
 from .errors import BelaError, IllegalAction
-from .state import EXCHANGE, Match, Round
+from .state import Match, Round
 from .variants import get_variant
 
 DEAL_KEYS = ("extra", "turned", "bottom")
@@ -177,7 +177,7 @@ def replay(record: Record) -> Match:
 def skip_declined_exchanges(rnd: Round, action: Action) -> None:
     """A record names only the swaps and redeals made (RECORD.md): before any other action,
     the seats still offered one keep their cards."""
-    while rnd.phase == EXCHANGE and not (
+    while rnd.phase == Phase.EXCHANGE and not (
             isinstance(action, (Swap, Redeal))
             and action in rnd.variant.exchange_options(rnd, rnd.turn)):
         rnd.apply(DECLINE)
@@ -213,19 +213,16 @@ def score(match: Match) -> dict[str, Any]:
     booked = iter(match.sheet)
     for rnd in match.rounds:
         res = rnd.result
-        caller = rnd.caller if rnd.caller >= 0 else None
-        trump = CONTRACT_TOKENS[rnd.contract] if rnd.contract >= 0 else None
+        trump = rnd.trump_name
         if res is None:
-            rounds.append({"caller": caller, "trump": trump, "outcome": "unfinished",
+            rounds.append({"caller": rnd.caller, "trump": trump, "outcome": Outcome.UNFINISHED,
                            "scores": [0] * match.variant.sides, "dealer": rnd.dealer})
             continue
-        if res.outcome == "redeal":
+        if res.outcome == Outcome.REDEAL:
             trump = None  # RECORD.md: no trump was fixed for a redealt round
-        entry: dict[str, Any] = {"caller": res.caller if res.caller is not None
-                                 and res.caller >= 0 else None,
-                                 "trump": trump, "outcome": res.outcome,
+        entry: dict[str, Any] = {"caller": res.caller, "trump": trump, "outcome": res.outcome,
                                  "scores": list(next(booked)), "dealer": rnd.dealer}
-        if res.outcome not in ("belot", "redeal", "claim"):
+        if res.outcome not in (Outcome.BELOT, Outcome.REDEAL, Outcome.CLAIM):
             entry["card_points"] = list(res.card_points)
             entry["declarations"] = list(res.declaration_points)
             entry["bela"] = list(res.bela_points)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .cards import iter_cards
 from .declarations import Declaration, declaration_value
+from .enums import EqualDeclarations, Outcome
 
 if TYPE_CHECKING:
     from .state import Round
+    from .variants.base import Variant
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,7 @@ class RoundResult:
     keeps the booked numbers in :attr:`bela.engine.state.Match.sheet`).
     """
 
-    outcome: str  # pass fall capot belot claim hang redeal raspas unfinished
+    outcome: Outcome
     scores: tuple[int, ...]
     caller: int | None
     contract: int | None
@@ -34,24 +37,48 @@ class RoundResult:
     extra: dict[str, object] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class DeclarationStanding:
+    """Whose announced declarations count (R11, R12, R37), known as soon as announced."""
+
+    side: int | None  # the side holding the strongest; None: nothing announced, or cancelled
+    seat: int | None  # the seat holding it
+    tie: bool  # another side's strongest was as strong: the seat order decided, or they
+    # cancelled (``side`` None, ``equal_declarations = cancel``)
+
+
+def declaration_standing(variant: Variant, declared: Sequence[Sequence[Declaration] | None],
+                         first: int, contract: int | None,
+                         equal_declarations: str) -> DeclarationStanding:
+    """The standing of the announced ``declared`` (per seat): R11 seniority, ties to the
+    earlier seat in turn order from ``first`` or cancelled (R12), belot2's R37 order."""
+    best: dict[int, tuple[tuple[int, ...], int]] = {}
+    for seat, decls in enumerate(declared):
+        for d in decls or ():
+            key = variant.declaration_key(seat, d, first, contract)
+            side = variant.side_of(seat)
+            if side not in best or key > best[side][0]:
+                best[side] = (key, seat)
+    if not best:
+        return DeclarationStanding(None, None, False)
+    ranked = sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)
+    tie = len(ranked) > 1 and ranked[0][1][0][0] == ranked[1][1][0][0]
+    if tie and equal_declarations == EqualDeclarations.CANCEL:
+        return DeclarationStanding(None, None, True)  # R12 option: equal ones cancel
+    side, (_, seat) = ranked[0]
+    return DeclarationStanding(side, seat, tie)
+
+
+def round_standing(rnd: Round) -> DeclarationStanding:
+    """The round's :func:`declaration_standing`."""
+    return declaration_standing(rnd.variant, rnd.declared, rnd.first, rnd.contract,
+                                rnd.options.equal_declarations)
+
+
 def strongest_side(rnd: Round) -> int | None:
     """The side holding the single strongest announced declaration (R11, R12), or None when
     nothing was announced or, with ``equal_declarations = cancel``, the strongest are equal."""
-    v = rnd.variant
-    best: dict[int, tuple[int, ...]] = {}
-    for seat, decls in enumerate(rnd.declared):
-        for d in decls or ():
-            key = v.declaration_key(rnd, seat, d)
-            side = v.side_of(seat)
-            if side not in best or key > best[side]:
-                best[side] = key
-    if not best:
-        return None
-    ranked = sorted(best.items(), key=lambda kv: kv[1], reverse=True)
-    if (len(ranked) > 1 and ranked[0][1][0] == ranked[1][1][0]
-            and rnd.options.equal_declarations == "cancel"):
-        return None  # R12 option: equal strongest declarations cancel
-    return ranked[0][0]
+    return round_standing(rnd).side
 
 
 def declaration_winner(rnd: Round) -> int | None:
@@ -70,10 +97,12 @@ def score_played_round(rnd: Round) -> RoundResult:
     """Score a round whose tricks are all played (R21-R23, bela4/bela3/bela2)."""
     v = rnd.variant
     sides = v.sides
+    caller = rnd.caller
+    assert caller is not None  # these variants have no round without a caller
     cards = list(rnd.card_points)
     if rnd.discards:  # R27: the caller's discards count for him
         assert rnd.table is not None
-        cards[v.side_of(rnd.caller)] += sum(rnd.table.points[c] for c in iter_cards(rnd.discards))
+        cards[v.side_of(caller)] += sum(rnd.table.points[c] for c in iter_cards(rnd.discards))
     decl = [0] * sides
     to = declaration_winner(rnd)
     if to is not None:
@@ -87,7 +116,7 @@ def score_played_round(rnd: Round) -> RoundResult:
             bela[side] += 20
     own = [cards[s] + decl[s] + bela[s] for s in range(sides)]
     total = sum(own)
-    caller_side = v.side_of(rnd.caller)
+    caller_side = v.side_of(caller)
     common = dict(caller=rnd.caller, contract=rnd.contract, total=total,
                   card_points=tuple(cards), declaration_points=tuple(decl),
                   bela_points=tuple(bela), declarations_to=to)
@@ -97,11 +126,11 @@ def score_played_round(rnd: Round) -> RoundResult:
         if tricks[side] == n_tricks:  # R23 štiglja
             scores = [0] * sides
             scores[side] = total + v.capot_bonus
-            return RoundResult("capot", tuple(scores), **common)  # type: ignore[arg-type]
+            return RoundResult(Outcome.CAPOT, tuple(scores), **common)  # type: ignore[arg-type]
     mine = own[caller_side]
     others = total - mine
     if 2 * mine > total:
-        return RoundResult("pass", tuple(own), **common)  # type: ignore[arg-type]
+        return RoundResult(Outcome.PASS, tuple(own), **common)  # type: ignore[arg-type]
     return v.fall(rnd, own, total, others == mine, common)
 
 
@@ -115,5 +144,5 @@ def claim_result(rnd: Round, claimant: int) -> RoundResult:
     total = 162 + sum(announced_points(d, rnd) for d in rnd.declared) + 20 * len(rnd.belas)
     scores = [0] * v.sides
     scores[winner] = total
-    return RoundResult("claim", tuple(scores), rnd.caller, rnd.contract, total=total,
+    return RoundResult(Outcome.CLAIM, tuple(scores), rnd.caller, rnd.contract, total=total,
                        extra={"claimant": claimant, "valid": right})

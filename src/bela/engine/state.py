@@ -1,15 +1,18 @@
 """The round and match state machines.
 
-A :class:`Round` goes through phases (bidding, play, done); every action goes through one
-door, :meth:`Round.apply`, which verifies it (raising :class:`IllegalAction` and changing
-nothing), applies it and appends it to the log.  :meth:`Round.undo` pops it again.
+A :class:`Round` goes through phases (:class:`~bela.engine.enums.Phase`); every action goes
+through one door, :meth:`Round.apply`, which verifies it (raising :class:`IllegalAction` and
+changing nothing), applies it, appends it to the log and returns the events it caused
+(:mod:`bela.engine.events`).  :meth:`Round.undo` takes it back.  Only the round changes
+itself: a variant's bidding says what a bid makes happen (a
+:class:`~bela.engine.variants.base.BidEffect`) and the round applies it.
 
 >>> from bela.engine import parse_action
 >>> m = Match("bela4", seed=7)
 >>> rnd = m.deal()
->>> rnd.phase, rnd.turn, [a.token() for a in rnd.legal_actions()]
+>>> str(rnd.phase), rnd.turn, [a.token() for a in rnd.legal_actions()]
 ('bidding', 0, ['pass', 'H', 'D', 'S', 'C'])
->>> m.apply(parse_action("S")); rnd.phase, rnd.trump_name
+>>> _ = m.apply(parse_action("S")); str(rnd.phase), rnd.trump_name
 ('play', 'S')
 """
 
@@ -36,16 +39,32 @@ from .actions import (
     Redeal,
     Swap,
 )
-from .cards import Card, iter_cards
+from .cards import Card, CardSet, iter_cards
 from .declarations import Declaration, declaration_of, find_declarations
+from .enums import Enforce, Outcome, Phase
 from .errors import IllegalAction, InvalidDeal
+from .events import (
+    BidMade,
+    CardPlayed,
+    Claimed,
+    ContractFixed,
+    Declared,
+    Discarded,
+    Event,
+    Kept,
+    MatchWon,
+    RoundBooked,
+    RoundOver,
+    Swapped,
+    TalonTaken,
+    TrickTaken,
+)
 from .explain import duty_reason
 from .rules import PlayTable, play_table
 from .scoring import RoundResult, claim_result
 from .variants import get_variant
-from .variants.base import Deal, TableOptions, Variant
+from .variants.base import BidEffect, Deal, TableOptions, Variant
 
-BIDDING, DISCARD, EXCHANGE, PLAY, DONE = "bidding", "discard", "exchange", "play", "done"
 _SCALARS = ("phase", "turn", "contract", "caller", "table", "lead", "win_card", "win_seat",
             "result", "_legal", "_bela_mask", "discards", "raspas", "public")
 
@@ -78,9 +97,9 @@ class PlayUndo:
 
     seat: int
     card: int
-    lead: int
-    win_card: int
-    win_seat: int
+    lead: int | None
+    win_card: int | None
+    win_seat: int | None
     declared: tuple[Declaration, ...] | None
     n_belas: int
     revoked: bool
@@ -104,19 +123,19 @@ class Round:
         self.deal = deal
         self.hands = [sum(1 << c for c in h) for h in deal.hands]
         self.hidden = [variant.hidden_before_bid(deal, s) for s in range(n)]
-        self.phase = BIDDING
+        self.phase = Phase.BIDDING
         self.turn = self.first
-        self.contract = -1
-        self.caller = -1
+        self.contract: int | None = None
+        self.caller: int | None = None  # None in raspas too (R34)
         self.table: PlayTable | None = None
         self.bids: list[tuple[int, Action]] = []
         self.declared: list[tuple[Declaration, ...] | None] = [None] * n
         self.belas: list[tuple[int, int]] = []  # (seat, suit) of announced belas (R14)
         self.trick: list[int] = []
         self.trick_seats: list[int] = []
-        self.lead = -1
-        self.win_card = -1
-        self.win_seat = -1
+        self.lead: int | None = None  # the led suit of the trick in progress
+        self.win_card: int | None = None  # the card winning it so far (R20)
+        self.win_seat: int | None = None
         self.tricks: list[tuple[tuple[int, ...], tuple[Card, ...], int]] = []
         self.card_points = [0] * variant.sides
         self.tricks_won = [0] * variant.sides
@@ -124,7 +143,7 @@ class Round:
         self.log: list[Action] = []
         self.actors: list[int] = []
         self.result: RoundResult | None = None
-        self._legal = -1
+        self._legal: int | None = None  # the legal cards, cached
         self.public = {k: v[0] for k, v in deal.extra.items()
                        if k in variant.public_keys and k not in variant.shown_after_bidding}
         self.discards = 0  # bela3: the caller's two discards (R27), his secret
@@ -137,28 +156,29 @@ class Round:
     # -- queries ---------------------------------------------------------------------------
     @property
     def is_over(self) -> bool:
-        return self.phase == DONE
+        return self.phase == Phase.DONE
 
     @property
     def trump_name(self) -> str | None:
-        return CONTRACT_TOKENS[self.contract] if self.contract >= 0 else None
+        return CONTRACT_TOKENS[self.contract] if self.contract is not None else None
 
     def legal_cards(self) -> int:
         """Mask of the cards the seat to play may play (R17-R19; any card with enforce off)."""
-        if self._legal < 0:
-            if self.phase != PLAY:
+        if self._legal is None:
+            if self.phase != Phase.PLAY:
                 return 0
             hand = self.hands[self.turn]
             assert self.table is not None
-            if self.options.enforce == "off":
-                self._legal = hand
+            lead, win = self.lead, self.win_card
+            if self.options.enforce == Enforce.OFF or lead is None or win is None:
+                self._legal = hand  # R16: any card leads a trick
             else:
-                self._legal = self.variant.duties(hand, self.lead, self.win_card, self.table)
+                self._legal = self.variant.duties(hand, lead, win, self.table)
         return self._legal
 
     def legal_actions(self) -> list[Action]:
         """The actions of the seat to act, cheap to compute (claims are separate, R24)."""
-        if self.phase == PLAY:
+        if self.phase == Phase.PLAY:
             seat = self.turn
             legal = self.legal_cards()
             acts: list[Action] = []
@@ -173,12 +193,12 @@ class Round:
                     acts.append(BELA_PLAYS[c])
                 legal ^= low
             return acts
-        if self.phase == BIDDING:
+        if self.phase == Phase.BIDDING:
             return self.variant.bid_actions(self)
-        if self.phase == DISCARD:
+        if self.phase == Phase.DISCARD:
             hand = list(iter_cards(self.hands[self.turn]))
             return [Discard((a, b)) for i, a in enumerate(hand) for b in hand[i + 1:]]
-        if self.phase == EXCHANGE:
+        if self.phase == Phase.EXCHANGE:
             return [*self.variant.exchange_options(self, self.turn), DECLINE]
         return []
 
@@ -206,7 +226,7 @@ class Round:
 
     def claim_allowed(self) -> bool:
         """R24: with enforce off, after the first card of the round and before the last."""
-        return (self.options.enforce == "off" and self.phase == PLAY
+        return (self.options.enforce == Enforce.OFF and self.phase == Phase.PLAY
                 and bool(self.tricks or self.trick))
 
     # -- the one door ----------------------------------------------------------------------
@@ -219,9 +239,9 @@ class Round:
 
     def verify(self, action: Action) -> None:
         """Raise :class:`IllegalAction` unless ``action`` is legal now."""
-        if self.phase == DONE:
+        if self.phase == Phase.DONE:
             raise IllegalAction("the round is over")
-        if isinstance(action, Play) and self.phase == PLAY:
+        if isinstance(action, Play) and self.phase == Phase.PLAY:
             self._verify_play(action)
             return
         if isinstance(action, Claim):
@@ -231,10 +251,10 @@ class Round:
             if not 0 <= action.seat < self.variant.seats:
                 raise IllegalAction(f"no seat {action.seat}", "R24")
             return
-        if isinstance(action, Declare) and self.phase == PLAY:
+        if isinstance(action, Declare) and self.phase == Phase.PLAY:
             self._verify_declare(action)
             return
-        if isinstance(action, Discard) and self.phase == DISCARD:
+        if isinstance(action, Discard) and self.phase == Phase.DISCARD:
             a, b = action.cards
             hand = self.hands[self.turn]
             if a == b or not (hand >> a & 1 and hand >> b & 1):
@@ -244,26 +264,29 @@ class Round:
             raise IllegalAction(self._why_not(action), self._rule_for(action),
                                 [a.token() for a in self.legal_actions()])
 
-    def apply(self, action: Action) -> None:
-        """Verify and apply ``action`` for the seat to act (``Claim`` names its own seat)."""
-        if isinstance(action, Play) and self.phase == PLAY:
+    def apply(self, action: Action) -> tuple[Event, ...]:
+        """Verify and apply ``action`` for the seat to act (``Claim`` names its own seat);
+        return the events it caused (:mod:`bela.engine.events`), secrets included: give a
+        seat :func:`~bela.engine.events.seen_by` of them."""
+        if isinstance(action, Play) and self.phase == Phase.PLAY:
             self._verify_play(action)
-            self._play(action)
-            return
+            return self._play(action)
         self.verify(action)
         self._push()
         actor = action.seat if isinstance(action, Claim) else self.turn
+        events: list[Event] = []
         try:
             if isinstance(action, Claim):
-                self._finish(claim_result(self, action.seat))
+                events.append(Claimed(action.seat))
+                self._finish(claim_result(self, action.seat), events)
             elif isinstance(action, Declare):
-                self._declare(action)
+                self._declare(action, events)
             elif isinstance(action, Discard):
-                self._discard(action)
+                self._discard(action, events)
             elif isinstance(action, (Swap, Redeal, Decline)):
-                self._exchange(action)
+                self._exchange(action, events)
             else:
-                self.variant.apply_bid(self, action)
+                self._bid(action, self.variant.bid_effect(self, action), events)
         except IllegalAction:
             entry = self._undo.pop()
             assert isinstance(entry, Snapshot)
@@ -271,7 +294,8 @@ class Round:
             raise
         self.log.append(action)
         self.actors.append(actor)
-        self._legal = -1
+        self._legal = None
+        return tuple(events)
 
     def undo(self) -> Action:
         """Take back the last action and return it."""
@@ -294,7 +318,7 @@ class Round:
             self.trick = u.ended_trick
             self.trick_seats = u.ended_seats
             self.result = None  # a card is played only while the round is on
-            self.phase = PLAY
+            self.phase = Phase.PLAY
         self.trick.pop()
         self.trick_seats.pop()
         self.hands[u.seat] |= 1 << u.card
@@ -303,7 +327,7 @@ class Round:
         self.revoked[u.seat] = u.revoked
         self.lead, self.win_card, self.win_seat = u.lead, u.win_card, u.win_seat
         self.turn = u.seat
-        self._legal = -1
+        self._legal = None
 
     # -- internals -------------------------------------------------------------------------
     def _push(self) -> None:
@@ -331,18 +355,42 @@ class Round:
         del self.bids[snap.n_bids:]
         del self.exchanges[snap.n_exchanges:]
 
-    def set_contract(self, contract: int, caller: int, raspas: bool = False) -> None:
-        """Fix the contract (called by the variant's bidding); ``caller`` is -1 in raspas."""
-        self.contract = contract
-        self.caller = caller
-        self.raspas = raspas
-        self.table = play_table(contract)
+    def _bid(self, action: Action, effect: BidEffect, events: list[Event]) -> None:
+        """Record a bid and do what the variant's bidding says it makes happen."""
+        seat = self.turn
+        self.bids.append((seat, action))
+        events.append(BidMade(seat, action))
+        for s in effect.reveal:  # the talon, and the caller's gains with it
+            picked = self.hidden[s] | (effect.gains if s == effect.caller else 0)
+            if picked:
+                events.append(TalonTaken(s, CardSet(picked)))
+            self.hidden[s] = 0
+        if effect.contract is None:
+            assert effect.next_turn is not None
+            self.turn = effect.next_turn
+            return
+        self.contract = effect.contract
+        self.caller = effect.caller
+        self.raspas = effect.raspas
+        self.table = play_table(effect.contract)
         for key in self.variant.shown_after_bidding:  # R35: the bottom card is turned now
             self.public = {**self.public, key: self.deal.extra[key][0]}
-        suits = 0 if raspas else self.variant.bela_suits(contract)
+        suits = 0 if effect.raspas else self.variant.bela_suits(effect.contract)
         self._bela_mask = sum(0b01100000 << (8 * s) for s in range(4) if suits >> s & 1)
+        if effect.gains:
+            assert effect.caller in effect.reveal  # the TalonTaken above names the gains
+            self.hands[effect.caller] |= effect.gains
+        events.append(ContractFixed(effect.contract, effect.caller, effect.raspas))
+        if effect.then == Phase.DISCARD:
+            assert effect.caller is not None
+            self.phase = Phase.DISCARD
+            self.turn = effect.caller
+        elif effect.then == Phase.EXCHANGE:
+            self._start_exchange()
+        else:
+            self._start_play()
 
-    def start_exchange(self) -> None:
+    def _start_exchange(self) -> None:
         """Offer swaps / redeals (R32, R35) to the seats that may make one, in turn order
         from the first seat; play starts when none is left.  Both are rights until the first
         lead, in any order: a seat that swaps is asked again while it has a right left (the
@@ -354,35 +402,40 @@ class Round:
 
     def _next_exchange(self) -> None:
         if self.exchange_seats:
-            self.phase = EXCHANGE
+            self.phase = Phase.EXCHANGE
             self.turn = self.exchange_seats.pop(0)
         else:
-            self.start_play()
+            self._start_play()
 
-    def start_play(self) -> None:
-        self.phase = PLAY
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
         self.turn = self.first  # R16, R33, R35: the first seat (non-dealer) leads
 
-    def _discard(self, action: Discard) -> None:
+    def _discard(self, action: Discard, events: list[Event]) -> None:
         a, b = action.cards
         self.discards = (1 << a) | (1 << b)
         self.hands[self.turn] &= ~self.discards
-        self.variant.after_discard(self)
+        events.append(Discarded(self.turn, CardSet(self.discards)))
+        self._start_play()  # R27: then the first seat leads
 
-    def _exchange(self, action: Action) -> None:
+    def _exchange(self, action: Action, events: list[Event]) -> None:
         seat = self.turn
         self.exchanges.append((seat, action))
         if isinstance(action, Redeal):  # R35: the round ends unscored, the dealer deals again
-            self._finish(RoundResult("redeal", (0,) * self.variant.sides, None, None,
-                                     extra={"seat": seat}))
+            self._finish(RoundResult(Outcome.REDEAL, (0,) * self.variant.sides, None, None,
+                                     extra={"seat": seat}), events)
             return
         if isinstance(action, Swap):  # R32, R35: the 7 of trump for the face-up card
+            assert self.contract is not None
             seven = Card.make(0, self.contract)
             turned = self.public["turned"]
             self.hands[seat] = self.hands[seat] & ~(1 << seven) | (1 << turned)
             self.public = {**self.public, "turned": seven}
+            events.append(Swapped(seat, seven, Card.ALL[turned]))
             if self.variant.exchange_options(self, seat):
                 self.exchange_seats.insert(0, seat)  # R35: a redeal may still follow
+        else:
+            events.append(Kept(seat))
         self._next_exchange()
 
     def _verify_play(self, action: Play) -> None:
@@ -420,40 +473,43 @@ class Round:
             raise IllegalAction(f"{bad} is not a declaration you hold at its full length "
                                 f"(your declarations: {options})", "R8")
 
-    def _play(self, action: Play) -> None:
+    def _play(self, action: Play) -> tuple[Event, ...]:
         seat = self.turn
         card = action.card
         bit = 1 << card
         table = self.table
         assert table is not None
-        undo = PlayUndo(seat, card, self.lead, self.win_card, self.win_seat,
+        lead, win = self.lead, self.win_card
+        undo = PlayUndo(seat, card, lead, win, self.win_seat,
                         self.declared[seat], len(self.belas), self.revoked[seat])
         self._undo.append(undo)  # completed below when the card ends a trick
-        if self.options.enforce == "off" and not (
-                self.variant.duties(self.hands[seat], self.lead, self.win_card, table) & bit):
+        if (self.options.enforce == Enforce.OFF and lead is not None and win is not None
+                and not self.variant.duties(self.hands[seat], lead, win, table) & bit):
             self.revoked[seat] = True  # R24: accepted, but a claim may follow
         self.hands[seat] ^= bit
         if self.declared[seat] is None:
             self.declared[seat] = ()  # R13: no declare before the first card announces nothing
         if action.bela:
             self.belas.append((seat, card >> 3))
-        if self.lead < 0:
+        if lead is None or win is None:
             self.lead = card >> 3
             self.win_card = card
             self.win_seat = seat
-        elif table.beats[self.win_card] >> card & 1:
+        elif table.beats[win] >> card & 1:
             self.win_card = card
             self.win_seat = seat
         self.trick.append(card)
         self.trick_seats.append(seat)
         self.log.append(action)
         self.actors.append(seat)
-        self._legal = -1
+        self._legal = None
+        played = CardPlayed(seat, card, action.bela)
         n = self.variant.seats
         if len(self.trick) < n:
             self.turn = (seat + 1) % n
-            return
+            return (played,)
         winner = self.win_seat
+        assert winner is not None
         side = self.variant.side_of(winner)
         pts = table.points
         gained = 0
@@ -465,18 +521,22 @@ class Round:
         self.tricks_won[side] += 1
         self.tricks.append((tuple(self.trick_seats), tuple(Card.ALL[c] for c in self.trick),
                             winner))
+        events: list[Event] = [played, TrickTaken(
+            winner, tuple(zip(self.trick_seats, (Card.ALL[c] for c in self.trick))), gained)]
         undo.ended_trick = self.trick
         undo.ended_seats = self.trick_seats
         undo.gained = gained
         self.trick = []
         self.trick_seats = []
-        self.lead = -1
-        self.win_card = -1
+        self.lead = None
+        self.win_card = None
+        self.win_seat = None
         self.turn = winner  # R16
         if not self.hands[winner]:
-            self._finish(self.variant.score(self))
+            self._finish(self.variant.score(self), events)
+        return tuple(events)
 
-    def _declare(self, action: Declare) -> None:
+    def _declare(self, action: Declare, events: list[Event]) -> None:
         seat = self.turn
         held = find_declarations(self.hands[seat], self.variant.belot_wins)
         decls = []
@@ -485,33 +545,35 @@ class Round:
             assert d is not None  # verified: the action is one of declare_options
             decls.append(d)
         self.declared[seat] = tuple(decls)
+        events.append(Declared(seat, tuple(decls)))
         belot = next((d for d in decls if d.kind == "belot"), None)
         if belot is not None:  # R10: the round ends, the holder's side wins the match
             side = self.variant.side_of(seat)
-            self._finish(RoundResult("belot", (0,) * self.variant.sides, self.caller,
-                                     self.contract, winner=side))
+            self._finish(RoundResult(Outcome.BELOT, (0,) * self.variant.sides, self.caller,
+                                     self.contract, winner=side), events)
 
-    def _finish(self, result: RoundResult) -> None:
+    def _finish(self, result: RoundResult, events: list[Event]) -> None:
         self.result = result
-        self.phase = DONE
-        self._legal = -1
+        self.phase = Phase.DONE
+        self._legal = None
+        events.append(RoundOver(result))
 
     # -- explanations ----------------------------------------------------------------------
     def _explain_duty(self, card: Card) -> tuple[str, str]:
-        assert self.table is not None
+        assert self.table is not None and self.lead is not None and self.win_card is not None
         why = duty_reason(self.hands[self.turn], card, self.lead, Card.ALL[self.win_card],
                           self.table)
         return why.reason, why.rule
 
     def _why_not(self, action: Action) -> str:
-        if self.phase == BIDDING:
+        if self.phase == Phase.BIDDING:
             return f"{action.pretty()} is not a bid you can make now"
-        if self.phase == DISCARD:
+        if self.phase == Phase.DISCARD:
             return "the caller must discard two cards of his hand"
         return f"{action.pretty()} is not allowed in the {self.phase} phase"
 
     def _rule_for(self, action: Action) -> str:
-        if isinstance(action, (Pass, Call)) or self.phase == BIDDING:
+        if isinstance(action, (Pass, Call)) or self.phase == Phase.BIDDING:
             return self.variant.rule_ids["bidding"]  # one round of bidding, no overcalling
         if isinstance(action, (Swap, Redeal, Decline)):
             return self.variant.rule_ids.get("exchange", "R16")
@@ -551,7 +613,7 @@ class Match:
         if not self.rounds:
             return self.first_dealer
         last = self.rounds[-1]
-        if last.result is not None and last.result.outcome == "redeal":
+        if last.result is not None and last.result.outcome == Outcome.REDEAL:
             return last.dealer  # R37: after a redeal the same dealer deals again
         return last.first  # R39
 
@@ -574,14 +636,16 @@ class Match:
         self.rounds.append(rnd)
         return rnd
 
-    def apply(self, action: Action) -> None:
-        """Apply an action to the current round, and book the round when it ends."""
+    def apply(self, action: Action) -> tuple[Event, ...]:
+        """Apply an action to the current round, and book the round when it ends; return
+        the events it caused (the round's, then the booking's)."""
         rnd = self.round
         if rnd is None or rnd.is_over:
             raise IllegalAction("no round is being played: deal first")
-        rnd.apply(action)
+        events = rnd.apply(action)
         if rnd.is_over:
-            self._book(rnd)
+            events += self._book(rnd)
+        return events
 
     def undo(self) -> Action:
         """Take back the last action of the current round, un-booking the round if that
@@ -595,16 +659,16 @@ class Match:
             self.totals = list(totals)
         return rnd.undo()
 
-    def _book(self, rnd: Round) -> None:
+    def _book(self, rnd: Round) -> tuple[Event, ...]:
         self._before_booking.append((tuple(self.totals), self.held, self.winner))
         res = rnd.result
         assert res is not None
         scores = list(res.scores)
-        if res.outcome == "belot":
+        if res.outcome == Outcome.BELOT:
             self.winner = res.winner
-        elif res.outcome == "hang":
+        elif res.outcome == Outcome.HANG:
             self.held += res.held
-        elif self.held and res.outcome not in ("redeal", "unfinished"):
+        elif self.held and res.outcome not in (Outcome.REDEAL, Outcome.UNFINISHED):
             top = max(scores)
             if scores.count(top) == 1:  # R22: held points go to the side scoring more
                 scores[scores.index(top)] += self.held
@@ -617,4 +681,6 @@ class Match:
                 top = max(self.totals)
                 if self.totals.count(top) == 1:
                     self.winner = self.totals.index(top)
+        booked: tuple[Event, ...] = (RoundBooked(tuple(scores), tuple(self.totals), self.held),)
+        return booked if self.winner is None else (*booked, MatchWon(self.winner))
 

@@ -21,9 +21,10 @@ from typing import Any
 from .actions import CONTRACT_TOKENS, Action, Decline
 from .cards import Card, CardSet
 from .declarations import Declaration, declaration_value
+from .enums import Phase
 from .explain import Refusal, refusals, ruled_out, trick_winner
-from .scoring import RoundResult, strongest_side
-from .state import DONE, EXCHANGE, Match, Round
+from .scoring import RoundResult, round_standing
+from .state import Match, Round
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class SeatView:
     seat: int | None  # None: the public (spectator) view
     seats: int
     sides: int
-    phase: str
+    phase: Phase
     dealer: int
     first: int
     turn: int | None  # None when the round is over, or another seat decides on an exchange
@@ -76,6 +77,8 @@ class SeatView:
     discards: CardSet | None  # bela3: the caller's discards, seen only by him (R27)
     raspas: bool
     declarations_side: int | None  # the side holding the strongest announced declaration (R12)
+    declarations_seat: int | None  # the seat holding it
+    declarations_tie: bool  # the strongest were equal: the earlier seat won, or they cancelled
     exchanges: tuple[tuple[int, str], ...]  # swaps and redeals, and this seat's own "keep"
     opened: Card | None  # the card first turned face up (bela2/belot2), before any swap
     trick_winner: int | None  # the seat winning the trick in progress so far (R20)
@@ -110,7 +113,7 @@ def _declaration_infos(rnd: Round, seat: int, decls: tuple[Declaration, ...],
         DeclarationInfo(seat, declaration_value(d, v.declaration_values), d.strength,
                         d.pretty() if visible else d.public(),
                         CardSet(d.mask) if visible else None, d.kind, d.length, d.top,
-                        d.suit if visible and d.suit >= 0 else None)
+                        d.suit if visible else None)
         for d in decls)
 
 
@@ -121,14 +124,15 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         raise ValueError("no round has been dealt yet")
     v = rnd.variant
     n = v.seats
-    strongest = strongest_side(rnd)  # public as soon as announced (R13: values, tops)
-    shown = strongest if rnd.tricks or rnd.phase == DONE else None  # cards: after trick 1
+    standing = round_standing(rnd)  # public as soon as announced (R13: values, tops)
+    strongest = standing.side
+    shown = strongest if rnd.tricks or rnd.phase == Phase.DONE else None  # cards: after trick 1
     declared = tuple(
         None if d is None else _declaration_infos(rnd, s, d, seat, shown)
         for s, d in enumerate(rnd.declared))
     own = (rnd.hands[seat] & ~rnd.hidden[seat]) if seat is not None else 0
-    acting = rnd.turn if rnd.phase != DONE else None
-    if rnd.phase == EXCHANGE and acting != seat:
+    acting = rnd.turn if rnd.phase != Phase.DONE else None
+    if rnd.phase == Phase.EXCHANGE and acting != seat:
         acting = None  # who may swap or redeal is the holder's secret until he does (R32, R35)
     return SeatView(
         variant=v.name, seat=seat, seats=n, sides=v.sides, phase=rnd.phase,
@@ -137,8 +141,8 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         unseen=rnd.hidden[seat].bit_count() if seat is not None else 0,
         hand_sizes=tuple(h.bit_count() for h in rnd.hands),
         bids=tuple((s, a.token()) for s, a in rnd.bids),
-        contract=rnd.contract if rnd.contract >= 0 else None,
-        caller=rnd.caller if rnd.caller >= 0 else None,
+        contract=rnd.contract,
+        caller=rnd.caller,
         declared=declared,
         belas=tuple(rnd.belas),
         trick=tuple(zip(rnd.trick_seats, (Card.ALL[c] for c in rnd.trick))),
@@ -155,6 +159,8 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         and rnd.discards else None,
         raspas=rnd.raspas,
         declarations_side=strongest,
+        declarations_seat=standing.seat,
+        declarations_tie=standing.tie,
         exchanges=tuple((s, a.token()) for s, a in rnd.exchanges
                         if s == seat or not isinstance(a, Decline)),  # keeping is silent
         opened=rnd.deal.extra["turned"][0] if "turned" in rnd.deal.extra else None,

@@ -92,8 +92,7 @@ def _result_json(r: RoundResult | None) -> dict[str, Any] | None:
         return None
     return {
         "outcome": r.outcome, "scores": list(r.scores), "caller": r.caller,
-        "contract": CONTRACT_TOKENS[r.contract] if r.contract is not None
-        and r.contract >= 0 else None,
+        "contract": CONTRACT_TOKENS[r.contract] if r.contract is not None else None,
         "total": r.total, "card_points": list(r.card_points),
         "declaration_points": list(r.declaration_points), "bela_points": list(r.bela_points),
         "held": r.held, "winner": r.winner, "declarations_to": r.declarations_to,
@@ -116,6 +115,7 @@ def view_json(v: SeatView) -> dict[str, Any]:
              "top": RANKS[i.top], "suit": None if i.suit is None else SUITS[i.suit]}
             for i in d] for d in v.declared],
         "declarations_side": v.declarations_side,
+        "declarations_seat": v.declarations_seat, "declarations_tie": v.declarations_tie,
         "belas": [{"seat": s, "suit": SUITS[suit]} for s, suit in v.belas],
         "trick": [{"seat": s, "card": str(c)} for s, c in v.trick],
         "tricks": [{"cards": [{"seat": s, "card": str(c)} for s, c in t], "winner": w}
@@ -222,6 +222,7 @@ def view_from_json(d: dict[str, Any]) -> SeatView:
         public={k: Card.from_code(c) for k, c in d["public"].items()},
         discards=cs(d["discards"]), raspas=d["raspas"],
         declarations_side=d["declarations_side"],
+        declarations_seat=d["declarations_seat"], declarations_tie=d["declarations_tie"],
     )
 
 
@@ -229,7 +230,7 @@ _BUILT = {"variant", "seat", "seats", "sides", "phase", "dealer", "first", "turn
           "unseen", "hand_sizes", "bids", "contract", "caller", "declared", "belas", "trick",
           "tricks", "card_points", "tricks_won", "legal", "claim_allowed", "result", "options",
           "totals", "sheet", "winner", "round_index", "public", "discards", "raspas",
-          "declarations_side"}
+          "declarations_side", "declarations_seat", "declarations_tie"}
 
 
 def error(code: str, message: str, rule: str | None = None,

@@ -79,7 +79,7 @@ def _variant_info(name: str) -> tuple[int, int]:
 
 
 @cache
-def _teams(name: str, caller: int) -> tuple[int, ...]:
+def _teams(name: str, caller: int | None) -> tuple[int, ...]:
     """Team (0 or 1) of each seat in the card play (the variant's ``play_teams``)."""
     return get_variant(name).play_teams(caller)
 
@@ -142,7 +142,7 @@ class Position:
     def from_round(rnd: Round, hands: Sequence[int] | None = None) -> Position:
         """The position of a round in its play phase; ``hands`` (masks) replaces the hands
         (a sampled deal seen from one seat), the rest is taken from the round."""
-        if rnd.phase != "play" or rnd.table is None:
+        if rnd.phase != "play" or rnd.table is None or rnd.contract is None:
             raise ValueError(f"the round is in its {rnd.phase} phase, not the play phase")
         name = rnd.variant.name
         teams = _teams(name, rnd.caller)
@@ -153,7 +153,7 @@ class Position:
     @staticmethod
     def make(hands: Sequence[int], contract: int, variant: str = "bela4", leader: int = 0,
              trick: Sequence[int] = (), taken: Sequence[int] | None = None,
-             caller: int = -1, raspas: bool = False) -> Position:
+             caller: int | None = None, raspas: bool = False) -> Position:
         """A position from plain data; ``taken`` is per side as in ``Round.card_points``
         (bela4: 2 sides, bela3: 3 seats, two players: 2 seats); ``caller`` is needed in
         bela3."""
@@ -391,8 +391,8 @@ def value(rnd: Round | Position, hands: Sequence[int] | None = None) -> int:
 
 def solve_position(hands: Sequence[int], contract: int, variant: str = "bela4",
                    leader: int = 0, trick: Sequence[int] = (),
-                   taken: Sequence[int] | None = None, caller: int = -1, raspas: bool = False,
-                   line: bool = True) -> Solution:
+                   taken: Sequence[int] | None = None, caller: int | None = None,
+                   raspas: bool = False, line: bool = True) -> Solution:
     """Solve a position given as plain data (see :meth:`Position.make`)."""
     pos = Position.make(hands, contract, variant, leader, trick, taken, caller, raspas)
     return default_solver().solve(pos, line=line)

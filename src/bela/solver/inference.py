@@ -41,7 +41,6 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from types import SimpleNamespace
 from typing import Any, cast
 
 from ..engine.actions import CONTRACT_TOKENS
@@ -57,7 +56,7 @@ from ..engine.cards import (
 )
 from ..engine.declarations import FOUR_RANKS, Declaration, declaration_value
 from ..engine.rules import play_table
-from ..engine.scoring import strongest_side
+from ..engine.scoring import declaration_standing
 from ..engine.variants import get_variant
 from ..engine.variants.base import Variant
 from ..engine.views import DeclarationInfo, SeatView
@@ -149,7 +148,7 @@ def catalogue(belot_wins: bool) -> tuple[tuple[Declaration, int], ...]:
                     nb |= 1 << (8 * suit + end + 1)
                 out.append((Declaration("sequence", m, length, end, suit), nb))
     for r in FOUR_RANKS:
-        out.append((Declaration("four", RANK_MASKS[r], 4, r, -1), 0))
+        out.append((Declaration("four", RANK_MASKS[r], 4, r, None), 0))
     return tuple(out)
 
 
@@ -211,21 +210,12 @@ def declaration_alternatives(view: SeatView, variant: Variant) -> list[DeclAlt]:
         if not ok:
             continue
         decls = tuple(c[0] for c in combo)
-        if check_side and _strongest_side(view, variant, decls) != view.declarations_side:
+        if check_side and declaration_standing(
+                variant, decls, view.first, view.contract,
+                view.options["equal_declarations"]).side != view.declarations_side:
             continue
         out.append(DeclAlt(decls, tuple(c[1] for c in combo), tuple(c[2] for c in combo)))
     return out
-
-
-def _strongest_side(view: SeatView, variant: Variant,
-                    decls: tuple[tuple[Declaration, ...] | None, ...]) -> int | None:
-    """The engine's :func:`strongest_side` on a stand-in round (declared, first, contract)."""
-    fake = SimpleNamespace(
-        variant=variant, declared=list(decls), first=view.first,
-        contract=-1 if view.contract is None else view.contract,
-        options=SimpleNamespace(equal_declarations=view.options.get("equal_declarations",
-                                                                    "earlier")))
-    return strongest_side(cast(Any, fake))
 
 
 # -- the exchange (bela2, belot2) -------------------------------------------------------------

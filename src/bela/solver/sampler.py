@@ -64,8 +64,9 @@ from ..engine.actions import (
 )
 from ..engine.cards import KING, QUEEN, Card, iter_cards
 from ..engine.declarations import Declaration, find_declarations
+from ..engine.enums import Phase
 from ..engine.errors import IllegalAction
-from ..engine.state import DISCARD, DONE, EXCHANGE, Match, Round
+from ..engine.state import Match, Round
 from ..engine.variants import get_variant
 from ..engine.variants.base import Deal, TableOptions
 from ..engine.views import SeatView, seat_view
@@ -551,12 +552,12 @@ def to_round(view: SeatView, deal: SampledDeal, strict: bool = True) -> Round:
         if rnd.turn != seat:
             raise InconsistentView(f"bid {token!r} of seat {seat} out of turn in the replay")
         act(parse_action(token))
-    if rnd.phase == DISCARD and view.phase != "discard":
+    if rnd.phase == Phase.DISCARD and view.phase != "discard":
         a, b = iter_cards(deal.discards)
         act(Discard((a, b)))
     deciding = deciding_seat(view) if view.phase == "exchange" else -1
     swapped = False
-    while rnd.phase == EXCHANGE:
+    while rnd.phase == Phase.EXCHANGE:
         seat = rnd.turn
         if deal.swap == seat and not swapped:  # a swap is public: it was made (R32, R35)
             swapped = act(SWAP)
@@ -575,20 +576,20 @@ def to_round(view: SeatView, deal: SampledDeal, strict: bool = True) -> Round:
 
     for trick in tricks_of(view):
         for seat, card in trick:
-            if rnd.phase == DONE:
+            if rnd.phase == Phase.DONE:
                 break
             declare(seat)
             bela = _bela_flag(rnd, seat, card, belas)
             if not act(Play(Card.ALL[card], bela)) and bela:
                 act(Play(Card.ALL[card]))
-    if rnd.phase != DONE:
+    if rnd.phase != Phase.DONE:
         declare(rnd.turn)  # announced, card not played yet
     res = view.result
-    if res is not None and res.outcome == "claim" and rnd.phase != DONE:
+    if res is not None and res.outcome == "claim" and rnd.phase != Phase.DONE:
         act(Claim(cast(int, res.extra["claimant"])))
     if not strict:
         rnd.options = options
-        rnd._legal = -1
+        rnd._legal = None
     return rnd
 
 

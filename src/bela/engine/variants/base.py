@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ..actions import CALLS, PASS, Action, Call, Pass
 from ..cards import Card
 from ..declarations import BELA_VALUES, Declaration
+from ..enums import Enforce, EqualDeclarations, Outcome, Phase, Tie
 from ..errors import IllegalAction, InvalidDeal, InvalidOptions
 from ..rules import DutyFn, bela_duties
 from ..scoring import RoundResult, score_played_round
@@ -24,23 +26,43 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class TableOptions:
-    """Table options (RECORD.md ``options``); ``None`` means the variant's default."""
+    """Table options (RECORD.md ``options``)."""
 
     target: int
-    equal_declarations: str = "earlier"  # R12: "earlier" | "cancel"
-    tie: str = "fall"  # R22: "fall" | "hang"
-    enforce: str = "on"  # R24: "on" | "off" (bela4 only)
+    equal_declarations: EqualDeclarations = EqualDeclarations.EARLIER  # R12
+    tie: Tie = Tie.FALL  # R22
+    enforce: Enforce = Enforce.ON  # R24 (bela4 only)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"target": self.target, "equal_declarations": self.equal_declarations,
-                "tie": self.tie, "enforce": self.enforce}
+        """The options as plain JSON values (RECORD.md ``options``)."""
+        return {"target": self.target, "equal_declarations": str(self.equal_declarations),
+                "tie": str(self.tie), "enforce": str(self.enforce)}
 
 
-OPTION_CHOICES: dict[str, tuple[str, ...]] = {
-    "equal_declarations": ("earlier", "cancel"),
-    "tie": ("fall", "hang"),
-    "enforce": ("on", "off"),
+OPTION_CHOICES: dict[str, type[StrEnum]] = {
+    "equal_declarations": EqualDeclarations,
+    "tie": Tie,
+    "enforce": Enforce,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class BidEffect:
+    """What a bid makes happen, as a variant's bidding decides it; only the round applies it.
+
+    The bid is recorded and the seats in ``reveal`` see the rest of their hand.  Then either
+    the bidding goes on with ``next_turn``, or (``contract`` set) the contract is fixed for
+    ``caller`` (``None`` in raspas, R34), the caller takes the cards ``gains`` (bela3's two
+    extra cards, R27) and the round goes on to the phase ``then``.
+    """
+
+    reveal: tuple[int, ...] = ()
+    next_turn: int | None = None
+    contract: int | None = None
+    caller: int | None = None
+    raspas: bool = False
+    gains: int = 0
+    then: Phase = Phase.PLAY
 
 
 DEAL_KEY_SIZES = {"extra": 2, "turned": 1, "bottom": 1}
@@ -91,7 +113,7 @@ class Variant:
         """Do seats play in sides of two or more (bela4)?"""
         return self.sides < self.seats
 
-    def play_teams(self, caller: int) -> tuple[int, ...]:
+    def play_teams(self, caller: int | None) -> tuple[int, ...]:
         """Which seats play together in the card play, as a team number per seat: the sides
         (bela4: 0+2 against 1+3; two players: each his own)."""
         return tuple(self.side_of(s) for s in range(self.seats))
@@ -111,9 +133,11 @@ class Variant:
             if key == "target":
                 if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                     raise InvalidOptions(f"target must be a positive whole number, not {value!r}")
-            elif value not in OPTION_CHOICES[key]:
+            elif value not in [str(c) for c in OPTION_CHOICES[key]]:
                 raise InvalidOptions(f"option {key} must be one of "
                                      f"{', '.join(OPTION_CHOICES[key])}, not {value!r}")
+            else:
+                given[key] = OPTION_CHOICES[key](value)
         given.setdefault("target", self.default_target)
         return TableOptions(**given)
 
@@ -160,35 +184,32 @@ class Variant:
             return calls
         return [PASS, *calls]
 
-    def apply_bid(self, rnd: Round, action: Action) -> None:
+    def bid_effect(self, rnd: Round, action: Action) -> BidEffect:
+        """What the bid ``action`` of the seat to act makes happen (raise
+        :class:`IllegalAction` when it is not a bid it may make)."""
+        everyone = tuple(range(self.seats))
         if isinstance(action, Pass):
             if rnd.turn == rnd.dealer:
                 raise IllegalAction("the dealer must call trump after three passes", "R7",
                                     [a.token() for a in self.bid_actions(rnd)])
-            rnd.bids.append((rnd.turn, action))
-            rnd.hidden[rnd.turn] = 0  # R6: the talon is seen after the own bid
-            rnd.turn = (rnd.turn + 1) % self.seats
-            return
+            # R6: the talon is seen after the own bid
+            return BidEffect(reveal=(rnd.turn,), next_turn=(rnd.turn + 1) % self.seats)
         if not isinstance(action, Call) or action.contract > 3:
             raise IllegalAction(f"{action.pretty()} is not a bid in {self.name}", "R7",
                                 [a.token() for a in self.bid_actions(rnd)])
-        rnd.bids.append((rnd.turn, action))
-        rnd.hidden = [0] * self.seats  # R6: after trump is fixed all seats hold 8
-        rnd.set_contract(action.contract, rnd.turn)
-        rnd.start_play()
+        # R6: after trump is fixed all seats hold 8
+        return BidEffect(reveal=everyone, contract=action.contract, caller=rnd.turn)
 
     # -- declarations ------------------------------------------------------------------------
-    def declaration_key(self, rnd: Round, seat: int, d: Declaration) -> tuple[int, ...]:
-        """Seniority of a declaration (R11, R12): larger wins; ties by turn order from first."""
-        return (d.strength, -((seat - rnd.first) % self.seats))
+    def declaration_key(self, seat: int, d: Declaration, first: int,
+                        contract: int | None) -> tuple[int, ...]:
+        """Seniority of a declaration (R11, R12): larger wins; ties by turn order from the
+        first seat."""
+        return (d.strength, -((seat - first) % self.seats))
 
     def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
         """Swaps / redeals the seat may make before the first lead (none in bela4)."""
         return []
-
-    def after_discard(self, rnd: Round) -> None:
-        """Called after the caller's discards (bela3 only)."""
-        rnd.start_play()
 
     def score(self, rnd: Round) -> RoundResult:
         """Score a round whose tricks are all played."""
@@ -203,11 +224,12 @@ class Variant:
              common: dict[str, Any]) -> RoundResult:
         """The calling side did not pass (R22): the other side takes the whole total, or with
         ``tie = hang`` on an exact tie its own points while the caller's are held back."""
+        assert rnd.caller is not None
         caller_side = self.side_of(rnd.caller)
-        if tie and rnd.options.tie == "hang":
+        if tie and rnd.options.tie == Tie.HANG:
             scores = list(own)
             scores[caller_side] = 0
-            return RoundResult("hang", tuple(scores), held=own[caller_side], **common)
+            return RoundResult(Outcome.HANG, tuple(scores), held=own[caller_side], **common)
         scores = [0] * self.sides
         scores[1 - caller_side] = total
-        return RoundResult("fall", tuple(scores), **common)
+        return RoundResult(Outcome.FALL, tuple(scores), **common)

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 from ..actions import CALLS, PASS, SWAP, Action, Call, Pass
 from ..cards import SEVEN, Card
+from ..enums import Phase
 from ..errors import IllegalAction
-from .base import Deal, Variant
+from .base import BidEffect, Deal, Variant
 
 if TYPE_CHECKING:
     from ..state import Round
@@ -45,19 +46,17 @@ class Bela2(Variant):
             return [PASS, *others]
         return list(others)  # the dealer must name one of the other three
 
-    def apply_bid(self, rnd: Round, action: Action) -> None:
+    def bid_effect(self, rnd: Round, action: Action) -> BidEffect:
         if action not in self.bid_actions(rnd):
             raise IllegalAction(f"{action.pretty()} is not a bid you can make now", "R31",
                                 [a.token() for a in self.bid_actions(rnd)])
         seat = rnd.turn
-        rnd.bids.append((seat, action))
         if isinstance(action, Pass):
-            rnd.turn = 1 - seat
-            return
+            return BidEffect(next_turn=1 - seat)
         assert isinstance(action, Call)
-        rnd.hidden = [0, 0]  # R32: both take their talons
-        rnd.set_contract(action.contract, seat)
-        rnd.start_exchange()
+        # R32: both take their talons; then the swap of the 7 of trump may follow
+        return BidEffect(reveal=(0, 1), contract=action.contract, caller=seat,
+                         then=Phase.EXCHANGE)
 
     def callable_suits(self, index: int, turned_suit: int | None) -> tuple[list[int], bool]:
         """R31: the first two bids may accept the turned suit; then the other three suits,

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..actions import CALLS, Action, Call
 from ..cards import Card
+from ..enums import Outcome, Phase, Tie
 from ..errors import IllegalAction
 from ..scoring import RoundResult
-from .base import Deal, Variant
+from .base import BidEffect, Deal, Variant
 
 if TYPE_CHECKING:
     from ..state import Round
@@ -29,22 +30,20 @@ class Bela3(Variant):
     def bid_actions(self, rnd: Round) -> list[Action]:
         return list(CALLS[:4])  # R26: the first seat must call on its first 6 cards
 
-    def apply_bid(self, rnd: Round, action: Action) -> None:
+    def bid_effect(self, rnd: Round, action: Action) -> BidEffect:
         if not isinstance(action, Call) or action.contract > 3:
             raise IllegalAction("the first seat must call a trump suit (no passing)", "R26",
                                 [a.token() for a in self.bid_actions(rnd)])
-        seat = rnd.turn
-        rnd.bids.append((seat, action))
-        rnd.hidden = [0] * self.seats  # R27: everyone takes his talon
-        for c in rnd.deal.extra["extra"]:
-            rnd.hands[seat] |= 1 << c  # ... and the caller the 2 extra cards
-        rnd.set_contract(action.contract, seat)
-        rnd.phase = "discard"  # R27: the caller discards 2 cards face down
+        # R27: everyone takes his talon, the caller the 2 extra cards too, and he discards
+        # 2 cards face down
+        return BidEffect(reveal=tuple(range(self.seats)), contract=action.contract,
+                         caller=rnd.turn, gains=sum(1 << c for c in rnd.deal.extra["extra"]),
+                         then=Phase.DISCARD)
 
-    def play_teams(self, caller: int) -> tuple[int, ...]:
+    def play_teams(self, caller: int | None) -> tuple[int, ...]:
         """R28: the caller must take more than the two others together: in the card play
         he is one team (0), the two others the other (1)."""
-        if not 0 <= caller < self.seats:
+        if caller is None or not 0 <= caller < self.seats:
             raise ValueError("bela3 needs the caller's seat (the caller plays against the two "
                              "others)")
         return tuple(0 if s == caller else 1 for s in range(self.seats))
@@ -57,11 +56,13 @@ class Bela3(Variant):
              common: dict[str, Any]) -> RoundResult:
         """R28: a falling caller scores 0 and the others their own points; with
         ``tie = hang`` an exact half is held back for the next round (R22)."""
+        caller = rnd.caller
+        assert caller is not None
         scores = list(own)
-        scores[rnd.caller] = 0
-        if tie and rnd.options.tie == "hang":
-            return RoundResult("hang", tuple(scores), held=own[rnd.caller], **common)
-        return RoundResult("fall", tuple(scores), **common)
+        scores[caller] = 0
+        if tie and rnd.options.tie == Tie.HANG:
+            return RoundResult(Outcome.HANG, tuple(scores), held=own[caller], **common)
+        return RoundResult(Outcome.FALL, tuple(scores), **common)
 
 
 BELA3 = Bela3(

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 from ..actions import CALLS, PASS, REDEAL, SWAP, Action, Call, Pass
 from ..cards import EIGHT, RANK_MASKS, SEVEN, Card
 from ..declarations import BELOT2_VALUES, Declaration
+from ..enums import Outcome, Phase
 from ..errors import IllegalAction
 from ..rules import ALL_TRUMPS, NO_TRUMPS, belot2_duties
 from ..scoring import RoundResult, announced_points, declaration_winner
-from .base import Deal, Variant
+from .base import BidEffect, Deal, Variant
 from .bela2 import holds_seven_of_turned_trump, turned_suit
 
 if TYPE_CHECKING:
@@ -38,22 +39,20 @@ class Belot2(Variant):
         return [PASS, *(CALLS[s] for s in range(4) if s != opened),
                 *(CALLS[c] for c in self.extra_contracts)]
 
-    def apply_bid(self, rnd: Round, action: Action) -> None:
+    def bid_effect(self, rnd: Round, action: Action) -> BidEffect:
         if action not in self.bid_actions(rnd):
             raise IllegalAction(f"{action.pretty()} is not a bid you can make now", "R34",
                                 [a.token() for a in self.bid_actions(rnd)])
         seat = rnd.turn
-        rnd.bids.append((seat, action))
         if isinstance(action, Pass):
-            rnd.turn = 1 - seat
-            if len(rnd.bids) < 4:
-                return
-            rnd.set_contract(turned_suit(rnd), -1, raspas=True)  # R34: four passes
-        else:
-            assert isinstance(action, Call)
-            rnd.set_contract(action.contract, seat)
-        rnd.hidden = [0, 0]  # R35: 3 more cards to each
-        rnd.start_exchange()
+            if len(rnd.bids) < 3:
+                return BidEffect(next_turn=1 - seat)
+            # R34: four passes play raspas in the opened suit; R35: 3 more cards to each
+            return BidEffect(reveal=(0, 1), contract=turned_suit(rnd), raspas=True,
+                             then=Phase.EXCHANGE)
+        assert isinstance(action, Call)
+        return BidEffect(reveal=(0, 1), contract=action.contract, caller=seat,
+                         then=Phase.EXCHANGE)
 
     def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
         """R35: the swap (suit contract in the opened suit) and the redeal (four 7s or 8s)."""
@@ -73,11 +72,12 @@ class Belot2(Variant):
             return [turned_suit], False
         return [s for s in range(4) if s != turned_suit], False
 
-    def declaration_key(self, rnd: Round, seat: int, d: Declaration) -> tuple[int, ...]:
+    def declaration_key(self, seat: int, d: Declaration, first: int,
+                        contract: int | None) -> tuple[int, ...]:
         """R37: four > sequence, longer, higher top, then the trump sequence, then the one
         announced first."""
-        trump = self.trump_sequence_first and d.kind == "sequence" and d.suit == rnd.contract
-        return (d.strength, int(trump), -((seat - rnd.first) % self.seats))
+        trump = self.trump_sequence_first and d.kind == "sequence" and d.suit == contract
+        return (d.strength, int(trump), -((seat - first) % self.seats))
 
     def bela_suits(self, contract: int) -> int:
         """R37: the trump K+Q; in VC each suit's K+Q; none in BC."""
@@ -86,7 +86,7 @@ class Belot2(Variant):
     def score(self, rnd: Round) -> RoundResult:
         cards = list(rnd.card_points)
         if rnd.raspas:  # R37: each scores minus the points he took; no caller
-            return RoundResult("raspas", tuple(-c for c in cards), None, rnd.contract,
+            return RoundResult(Outcome.RASPAS, tuple(-c for c in cards), None, rnd.contract,
                                total=sum(cards), card_points=tuple(cards))
         decl = [0, 0]
         to = declaration_winner(rnd)  # R37: only the senior declaration's owner, with a trick
@@ -103,11 +103,12 @@ class Belot2(Variant):
             declaration_points=tuple(factor * d for d in decl), bela_points=tuple(bela),
             declarations_to=to)
         caller = rnd.caller
+        assert caller is not None  # not raspas
         if own[caller] > own[1 - caller]:  # R34: the bidder must score more
-            return RoundResult("pass", tuple(own), caller, rnd.contract, **common)
+            return RoundResult(Outcome.PASS, tuple(own), caller, rnd.contract, **common)
         scores = [0, 0]
         scores[1 - caller] = total  # also on a tie
-        return RoundResult("fall", tuple(scores), caller, rnd.contract, **common)
+        return RoundResult(Outcome.FALL, tuple(scores), caller, rnd.contract, **common)
 
 
 BELOT2 = Belot2(
