@@ -98,8 +98,6 @@ def play_forbidden(duties: DutyFn, contract: int, card: int, lead: int, win: int
     whose winning card was ``win``: those ``x`` with ``card`` illegal from the hand
     ``{card, x}`` under the variant's ``duties`` (R17-R19, R36).  The duties are pairwise
     (a card is refused only because of some other single card), so this is exact."""
-    if lead < 0:
-        return 0
     table = play_table(contract)
     b = 1 << card
     m = 0
@@ -139,11 +137,11 @@ def ruled_out(rnd: Round) -> tuple[int, ...]:
         tuple(zip(seats, cards)) for seats, cards, _ in rnd.tricks]
     tricks.append(tuple(zip(rnd.trick_seats, rnd.trick)))
     for trick in tricks:
-        lead = win = -1
-        for seat, card in trick:
-            if lead < 0:
-                lead, win = card >> 3, card
-                continue
+        if not trick:
+            continue
+        (_, win), rest = trick[0], trick[1:]
+        lead = win >> 3
+        for seat, card in rest:
             if seat in proving:
                 out[seat] |= play_forbidden(rnd.variant.duties, rnd.contract, card, lead, win)
             if table.beats[win] >> card & 1:

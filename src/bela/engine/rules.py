@@ -101,8 +101,11 @@ def trick_winner_index(cards: list[int] | tuple[int, ...], table: PlayTable) -> 
 
 
 # A duty function gives the legal cards of ``hand`` for a trick whose led suit is ``lead``
-# and whose currently winning card is ``win`` (lead is -1 for the first card of a trick).
+# and whose currently winning card is ``win``.  Like the compiled kernels that mirror them
+# (solver/kernels.py), these bit-table functions take ints only: ``NO_LEAD`` for the first
+# card of a trick (the round itself says ``None``).
 DutyFn = Callable[[int, int, int, PlayTable], int]
+NO_LEAD = -1
 
 
 def bela_duties(hand: int, lead: int, win: int, table: PlayTable) -> int:
@@ -111,7 +114,7 @@ def bela_duties(hand: int, lead: int, win: int, table: PlayTable) -> int:
     Follow suit and beat the best card of the led suit (unless the trick was trumped over a
     non-trump lead); void: trump, beating the best trump if possible; else anything.
     """
-    if lead < 0:
+    if lead == NO_LEAD:
         return hand
     follow = hand & SUIT_MASKS[lead]
     if follow:
@@ -131,7 +134,7 @@ def belot2_duties(hand: int, lead: int, win: int, table: PlayTable) -> int:
     """Legal cards under R36 (belot2): follow suit, else trump, else anything; a trump lead
     must be beaten by a higher trump if possible; in VC the led suit's best card must be
     beaten if possible; no other duty to beat."""
-    if lead < 0:
+    if lead == NO_LEAD:
         return hand
     follow = hand & SUIT_MASKS[lead]
     if follow:

@@ -561,9 +561,7 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
                 # the node answered at once: hand v to its parent
                 if nf:
                     v += fg0
-                    for k in range(nf):
-                        x = (fc >> (7 * k)) & 127
-                        S[x >> 5] ^= 1 << (x & 31)
+                    _give_back(S, fc, nf)
                 if ply == 0:
                     S[S_NODES] += nodes
                     return v
@@ -664,15 +662,20 @@ def search(S: np.ndarray, R: np.ndarray, TT: np.ndarray, MV: np.ndarray, SC: np.
         nf = N[ply, N_NF]
         if nf:  # take back the forced cards played in this frame
             v += N[ply, N_FG0]
-            fc = N[ply, N_FC]
-            for k in range(nf):
-                x = (fc >> (7 * k)) & 127
-                S[x >> 5] ^= 1 << (x & 31)
+            _give_back(S, N[ply, N_FC], nf)
         if ply == 0:
             S[S_NODES] += nodes
             return v
         ply -= 1
         _undo_and_update(S, N, MV, ply, v)
+
+
+@njit
+def _give_back(S: np.ndarray, fc: int, nf: int) -> None:
+    """Return to their hands the ``nf`` forced cards packed 7 bits each in ``fc``."""
+    for k in range(nf):
+        x = (fc >> (7 * k)) & 127
+        S[x >> 5] ^= 1 << (x & 31)
 
 
 @njit
