@@ -1,4 +1,5 @@
-"""Duplicate-deal evaluation (bela4): reproducible, symmetric, and heuristic beats random."""
+"""Duplicate-deal evaluation (bela4): reproducible, symmetric, heuristic beats random, and a
+failing bot is counted, not fatal."""
 
 from __future__ import annotations
 
@@ -6,8 +7,13 @@ import math
 
 import pytest
 
-from bela.bots.duplicate import DuplicateResult, duplicate_match, format_result
+from bela.bots import RandomBot
+from bela.bots.duplicate import DuplicateResult, duplicate_match, failure_warning, format_result
 from bela.bots.heuristic import HeuristicBot
+from bela.engine import parse_action
+from bela.engine.actions import Action
+from bela.engine.enums import Phase
+from bela.engine.views import SeatView
 
 
 def test_same_seed_same_result() -> None:
@@ -54,3 +60,67 @@ def test_unknown_bot() -> None:
 def test_heuristic_beats_random() -> None:
     r = duplicate_match("heuristic", "random", deals=50, seed=2024)
     assert r.mean > 40 and r.ci_low > 0
+
+
+# -- a failing bot: the driver's fallback moves for it, and the result counts it -------------
+
+class Broken:
+    """Raises on every move (the driver's fallback, the heuristic bot, moves instead)."""
+
+    name = "broken"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def act(self, view: SeatView) -> Action:
+        raise RuntimeError("out of its depth")
+
+
+class Bluffer:
+    """A random bot that claims in the bidding, where a claim is never legal."""
+
+    name = "bluffer"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.random = RandomBot(seed)
+
+    def act(self, view: SeatView) -> Action:
+        if view.phase == Phase.BIDDING:
+            return parse_action(f"claim {view.seat}")
+        return self.random.act(view)
+
+
+def test_a_failing_bot_is_counted_not_fatal() -> None:
+    r = duplicate_match(Broken, "random", deals=3, seed=1)
+    assert r.failures[0] == r.moves[0] > 0 and r.failures[1] == 0 and r.moves[1] > 0
+    assert r.errors == ("RuntimeError: out of its depth", None)
+    # every move of A was the fallback's: the very games of the heuristic bot
+    assert r.diffs == duplicate_match("heuristic", "random", deals=3, seed=1).diffs
+    warning = failure_warning(r)
+    assert warning is not None and warning.startswith(
+        f"Warning: bot A (broken) failed on {r.failures[0]} of its {r.moves[0]} moves (100.0%)")
+    assert f"bot failures A {r.failures[0]} / B 0" in format_result(r)
+
+
+def test_no_failures_no_warning() -> None:
+    r = duplicate_match("heuristic", "random", deals=2, seed=1)
+    assert r.failures == (0, 0) and r.errors == (None, None) and min(r.moves) > 0
+    assert failure_warning(r) is None and "failures" not in format_result(r)
+
+
+def test_an_illegal_choice_is_counted_and_the_counts_are_symmetric() -> None:
+    ab = duplicate_match(Bluffer, "random", deals=4, seed=7, variant="bela2")
+    ba = duplicate_match("random", Bluffer, deals=4, seed=7, variant="bela2")
+    assert 0 < ab.failures[0] < ab.moves[0] and ab.failures[1] == 0
+    assert ab.errors[0] is not None and ab.errors[0].startswith("IllegalAction")
+    assert ba.failures == ab.failures[::-1] and ba.moves == ab.moves[::-1]
+    assert ba.diffs == tuple(-d for d in ab.diffs)
+
+
+def test_failures_add_up_the_same_over_processes() -> None:
+    serial = duplicate_match(Bluffer, "heuristic", deals=6, seed=3, variant="bela3")
+    parallel = duplicate_match(Bluffer, "heuristic", deals=6, seed=3, variant="bela3",
+                               workers=2)
+    assert parallel.workers == 2 and serial.failures[0] > 0
+    assert (parallel.diffs, parallel.failures, parallel.moves, parallel.errors) == (
+        serial.diffs, serial.failures, serial.moves, serial.errors)

@@ -261,6 +261,17 @@ def test_belot2_redeal_after_the_opponent_swapped() -> None:
     assert bot_act(m) == REDEAL
 
 
+def test_belot2_weighs_both_decisions_with_the_seven_of_trump_and_four_eights() -> None:
+    """The swap keeps four 8s, so the redeal stays open (R35): the simulations take the
+    swap once, then replay it for the second decision (both used to raise)."""
+    m = new_deal("belot2", {0: "7H 8H 8D 8S 8C 9S TD QC KC"}, turned="JH", bottom="AS")
+    apply(m, "H")
+    assert bot_act(m) in (SWAP, REDEAL)
+    apply(m, "swap")
+    assert set(seat_view(m, 0).legal) == {REDEAL, DECLINE}
+    assert bot_act(m) in (REDEAL, DECLINE)
+
+
 def test_belot2_keeps_four_sevens_in_raspas() -> None:
     m = new_deal("belot2", {0: "7H 7D 7S 8C 8H 9D 7C 8S 8D"}, turned="AH", bottom="JC")
     apply(m, "pass", "pass", "pass", "pass")

@@ -9,17 +9,22 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from bela.bots import BOTS, RandomBot
 from bela.bots.duplicate import duplicate_match, game_score, seatings
 from bela.cli import arena as arena_module
 from bela.cli.arena import arena, split_bots
 from bela.cli.main import app as bela_app
+from bela.engine.actions import Action
+from bela.engine.enums import Phase
+from bela.engine.views import SeatView
 
 app = typer.Typer()
 app.command()(arena)
 runner = CliRunner()
 
 JSON_KEYS = {"mean", "ci95", "deals", "variant", "bots", "sd", "games", "wins", "draws",
-             "losses", "elo", "elo_ci95", "seconds", "workers"}
+             "losses", "elo", "elo_ci95", "seconds", "workers", "moves", "failures",
+             "first_failures"}
 PIMC = "pimc:samples=2,bid_samples=1,budget=0.01"
 
 
@@ -118,8 +123,10 @@ def test_defaults_and_text() -> None:
     result = runner.invoke(app, ["--deals", "3", "--bots", "random,heuristic"])
     assert result.exit_code == 0, result.output
     text = result.stdout
-    for word in ("mean (A - B)", "match wins", "Elo (A - B)", "workers", "bela4"):
+    for word in ("mean (A - B)", "match wins", "Elo (A - B)", "workers", "bela4",
+                 "bot failures"):
         assert word in text
+    assert "Warning" not in result.output
     line = text.strip().splitlines()[-1]
     assert line.startswith("random vs heuristic (bela4):") and "95% CI" in line
     assert "3 deals = 6 games" in line
@@ -183,3 +190,43 @@ def test_ray_local() -> None:
     assert out["workers"] == 1
     serial = duplicate_match("heuristic", "random", 4, seed=6, variant="belot2")
     assert out["mean"] == serial.mean and out["deals"] == 4
+
+
+class Broken:
+    """Raises whenever it is to play a card (the driver's fallback plays instead)."""
+
+    name = "broken"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.random = RandomBot(seed)
+
+    def act(self, view: SeatView) -> Action:
+        if view.phase == Phase.PLAY:
+            raise RuntimeError("no idea")
+        return self.random.act(view)
+
+
+def test_a_failing_bot_is_counted_and_warned(monkeypatch: pytest.MonkeyPatch,
+                                             tmp_path: Path) -> None:
+    monkeypatch.setitem(BOTS, "broken", Broken)  # in this process: --workers 1
+    args = ["--bots", "random,broken", "--deals", "2", "--seed", "4", "--workers", "1"]
+    result = runner.invoke(app, [*args, "--json", "--record", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["failures"][0] == 0 and 0 < out["failures"][1] < out["moves"][1]
+    assert out["first_failures"] == [None, "RuntimeError: no idea"]
+    assert json.loads((tmp_path / "arena.json").read_text())["failures"] == out["failures"]
+    warning = result.stderr.strip()
+    assert warning.startswith(f"Warning: bot B (broken) failed on {out['failures'][1]} of "
+                              f"its {out['moves'][1]} moves") and "RuntimeError" in warning
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0 and "Traceback" not in text.output
+    assert f"A 0 / B {out['failures'][1]} moves made by the fallback" in text.stdout
+    assert "Warning: bot B (broken)" in text.stderr
+
+
+def test_no_warning_without_failures() -> None:
+    result = runner.invoke(app, ["--deals", "2", "--workers", "1", "--json"])
+    out = json.loads(result.stdout)
+    assert out["failures"] == [0, 0] and out["first_failures"] == [None, None]
+    assert min(out["moves"]) > 0 and result.stderr == ""

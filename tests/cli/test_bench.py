@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
+from bela.bots import BOTS
 from bela.cli.main import app
+from bela.engine.actions import Action
+from bela.engine.views import SeatView
 
 runner = CliRunner()
 
@@ -20,7 +24,7 @@ def test_bench_all_runs_json() -> None:
     assert out["engine"]["rounds"] > 0
     assert out["solver"]["8_cards_all_values"]["n"] == 3
     assert out["sampler"]["views"] == 100
-    assert out["latency"]["decisions"] > 0
+    assert out["latency"]["decisions"] > 0 and out["latency"]["failures"] == 0
 
 
 def test_bench_plain_lines_per_variant() -> None:
@@ -35,3 +39,22 @@ def test_bench_plain_lines_per_variant() -> None:
 def test_bench_rejects_unknown_runs_and_variants() -> None:
     assert runner.invoke(app, ["bench", "--run", "speed"]).exit_code == 2
     assert runner.invoke(app, ["bench", "--variant", "bela5"]).exit_code == 2
+
+
+class Broken:
+    name = "broken"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def act(self, view: SeatView) -> Action:
+        raise RuntimeError("no idea")
+
+
+def test_bench_latency_counts_a_failing_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rounds run through the driver: the fallback moves for the failing bot."""
+    monkeypatch.setitem(BOTS, "broken", Broken)
+    args = ["bench", "--run", "latency", "--bot", "broken", "--rounds", "2"]
+    out = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert out["failures"] == out["decisions"] > 0
+    assert f"the bot failed {out['failures']} times" in runner.invoke(app, args).stdout

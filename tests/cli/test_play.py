@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,15 @@ import pytest
 from typer.testing import CliRunner
 
 from bela.bots import BOTS
+from bela.bots.driver import Driver
+from bela.cli import play
 from bela.cli.main import app
-from bela.engine.actions import Claim, Declare, Play, parse_action
+from bela.engine.actions import Action, Claim, Declare, Play, parse_action
 from bela.engine.cards import iter_cards
+from bela.engine.enums import Enforce, EqualDeclarations, Phase, Tie
 from bela.engine.record import read_record, replay, score
 from bela.engine.state import Match
+from bela.engine.views import SeatView
 
 runner = CliRunner()
 ONES = "1\n" * 600
@@ -244,3 +249,77 @@ def test_cards_by_code_in_any_spelling(tmp_path: Path, style: str) -> None:
     result = run([*args, "--record", str(second)], "1\n" * answers + typed + "\n" + ONES)
     assert result.exit_code == 0, result.output
     assert load(second)["rounds"] == load(first)["rounds"]
+
+
+# -- the table options are the engine's ------------------------------------------------------
+def test_table_options_are_the_engines_enums() -> None:
+    hints = typing.get_type_hints(play.play)
+    for name, enum in (("equal_declarations", EqualDeclarations), ("tie", Tie),
+                       ("enforce", Enforce)):
+        assert typing.get_args(hints[name]) == (enum, type(None)), name
+
+
+@pytest.mark.parametrize("option, value, key", [
+    ("--equal-declarations", "cancel", "equal_declarations"),
+    ("--equal-declarations", "earlier", None),  # the default: not written (RECORD.md)
+    ("--tie", "hang", "tie"),
+    ("--enforce", "off", "enforce"),
+])
+def test_table_options_accept_the_engines_values(tmp_path: Path, option: str, value: str,
+                                                 key: str | None) -> None:
+    rec = tmp_path / "options.json"
+    result = run(["--all-bots", "--seed", "2", "--bot", "random", "--target", "101", option,
+                  value, "--record", str(rec)])
+    assert result.exit_code == 0, result.output
+    options = load(rec)["options"]
+    assert options == ({"target": 101, key: value} if key else {"target": 101})
+    assert replay(read_record(load(rec))).options.as_dict()[option[2:].replace("-", "_")] == value
+
+
+@pytest.mark.parametrize("option, value, choices", [
+    ("--equal-declarations", "later", "'earlier', 'cancel'"),
+    ("--tie", "visi", "'fall', 'hang'"),
+    ("--tie", "HANG", "'fall', 'hang'"),  # the value, not the member's name
+    ("--enforce", "maybe", "'on', 'off'"),
+])
+def test_table_options_refuse_other_values(option: str, value: str, choices: str) -> None:
+    result = run(["--all-bots", "--seed", "1", option, value])
+    assert result.exit_code == 2
+    out = " ".join(result.output.replace("│", " ").split())
+    assert f"Invalid value for '{option}'" in out and f"'{value}' is not one of {choices}" in out
+
+
+# -- a failing bot: the driver's policy, warned once -----------------------------------------
+class PlaysBadly:
+    """Bids and discards legally, raises when it is to play (a bot with a bug)."""
+
+    name = "broken"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def act(self, view: SeatView) -> Action:
+        if view.phase == Phase.PLAY:
+            raise RuntimeError("out of its depth")
+        return view.legal[0]
+
+
+@pytest.mark.parametrize("all_bots", [True, False])
+def test_a_failing_bot_is_replaced_by_the_heuristic_bot_and_warned_once(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, all_bots: bool) -> None:
+    monkeypatch.setitem(BOTS, "broken", PlaysBadly)
+    rec = tmp_path / "broken.json"
+    args = ["--seed", "3", "--bot", "broken", "--target", "101", "--record", str(rec)]
+    result = run(["--all-bots", *args] if all_bots else args, None if all_bots else ONES)
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert out.count("bot failed") == 1, out
+    assert re.search(r"The broken bot failed at seat \d in the play phase \(RuntimeError: out "
+                     r"of its depth\); where it fails, the heuristic bot chooses for it\.", out)
+    assert "random legal" not in out
+    match = replay(read_record(load(rec)))
+    assert match.is_over
+    if all_bots:  # the terminal's match is the driver's: its fallback, seeded the same way
+        driven = Driver(Match("bela4", {"target": 101}, seed=3),
+                        {s: PlaysBadly() for s in range(4)}).play_match()
+        assert [r.log for r in driven.rounds] == [r.log for r in match.rounds]

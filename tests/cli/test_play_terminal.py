@@ -25,8 +25,8 @@ from bela.cli import play
 from bela.cli.main import app
 from bela.cli.score import render_sheet
 from bela.cli.text import card_text, pretty_codes
-from bela.engine.actions import PASS, Call, Play, parse_action
-from bela.engine.cards import Card
+from bela.engine.actions import PASS, Action, Call, Discard, Play, parse_action
+from bela.engine.cards import Card, CardSet
 from bela.engine.declarations import find_declarations
 from bela.engine.errors import IllegalAction
 from bela.engine.record import read_record, replay, score
@@ -165,10 +165,11 @@ def test_engine_texts_show_the_ten_as_10(engine: str, people: str) -> None:
 
 def test_refusals_show_10_suit_symbols_and_the_bela_form() -> None:
     g, console = game()
-    g.explain(IllegalAction("you must beat T♠ if you can", "R19", ["9S", "JS"]))
-    g.explain(IllegalAction("H is not a bid you can make now", "R31", ["pass", "D"]), Call(0))
-    g.explain(IllegalAction("A♥ cannot announce it", "R14", ["AH", "KD", "KD*", "QD"]),
-              Play(Card.from_code("AH"), True))
+    g.screen.explain(IllegalAction("you must beat T♠ if you can", "R19", ["9S", "JS"]))
+    g.screen.explain(IllegalAction("H is not a bid you can make now", "R31", ["pass", "D"]),
+                     Call(0))
+    g.screen.explain(IllegalAction("A♥ cannot announce it", "R14", ["AH", "KD", "KD*", "QD"]),
+                     Play(Card.from_code("AH"), True))
     out = flat(console.export_text())
     assert "you must beat 10♠ if you can (R19). Allowed: 9♠, J♠." in out
     assert "T♠" not in out
@@ -300,10 +301,10 @@ def test_h_at_the_card_prompt_shows_the_numbers() -> None:
 def test_a_card_number_with_a_star_plays_it_with_bela() -> None:
     g, console = game()
     numbered = [Card.from_code(c) for c in ("AH", "KD", "QD")]
-    assert g.parse_card("2*", numbered) == (numbered[1], True)
-    assert g.parse_card("2", numbered) == (numbered[1], False)
-    assert g.parse_card("kd*", numbered) == (numbered[1], True)
-    assert g.parse_card("4*", numbered) == (None, False)
+    assert g.prompts.parse_card("2*", numbered) == (numbered[1], True)
+    assert g.prompts.parse_card("2", numbered) == (numbered[1], False)
+    assert g.prompts.parse_card("kd*", numbered) == (numbered[1], True)
+    assert g.prompts.parse_card("4*", numbered) == (None, False)
     assert "There is no card 4: choose 1-3" in console.export_text()
 
 
@@ -324,7 +325,7 @@ def test_the_declaration_prompt_with_a_single_declaration() -> None:
     answers = iter(["3", "1 2", "", "1"])
     g = play.Game(match, {}, console, 0, ask=lambda prompt: (console.print(prompt, end="")
                                                                   or next(answers)))
-    assert g.ask_declarations(seat_view(match, 0))
+    assert g.prompts.ask_declarations(seat_view(match, 0))
     out = console.export_text()
     assert "Announce it? [Enter/y/1 = yes, n = no]" in out
     assert "Type Enter (or y, or 1) to announce it, or n for none." in out
@@ -496,7 +497,7 @@ def test_dimmed_cards_reasons_and_winning_tag_are_the_views(
     assert view.trick_winner == winner and view.refusals
     refused = [r.card for r in view.refusals]
     g, console = table_game(match, human, [str(c).lower() for c in refused] + [legal.lower()])
-    g.ask_card(view)
+    g.prompts.ask_card(view)
     lines = console.export_text().splitlines()
     _, dimmed = hand_cells(next(line for line in lines if line.startswith("Your hand:")))
     assert sorted(dimmed) == sorted(card_text(c) for c in refused)
@@ -507,7 +508,7 @@ def test_dimmed_cards_reasons_and_winning_tag_are_the_views(
                                f"({r.rule}).  Allowed: "), line
     table = next(line for line in lines if "On the table" in line)
     tagged = re.findall(rf"(\w+) {CARD} \(winning\)", table)
-    assert tagged == ([g.name(winner)] if len(view.trick) > 1 else []), table
+    assert tagged == ([g.screen.name(winner)] if len(view.trick) > 1 else []), table
     assert Card.from_code(legal) not in seat_view(match, human).hand  # then it was played
 
 
@@ -518,14 +519,90 @@ def test_the_winning_tag_and_the_rules_line_read_the_view() -> None:
     assert view.trick_winner == 1 and {r.kind for r in view.refusals} == {"trump"}
     assert len(view.legal) >= len(view.hand)  # enforce off: every card may be played
     g, console = table_game(match, 2, ["q"])
-    g.show_table(replace(view, trick_winner=0))
-    assert re.search(rf"{g.name(0)} {CARD} \(winning\), {g.name(1)} {CARD}$",
+    g.screen.show_table(replace(view, trick_winner=0))
+    assert re.search(rf"{g.screen.name(0)} {CARD} \(winning\), {g.screen.name(1)} {CARD}$",
                      console.export_text(), re.M)
     for refusals, fair in ((view.refusals, "J♥ 9♥ A♥ 10♥"),
                            (view.refusals[:1], "J♥ 9♥ A♥ 10♥ A♦ K♦ Q♦"), ((), None)):
         g, console = table_game(position(("KS", "AS"), enforce="off"), 2, ["9h"])
-        g.ask_card(replace(view, refusals=refusals))
+        g.prompts.ask_card(replace(view, refusals=refusals))
         out = flat(console.export_text())
         rules = (f"By the rules (R17-R19): {fair}; any card is accepted at this table, but a "
                  f"revoke can be claimed (auzmeš, R24).")
         assert rules in out if fair else "By the rules" not in out, out
+
+
+# -- 8. narration from events (issue: one source of truth) ------------------------------------
+def driven(variant: str, seed: int, **kw: Any) -> tuple[play.Game, Console]:
+    """A dealt Game with the human at seat 0 and no bots: the test moves every seat through
+    the game's driver, and reads what the human is told of each move."""
+    console = Console(width=200, record=True, file=io.StringIO(), highlight=False, emoji=False)
+    g = play.Game(Match(variant, seed=seed, **kw), {}, console, 0, ask=lambda prompt: "q")
+    g.driver.deal()
+    return g, console
+
+
+def move(g: play.Game, console: Console, action: Action | None = None) -> str:
+    """The seat to act makes ``action`` (default: its first legal one); what was said."""
+    seat = g.driver.to_act()
+    assert seat is not None
+    chosen = action if action is not None else seat_view(g.match, seat).legal[0]
+    g.tell(seat, g.driver.apply(seat, chosen))
+    return console.export_text()  # and clear it
+
+
+def shown(cards: CardSet, text: str) -> list[str]:
+    return [card_text(c) for c in cards if card_text(c) in text]
+
+
+def test_bela4_the_talons_of_others_are_never_told() -> None:
+    g, console = driven("bela4", seed=7)  # dealer 3: you bid first
+    rnd = g.match.rounds[0]
+    talons = [CardSet(h) for h in rnd.hidden]  # R6: each seat's talon, unseen so far
+    said = move(g, console, PASS)
+    assert "You: pass (dalje)" in said and "You pick up your talon: " in said
+    assert shown(talons[0], said) == [card_text(c) for c in talons[0]]  # your own, at once
+    said = move(g, console, Call(2))  # Right calls: the others take their talons
+    assert "Right: ♠ pik" in said and "Trump is ♠ pik (spades), called by Right" in said
+    for seat in (1, 2, 3):
+        assert shown(talons[seat], said) == [], said
+
+
+def test_bela3_a_callers_talon_and_discards_are_never_told() -> None:
+    g, console = driven("bela3", seed=5, first_dealer=0)  # Right must call (R26)
+    rnd = g.match.rounds[0]
+    mine = CardSet(rnd.hidden[0])
+    theirs = CardSet(rnd.hidden[1] | rnd.hidden[2]) | CardSet(rnd.deal.extra["extra"])
+    said = move(g, console, Call(0))
+    assert "Right: ♥ herc" in flat(said) and "Right takes the talon and the last 2" in said
+    assert shown(mine, said) == [card_text(c) for c in mine] and shown(theirs, said) == []
+    discard = seat_view(g.match, 1).legal[0]
+    assert isinstance(discard, Discard)
+    said = move(g, console, discard)
+    assert flat(said) == ("Right discards two cards face down (their points count for Right, "
+                          "R27).")
+    rest = ""
+    while not rnd.is_over:  # the discards are out of play: never told, never shown
+        rest += move(g, console)
+    assert "takes the trick" in rest and shown(CardSet(discard.cards), rest) == []
+
+
+def test_the_tie_of_declarations_reads_the_view() -> None:
+    """R12's tie is the view's (``declarations_seat``, ``declarations_tie``), not the
+    terminal's: a view that says otherwise is told as it says."""
+    match = dealt_with_one_declaration()
+    g, console = table_game(match, 0, [])
+    declare = next(a for a in seat_view(match, 0).legal if a.token().startswith("declare"))
+    g.driver.apply(0, declare)
+    view = seat_view(match, 0)
+    assert view.declarations_seat == 0 and not view.declarations_tie
+    g.narrator.show_declarations(view)
+    out = flat(console.export_text())
+    assert "You and Partner hold the strongest" in out and "the tie goes to" not in out
+    g.narrator.show_declarations(replace(view, declarations_tie=True, declarations_seat=2))
+    out = flat(console.export_text())
+    assert "The strongest declarations are equal: the tie goes to Partner, the earlier seat" in out
+    g.narrator.show_declarations(replace(view, declarations_tie=True, declarations_side=None,
+                                         declarations_seat=None))
+    assert "The strongest declarations are equal: none count (R12)." in flat(
+        console.export_text())

@@ -11,7 +11,7 @@ import pytest
 from server_helpers import guest, server
 
 from bela.bots import BOTS
-from bela.server import tables
+from bela.server import actor
 
 
 def _missing(seed: int | None = None, **settings: Any) -> Any:
@@ -69,7 +69,7 @@ def test_a_failing_bot_falls_back_and_the_table_goes_on(
         assert r.status_code == 200, r.text
         tid = r.json()["id"]
         assert client.post(f"/api/tables/{tid}/bots", headers=h).status_code == 200
-        monkeypatch.setattr(tables, "make_bot", lambda spec, seed=None: bot())
+        monkeypatch.setattr(actor, "make_bot", lambda spec, seed=None: bot())
         with client.websocket_connect(f"/ws/tables/{tid}") as ws:  # keeps it in memory
             assert ws.receive_json()["type"] == "welcome"
             assert client.post(f"/api/tables/{tid}/start", headers=h).status_code == 200

@@ -38,7 +38,7 @@ def _canonical(token: str) -> str | None:
 
 
 def _snapshot(client: Any, tid: str) -> tuple[int, list[str], Any]:
-    table = client.app.state.manager.tables[tid]
+    table = client.app.state.lobby.tables[tid]
     rnd = table.match.round
     return table.seq, [a.token() for a in rnd.log], rnd.hands[:]
 
@@ -54,7 +54,7 @@ def test_hand_written_hostile_messages(tmp_path: Any) -> None:
     with server(tmp_path) as client:
         tid, players = _setup(client)
         before = _snapshot(client, tid)
-        turn = client.app.state.manager.tables[tid].match.round.turn
+        turn = client.app.state.lobby.tables[tid].match.round.turn
         with client.websocket_connect(f"/ws/tables/{tid}?token={players[turn][0]}") as wm, \
                 client.websocket_connect(f"/ws/tables/{tid}?token={players[1 - turn][0]}") \
                 as wo, client.websocket_connect(f"/ws/tables/{tid}") as ws:
@@ -104,7 +104,7 @@ def test_hand_written_hostile_messages(tmp_path: Any) -> None:
             refused_again = {"type": "act", "action": legal[0], "seq": 1}
             mover.send(refused_again)  # the same message again: stale, nothing changes
             assert mover.until(lambda m: m["type"] == "error")["code"] == "stale"
-            assert client.app.state.manager.tables[tid].seq == 2
+            assert client.app.state.lobby.tables[tid].seq == 2
         r = client.get("/api/tables/%2e%2e")
         assert r.status_code == 404
         with client.websocket_connect("/ws/tables/" + "x" * 500) as w:
@@ -114,7 +114,7 @@ def test_hand_written_hostile_messages(tmp_path: Any) -> None:
 def test_generated_hostile_messages(tmp_path: Any) -> None:
     with server(tmp_path) as client:
         tid, players = _setup(client)
-        turn = client.app.state.manager.tables[tid].match.round.turn
+        turn = client.app.state.lobby.tables[tid].match.round.turn
         before = _snapshot(client, tid)
         with client.websocket_connect(f"/ws/tables/{tid}?token={players[turn][0]}") as wm, \
                 client.websocket_connect(f"/ws/tables/{tid}?token={players[1 - turn][0]}") \

@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING
 from ..engine.actions import DECLINE, PASS, REDEAL, SWAP, Action, Call, Discard, parse_action
 from ..engine.cards import SUIT_MASKS, Card
 from ..engine.declarations import declaration_value, find_declarations
+from ..engine.enums import Phase
 from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, TRUMP_POINTS, play_table
 from ..engine.state import Match
 from ..engine.variants import get_variant
-from ..engine.views import SeatView, seat_view
+from ..engine.views import SeatView
 
 if TYPE_CHECKING:
     from .heuristic import HeuristicParams
@@ -248,9 +249,12 @@ def exchange(view: SeatView, params: HeuristicParams) -> Action:
 
 
 def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) -> float:
-    """The mean round margin (own score less the opponent's) of taking ``action`` in the
-    exchange phase of a two-player round, over ``params.redeal_samples`` opponent hands drawn
-    from the unseen cards, the round played out by heuristic bots (which do not redeal)."""
+    """The mean round margin (own score less the opponent's) of taking ``action`` at this
+    seat's next exchange decision of a two-player round (a later one, e.g. the redeal still
+    open after a swap, is the bot's), over ``params.redeal_samples`` opponent hands drawn
+    from the unseen cards, the round played out by heuristic bots (which do not redeal)
+    through the driver."""
+    from .driver import Driver
     from .heuristic import HeuristicBot
 
     assert view.seat is not None
@@ -261,9 +265,13 @@ def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) ->
     extra = {k: [int(c)] for k, c in view.public.items()}
     extra["turned"] = [int(opened)]
     out = {int(c) for c in view.public.values()} | {int(opened)}
-    swapped = any(s == opp and t == "swap" for s, t in view.exchanges)
-    # an opponent who swapped held the 7 of trump, now face up, and took the opened card
-    held = [int(view.public["turned"])] if swapped else []
+    swapped = {s for s, t in view.exchanges if t == "swap"}
+    # a seat that swapped was dealt the 7 of trump, now face up, and took the opened card
+    seven = int(view.public["turned"])
+    held = [seven] if opp in swapped else []
+    mine = [int(c) for c in view.hand]
+    if me in swapped:
+        mine = [c for c in mine if c != opened] + [seven]
     pool = [int(c) for c in Card.ALL if c not in view.hand and c not in out]
     rng = random.Random(view.hand.mask * 1_000_003 + view.round_index)
     bot = HeuristicBot(0, replace(params, redeal_samples=0))
@@ -271,18 +279,20 @@ def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) ->
     for _ in range(params.redeal_samples):
         rng.shuffle(pool)
         hands: list[list[int]] = [[], []]
-        hands[me] = list(view.hand)
+        hands[me] = mine
         hands[opp] = held + pool[:v.hand_cards - len(held)]
         m = Match(v, options={"target": 10**9}, first_dealer=view.dealer)
-        rnd = m.deal(hands=hands, extra=extra)
+        driver = Driver(m, {me: bot, opp: bot})
+        rnd = driver.deal(hands, extra)
         for _seat, token in [*view.bids, *view.exchanges]:
             m.apply(parse_action(token))
-        while not rnd.is_over:
-            seat = rnd.turn
-            if rnd.phase == "exchange" and seat == me:
-                m.apply(action)
+        pending = True  # ``action`` at this seat's next exchange decision, then the bot's
+        while (seat := driver.to_act()) is not None:
+            if pending and seat == me and rnd.phase == Phase.EXCHANGE:
+                driver.apply(me, action)
+                pending = False
             else:
-                m.apply(bot.act(seat_view(m, seat)))
+                driver.step()
         assert rnd.result is not None
         total += rnd.result.scores[me] - rnd.result.scores[opp]
     return total / params.redeal_samples

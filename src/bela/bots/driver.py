@@ -35,10 +35,12 @@ class Decision:
     failure: BaseException | None = None
 
 
-def decide(choose: Callable[[SeatView], Action], view: SeatView, seed: int) -> Decision:
+def decide(choose: Callable[[SeatView], Action], view: SeatView,
+           seed: int | Callable[[], int]) -> Decision:
     """The legal action ``choose`` (a bot's ``act``) picks for ``view``.  If it raises or
-    picks an action that is not legal, the heuristic bot seeded with ``seed`` picks (or,
-    failing too, the first legal action) and the decision carries the failure.
+    picks an action that is not legal, the heuristic bot seeded with ``seed`` (or what
+    ``seed()`` gives, asked only then) picks, or failing too the first legal action, and
+    the decision carries the failure.
 
     >>> from bela.engine import Match, parse_action
     >>> m = Match("bela4", seed=1); _ = m.deal()
@@ -57,7 +59,7 @@ def decide(choose: Callable[[SeatView], Action], view: SeatView, seed: int) -> D
     except Exception as exc:  # any bot error: the match must go on
         failure = exc
     try:
-        action = HeuristicBot(seed).act(view)
+        action = HeuristicBot(seed if isinstance(seed, int) else seed()).act(view)
         if action in legal:
             return Decision(action, failure)
     except Exception:  # noqa: S110 - the first legal action is the last resort
@@ -118,7 +120,7 @@ class Driver:
     def bot_decision(self, seat: int, view: SeatView | None = None) -> Decision:
         """What the bot at ``seat`` decides for its view (a failure counted and reported)."""
         view = seat_view(self.match, seat) if view is None else view
-        decision = decide(self.bots[seat].act, view, self.fallback_seed(seat))
+        decision = decide(self.bots[seat].act, view, lambda: self.fallback_seed(seat))
         if decision.failure is not None:
             self.failures[seat] += 1
             if self.on_failure is not None:
@@ -136,16 +138,18 @@ class Driver:
         seat = self.bot_to_act()
         if seat is None:
             raise IllegalAction("no bot is to act now")
-        return self.apply(seat, self.bot_decision(seat).action)
+        return self.match.apply(self.bot_decision(seat).action)  # the bot acts in its turn
 
     def run_bots(self, on_events: Callable[[int, tuple[Event, ...]], None] | None = None
                  ) -> int | None:
         """Play bot moves until a person is to act (return the seat) or the round is over
         (``None``); ``on_events(seat, events)`` hears each move."""
-        while (seat := self.to_act()) is not None:
-            if seat not in self.bots:
+        match, bots = self.match, self.bots
+        while (rnd := match.round) is not None and not rnd.is_over:
+            seat = rnd.turn
+            if seat not in bots:
                 return seat
-            events = self.step()
+            events = match.apply(self.bot_decision(seat).action)
             if on_events is not None:
                 on_events(seat, events)
         return None

@@ -25,6 +25,11 @@ seat, B two).  For the same reason the deals are independent of each other, and
 ``duplicate_match`` can play them in chunks on several processes (``workers=N``) or on a Ray
 cluster (``ray_address=...``) with exactly the serial result.
 
+Every game runs through the one driver (:mod:`bela.bots.driver`): a bot that raises or
+chooses an illegal action does not stop the run; the seeded fallback moves for it, and the
+result counts those moves per bot (``failures``, out of ``moves``) with each bot's first
+failure, for :func:`failure_warning` to tell.
+
 >>> r = duplicate_match("random", "random", deals=3, seed=1)
 >>> r.n, r.games, r.diffs == duplicate_match("random", "random", deals=3, seed=1).diffs
 (3, 6, True)
@@ -41,13 +46,14 @@ import pickle
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..engine import Match
+from ..engine.events import Event
 from ..engine.variants import VARIANTS, get_variant
-from ..engine.views import seat_view
 from .base import Bot
+from .driver import Driver
 
 BotSpec = str | Callable[[int | None], Bot]
 DEALER = 3  # bela4
@@ -109,6 +115,9 @@ def elo_estimate(wins: int, draws: int, losses: int) -> Elo:
 
 @dataclass(frozen=True)
 class DuplicateResult:
+    """The result of :func:`duplicate_match`, from bot A's point of view; ``failures``
+    counts the moves the driver's fallback made for a failing bot (:func:`failure_warning`)."""
+
     bot_a: str
     bot_b: str
     n: int  # deals (each played ``per_deal`` times)
@@ -121,6 +130,9 @@ class DuplicateResult:
     variant: str = "bela4"
     per_deal: int = 2
     workers: int = 1
+    failures: tuple[int, int] = (0, 0)  # moves the fallback made for A's bot, for B's
+    moves: tuple[int, int] = (0, 0)  # all moves at A's seats, at B's (the fallback's too)
+    errors: tuple[str | None, str | None] = (None, None)  # each bot's first failure
 
     @property
     def games(self) -> int:
@@ -171,13 +183,36 @@ def seatings(variant: str) -> list[tuple[int, ...]]:
     return [tuple(s for s in range(v.seats) if v.side_of(s) == side) for side in range(v.sides)]
 
 
+class _Tally:
+    """The moves, the fallback's moves and the first failure of bot A (0) and bot B (1) over
+    a deal's games; ``side`` maps the seats of the game being played to 0 or 1."""
+
+    def __init__(self) -> None:
+        self.side: list[int] = []
+        self.moves = [0, 0]
+        self.failures = [0, 0]
+        self.errors: list[str | None] = [None, None]
+
+    def moved(self, seat: int, _events: tuple[Event, ...]) -> None:
+        self.moves[self.side[seat]] += 1
+
+    def failed(self, seat: int, exc: BaseException) -> None:
+        who = self.side[seat]
+        self.failures[who] += 1
+        if self.errors[who] is None:
+            self.errors[who] = f"{type(exc).__name__}: {exc}"
+
+
 def _play(hands: Sequence[Sequence[int]], bots: list[Bot], variant: str,
-          extra: Mapping[str, Sequence[int]] | None) -> Match:
+          extra: Mapping[str, Sequence[int]] | None, seed: int = 0,
+          tally: _Tally | None = None) -> Match:
+    """One round of the given cards, played through the driver (``seed`` seeds the
+    fallback of a failing bot); ``tally`` counts the moves and failures."""
     m = Match(variant, options={"target": 10**9}, first_dealer=first_seat_dealer(variant))
-    rnd = m.deal(hands=hands, extra=extra)
-    while not rnd.is_over:
-        seat = rnd.turn
-        m.apply(bots[seat].act(seat_view(m, seat)))
+    driver = Driver(m, dict(enumerate(bots)), seed=seed,
+                    on_failure=None if tally is None else tally.failed)
+    driver.deal(hands, extra)
+    driver.run_bots(None if tally is None else tally.moved)
     return m
 
 
@@ -211,11 +246,15 @@ def deal_cards(variant: str, seed: int, deals: int) -> Iterator[DealCards]:
 
 @dataclass(frozen=True)
 class DealOutcome:
-    """One deal played: its score for A, and its games' records when asked for."""
+    """One deal played: its score for A, its games' records when asked for, and bot A's and
+    bot B's moves, fallback moves and first failure (see :class:`DuplicateResult`)."""
 
     index: int
     diff: float
     records: tuple[dict[str, Any], ...] = ()
+    failures: tuple[int, int] = (0, 0)
+    moves: tuple[int, int] = (0, 0)
+    errors: tuple[str | None, str | None] = (None, None)
 
 
 def play_deals(bot_a: BotSpec, bot_b: BotSpec, variant: str, seed: int,
@@ -236,10 +275,12 @@ def _play_deal(a: tuple[str, Callable[[int | None], Bot]],
     i, hands, extra = cards
     total = 0.0
     records = []
+    tally = _Tally()
     for a_seats in seatings(variant):
+        tally.side = [0 if s in a_seats else 1 for s in range(seats)]
         bots = [(make_a if s in a_seats else make_b)(_seat_seed(seed, i, s))
                 for s in range(seats)]
-        m = _play(hands, bots, variant, extra)
+        m = _play(hands, bots, variant, extra, seed * 1_000_003 + i, tally)
         rnd = m.rounds[-1]
         assert rnd.result is not None
         total += game_score(tuple(rnd.result.scores), a_seats, variant)
@@ -247,7 +288,8 @@ def _play_deal(a: tuple[str, Callable[[int | None], Bot]],
             players = [name_a if s in a_seats else name_b for s in range(seats)]
             records.append(to_record(m, players=players))
     diff = int(total) if total == int(total) else total
-    return DealOutcome(i, diff, tuple(records))
+    return DealOutcome(i, diff, tuple(records), (tally.failures[0], tally.failures[1]),
+                       (tally.moves[0], tally.moves[1]), (tally.errors[0], tally.errors[1]))
 
 
 def chunk_size(deals: int, workers: int) -> int:
@@ -380,7 +422,8 @@ def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
     (:func:`chunk_size`) on N spawned processes; ``ray_address`` plays them as Ray tasks
     (:func:`init_ray`; ``workers`` is then the cluster's CPUs).  The result is the same
     either way.  ``progress(done, deals)`` is called as deals finish; ``recorder(deal, game,
-    record)`` gets every game's RECORD.md object (deal and game 0-based)."""
+    record)`` gets every game's RECORD.md object (deal and game 0-based).  A bot that fails
+    is replaced for that move by the driver's fallback, and counted (``failures``)."""
     if deals < 1:
         raise ValueError("deals must be at least 1")
     if workers < 1:
@@ -406,12 +449,12 @@ def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
     else:
         workers = 1
         batches = _serial(bot_a, bot_b, variant, seed, cards, record)
-    results: list[float | None] = [None] * deals
+    outcomes: list[DealOutcome | None] = [None] * deals  # without their records
     done = 0
     try:
         for batch in batches:
             for o in batch:
-                results[o.index] = o.diff
+                outcomes[o.index] = replace(o, records=())
                 if recorder is not None:
                     for g, rec in enumerate(o.records):
                         recorder(o.index, g, rec)
@@ -423,19 +466,51 @@ def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
             import ray
 
             ray.shutdown()
-    diffs = [d for d in results if d is not None]
-    assert len(diffs) == deals
+    played = [o for o in outcomes if o is not None]
+    assert len(played) == deals
+    diffs = [o.diff for o in played]
     n = len(diffs)
     mean = sum(diffs) / n
     sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
     half = Z95 * sd / math.sqrt(n)
+    failures = (sum(o.failures[0] for o in played), sum(o.failures[1] for o in played))
+    moves = (sum(o.moves[0] for o in played), sum(o.moves[1] for o in played))
+    first = [next((o.errors[k] for o in played if o.errors[k]), None) for k in (0, 1)]
     return DuplicateResult(name_a, name_b, n, mean, sd, mean - half, mean + half,
                            tuple(diffs), time.perf_counter() - start, variant,
-                           len(seatings(variant)), workers)
+                           len(seatings(variant)), workers, failures, moves,
+                           (first[0], first[1]))
 
 
 def format_result(r: DuplicateResult) -> str:
-    """One line, e.g. ``heuristic vs random (bela4): +95.3 points per deal (95% CI ...)``."""
-    return (f"{r.bot_a} vs {r.bot_b} ({r.variant}): {r.mean:+.1f} points per deal "
+    """One line, e.g. ``heuristic vs random (bela4): +95.3 points per deal (95% CI ...)``,
+    ending with the fallback's moves per bot when a bot failed."""
+    line = (f"{r.bot_a} vs {r.bot_b} ({r.variant}): {r.mean:+.1f} points per deal "
             f"(95% CI {r.ci_low:+.1f} .. {r.ci_high:+.1f}, sd {r.sd:.1f}, "
             f"{r.n} deals = {r.games} games, {r.seconds:.1f} s)")
+    if any(r.failures):
+        line += f", bot failures A {r.failures[0]} / B {r.failures[1]} moves"
+    return line
+
+
+def failure_warning(r: DuplicateResult) -> str | None:
+    """A warning when a bot failed (raised, or chose an illegal action): how many of its
+    moves the driver's fallback made instead, and its first failure; ``None`` when neither
+    bot failed.
+
+    >>> r = DuplicateResult("x", "random", 1, 0.0, 0.0, 0.0, 0.0, (0,), failures=(3, 0),
+    ...                     moves=(40, 40), errors=("RuntimeError: boom", None))
+    >>> print(failure_warning(r).replace(". ", ".\\n"))
+    Warning: bot A (x) failed on 3 of its 40 moves (7.5%), first failure RuntimeError: boom.
+    The fallback (the heuristic bot) made those moves: the result does not measure x alone.
+    """
+    failed = [(label, name, n, moves, error) for label, name, n, moves, error
+              in zip("AB", (r.bot_a, r.bot_b), r.failures, r.moves, r.errors) if n]
+    if not failed:
+        return None
+    what = "; ".join(f"bot {label} ({name}) failed on {n} of its {moves} moves "
+                     f"({100 * n / max(moves, 1):.1f}%), first failure {error}"
+                     for label, name, n, moves, error in failed)
+    names = " and ".join(name for _, name, *_ in failed)
+    return (f"Warning: {what}. The fallback (the heuristic bot) made those moves: the result "
+            f"does not measure {names} alone.")

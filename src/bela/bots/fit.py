@@ -1,7 +1,8 @@
 """Fit the contract estimates of :mod:`bela.bots.contracts` on heuristic self-play.
 
 Each sample is a seeded deal whose bidding is forced (a random seat, bidding round and
-contract that the rules allow), then played out by heuristic bots; the target is the caller's
+contract that the rules allow), then played out by heuristic bots through the driver
+(:mod:`bela.bots.driver`); the target is the caller's
 margin (bela3: his score less the mean of the other two; bela2/belot2: his score less the
 opponent's) and the features are those of the cards the caller saw when bidding.  The
 weights are the least-squares solution (a tiny ridge keeps unused features at 0).
@@ -17,9 +18,10 @@ from collections import defaultdict
 
 from ..engine import Match
 from ..engine.actions import PASS, Call
+from ..engine.enums import Outcome
 from ..engine.variants import VARIANTS, get_variant
-from ..engine.views import seat_view
 from .contracts import BC_FEATURES, SUIT_FEATURES, VC_FEATURES, features
+from .driver import Driver
 from .duplicate import first_seat_dealer
 from .heuristic import HeuristicBot
 
@@ -57,11 +59,10 @@ def samples(variant: str, rounds: int, seed: int) -> dict[str, list[tuple[list[f
         seen = sum(1 << c for c in rnd.deal.hands[caller][:rnd.variant.seen_before_bid])
         kind, f = features(variant, contract, seen, caller == rnd.first,
                            turned if contract == turned >> 3 else -1)
-        while not rnd.is_over:
-            m.apply(bot.act(seat_view(m, rnd.turn)))
+        Driver(m, dict.fromkeys(range(rnd.variant.seats), bot)).run_bots()
         assert rnd.result is not None
         scores = rnd.result.scores
-        if rnd.result.outcome == "redeal":
+        if rnd.result.outcome == Outcome.REDEAL:
             continue
         others = [scores[s] for s in range(len(scores)) if s != caller]
         out[kind].append((f, scores[caller] - sum(others) / len(others)))

@@ -9,10 +9,11 @@ what it may know from the view (cheap: at most 32 played cards):
 
 * the cards still unseen by it (``unseen``: not played, not in its hand, not face up, not
   its own bela3 discards);
-* per other seat, the cards it may still hold: unseen cards minus the suits it showed void
-  in (R17/R18, R36), minus the cards above a card it failed to beat (R17-R19 "iber"; in
-  belot2 only on a trump lead or in VC, R36), plus the cards it is known to hold (declared
-  cards shown after the first trick, the other half of an announced bela, R13/R14);
+* per other seat, the cards it may still hold: unseen cards minus those its plays ruled out
+  (the view's ``ruled_out``, the engine's facts: the suits it showed void in, the cards a
+  duty would have made it play, R17-R19, R36; none where ``enforce = off`` lets a card
+  break a duty), plus the cards it is known to hold (declared cards shown after the first
+  trick, the other half of an announced bela, R13/R14);
 * from those, a crude probability that a seat holds a given card (shared among the seats
   that may hold it, weighted by their free hand slots, and an out-of-play "stock" where some
   unseen cards lie: the bela3 caller's 2 discards for the others, bela2's 11 cards and belot2's
@@ -54,6 +55,7 @@ from dataclasses import dataclass, replace
 from ..engine.actions import Action, Call, Declare, Pass, Play
 from ..engine.cards import FULL_DECK, SUIT_MASKS
 from ..engine.declarations import declaration_value, find_declarations
+from ..engine.enums import Enforce, Phase
 from ..engine.rules import bela_duties, play_table
 from ..engine.variants import get_variant
 from ..engine.views import SeatView
@@ -147,13 +149,13 @@ class HeuristicBot:
             raise ValueError("it is not this seat's turn")
         if self.fixed is None:
             self.params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
-        if view.phase == "bidding":
+        if view.phase == Phase.BIDDING:
             if get_variant(view.variant).partners:  # the bela4 partnership estimate (R7)
                 return self._bid(view)
             return contracts.bid(view, self.params)
-        if view.phase == "discard":
+        if view.phase == Phase.DISCARD:
             return contracts.discard(view, self.params)
-        if view.phase == "exchange":
+        if view.phase == Phase.EXCHANGE:
             return contracts.exchange(view, self.params)
         declares = [a for a in legal if isinstance(a, Declare)]
         if declares:
@@ -240,17 +242,8 @@ class _Play:
                 if s != me and teams[s] == teams[me]:
                     u[s] = params.ally_weight
         self.u = [-x for x in u] if self.raspas else u
-        # R17-R19 let a follower that does not beat reveal that it cannot; R36 (belot2)
-        # has that duty only on a trump lead (and in VC on the led suit)
-        self.iber = variant.iber
         self.hand = view.hand.mask
-        played = 0
-        cons = [FULL_DECK] * n
-        for cards, _winner in view.tricks:
-            played |= self._scan(cards, cons)
-        if view.trick:
-            played |= self._scan(view.trick, cons)
-        self.played = played
+        played = view.played.mask
         out = 0  # face-up cards (turned, bottom) and own discards: out of play and known
         for face_up in view.public.values():
             out |= 1 << face_up
@@ -276,10 +269,12 @@ class _Play:
         all_known = 0
         for k in known:
             all_known |= k
+        # what each seat may hold: the unseen cards its plays did not rule out (the engine's
+        # facts: voids, and cards a duty would have forced, R17-R19, R36), and its known cards
         poss = [0] * n
         for s in range(n):
             if s != me:
-                poss[s] = (unseen & cons[s] & ~all_known) | known[s]
+                poss[s] = (unseen & ~view.ruled_out[s].mask & ~all_known) | known[s]
         self.poss = poss
         # probability that seat s holds card c: known cards are certain; the others are
         # shared among the seats that may hold them, each weighted by its free slots per
@@ -317,32 +312,6 @@ class _Play:
                 prob[s][c] = weight[s] / total
         self.prob = prob
         self.tricks_left = self.hand.bit_count()
-
-    def _scan(self, cards: tuple[tuple[int, int], ...], cons: list[int]) -> int:
-        """Played mask of one trick, narrowing ``cons`` by the play duties' inferences."""
-        t = self.t
-        tm = self.tm
-        above = t.above
-        lead_card = cards[0][1]
-        lead = lead_card >> 3
-        win = lead_card
-        m = 1 << lead_card
-        for seat, c in cards[1:]:
-            m |= 1 << c
-            if c >> 3 == lead:
-                if win >> 3 == lead and not above[win] >> c & 1 and (
-                        self.iber or t.is_trump[win]):
-                    cons[seat] &= ~above[win]  # could not beat the best of the led suit
-            else:
-                cons[seat] &= ~SUIT_MASKS[lead]  # void in the led suit
-                if tm >> c & 1:
-                    if self.iber and tm >> win & 1 and not above[win] >> c & 1:
-                        cons[seat] &= ~above[win]  # could not over-trump
-                else:
-                    cons[seat] &= ~tm  # no trump either (R18, R36)
-            if t.beats[win] >> c & 1:
-                win = c
-        return m
 
     # -- estimates ---------------------------------------------------------------------------
     def _p_none(self, seat: int, mask: int) -> float:
@@ -438,7 +407,7 @@ class _Play:
     # -- choice ------------------------------------------------------------------------------
     def choose(self, legal: int) -> int:
         view = self.view
-        if view.options.get("enforce") == "off":  # honour system: still follow R17-R19
+        if view.options.get("enforce") == Enforce.OFF:  # honour system: still follow R17-R19
             lead = view.trick[0][1] >> 3 if view.trick else -1
             win = self._current_win()[0] if view.trick else -1
             legal = (bela_duties(self.hand, lead, win, self.t) & legal) or legal

@@ -1,6 +1,8 @@
 """``bela arena``: two bots over duplicate deals of a variant (:mod:`bela.bots.duplicate`),
 in parallel over the cores (or on a Ray cluster), with a result table or JSON and,
-optionally, every game saved as a RECORD.md record."""
+optionally, every game saved as a RECORD.md record.  A bot that fails (raises, or chooses an
+illegal action) is replaced for that move by the driver's fallback; the moves so made are
+counted per bot, and a warning on stderr says so."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from ..bots.duplicate import (
     DuplicateResult,
     Recorder,
     duplicate_match,
+    failure_warning,
     format_result,
     init_ray,
     ray_available,
@@ -69,7 +72,8 @@ def parse_bots(text: str) -> tuple[str, str]:
 
 def result_json(r: DuplicateResult, seed: int | None = None) -> dict[str, Any]:
     """The ``--json`` object: A's mean points per deal over B with its 95% CI, match wins
-    (per deal, A scoring more over the deal's games), and the Elo estimate."""
+    (per deal, A scoring more over the deal's games), the Elo estimate, and per bot (A, B)
+    its moves, the fallback's moves among them (``failures``) and its first failure."""
     elo = r.elo
     out: dict[str, Any] = {
         "mean": r.mean, "ci95": [r.ci_low, r.ci_high], "deals": r.n, "variant": r.variant,
@@ -77,7 +81,8 @@ def result_json(r: DuplicateResult, seed: int | None = None) -> dict[str, Any]:
         "per_deal": r.per_deal, "wins": r.wins, "draws": r.draws, "losses": r.losses,
         "win_rate": r.win_rate, "score_rate": elo.score, "elo": elo.elo,
         "elo_ci95": [elo.elo_low, elo.elo_high], "elo_clamped": elo.clamped,
-        "workers": r.workers,
+        "workers": r.workers, "moves": list(r.moves), "failures": list(r.failures),
+        "first_failures": list(r.errors),
     }
     if seed is not None:
         out["seed"] = seed
@@ -106,6 +111,8 @@ def result_table(r: DuplicateResult, ray: str | None = None) -> Any:
     note = " (score rate clamped off 0/1)" if elo.clamped else ""
     t.add_row("Elo (A - B)", f"{elo.elo:+.0f} (95% CI {elo.elo_low:+.0f} .. "
               f"{elo.elo_high:+.0f}){note}")
+    t.add_row("bot failures", f"A {r.failures[0]} / B {r.failures[1]} moves made by the "
+              f"fallback (of {r.moves[0]} / {r.moves[1]})")
     t.add_row("seconds", f"{r.seconds:.1f}")
     t.add_row("workers", f"{r.workers}" + (f" (Ray {ray})" if ray else " (processes)"
                                            if r.workers > 1 else " (this process)"))
@@ -208,7 +215,7 @@ def arena(
                  workers=workers or os.cpu_count() or 1, ray_address=ray, recorder=recorder)
     except (typer.Exit, KeyboardInterrupt):
         raise
-    except Exception as exc:  # a bot or a worker failing: a message, not a traceback
+    except Exception as exc:  # a worker or a bot's factory failing: a message, no traceback
         raise _fail(f"the arena stopped: {type(exc).__name__}: {exc}") from None
     finally:
         if started_ray:
@@ -226,3 +233,6 @@ def arena(
         console = Console(highlight=False)
         console.print(result_table(r, ray))
         console.print(format_result(r), soft_wrap=True)
+    warning = failure_warning(r)
+    if warning is not None:
+        typer.echo(warning, err=True)

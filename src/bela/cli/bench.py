@@ -10,7 +10,11 @@ from typing import Any
 
 import typer
 
+from ..bots.base import Bot
+from ..bots.driver import Driver
 from ..engine import Match
+from ..engine.actions import Action
+from ..engine.enums import Phase
 from ..engine.variants import VARIANTS
 from ..engine.views import SeatView, seat_view
 
@@ -50,7 +54,7 @@ def _views(variant: str, n: int, seed: int) -> list[SeatView]:
         rnd = m.deal()
         stop = rng.randrange(40)
         while not rnd.is_over:
-            if rnd.phase == "play" and len(rnd.log) >= stop:
+            if rnd.phase == Phase.PLAY and len(rnd.log) >= stop:
                 views.append(seat_view(m, rnd.turn))
                 break
             legal = rnd.legal_actions()
@@ -74,30 +78,41 @@ def bench_sampler(variant: str, views: int, deals: int, seed: int) -> dict[str, 
             "p99_ms": times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]}
 
 
+class _Timed:
+    """A bot whose decision times (ms) are kept."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.times: list[float] = []
+
+    def act(self, view: SeatView) -> Action:
+        start = time.perf_counter()
+        try:
+            return self.bot.act(view)
+        finally:
+            self.times.append((time.perf_counter() - start) * 1000)
+
+
 def bench_latency(variant: str, bot: str, rounds: int, seed: int) -> dict[str, Any]:
-    """Decision latency of a bot at one seat (others heuristic) over whole rounds."""
+    """Decision latency of a bot at one seat (others heuristic) over whole rounds, played
+    through the driver; ``failures``: its moves the driver's fallback made instead."""
     from ..bots import make_bot
 
-    tested = make_bot(bot, seed)
+    tested = _Timed(make_bot(bot, seed))
     other = make_bot("heuristic", seed + 1)
-    times = []
+    failures = 0
     for g in range(rounds):
         m = Match(variant, seed=seed * 1009 + g, options={"target": 10**12})
-        rnd = m.deal()
-        while not rnd.is_over:
-            view = seat_view(m, rnd.turn)
-            if rnd.turn == g % m.variant.seats:
-                t0 = time.perf_counter()
-                action = tested.act(view)
-                times.append((time.perf_counter() - t0) * 1000)
-            else:
-                action = other.act(view)
-            m.apply(action)
-    times.sort()
+        seat = g % m.variant.seats
+        driver = Driver(m, {s: tested if s == seat else other for s in range(m.variant.seats)})
+        driver.play_round()
+        failures += driver.failures[seat]
+    times = sorted(tested.times)
     return {"variant": variant, "bot": bot, "decisions": len(times),
             "median_ms": statistics.median(times), "mean_ms": statistics.fmean(times),
             "p99_ms": times[min(len(times) - 1, round(0.99 * (len(times) - 1)))],
-            "max_ms": times[-1]}
+            "max_ms": times[-1], "failures": failures}
 
 
 def bench(
@@ -150,6 +165,8 @@ def bench(
             line = (f"latency, {variant}, {bot}: median {r['median_ms']:.1f} ms, p99 "
                     f"{r['p99_ms']:.0f} ms, max {r['max_ms']:.0f} ms "
                     f"({r['decisions']} decisions)")
+            if r["failures"]:
+                line += f"; the bot failed {r['failures']} times (the fallback moved)"
         if not as_json:
             typer.echo(line)
     if as_json:

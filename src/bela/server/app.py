@@ -22,7 +22,20 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from ..engine.variants import VARIANTS
+from ..engine.variants.base import OPTION_CHOICES
 from ..storage import Database
+from .errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    Refused,
+    TooLarge,
+    Unauthenticated,
+)
+from .hub import Conn, Hub, dumps
+from .lobby import Lobby
+from .model import ServerConfig, Table
 from .protocol import (
     MAX_NAME,
     ActMessage,
@@ -34,11 +47,27 @@ from .protocol import (
     client_message,
     error,
 )
-from .tables import ApiError, Conn, ServerConfig, TableManager, dumps
+from .store import Store
 
 log = logging.getLogger("bela.server")
 
 MAX_BODY = 64 * 1024
+
+# The HTTP status of each kind of refusal (the nearest listed class of an error decides).
+HTTP_STATUS: dict[type[Refused], int] = {
+    Refused: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
+    TooLarge: 413, InvalidInput: 422,
+}
+
+
+def http_status(exc: Refused) -> int:
+    """The HTTP status a refusal is answered with: the one place errors meet HTTP."""
+    return next(HTTP_STATUS[c] for c in type(exc).__mro__ if c in HTTP_STATUS)
+
+
+def error_body(exc: Refused) -> dict[str, Any]:
+    """The JSON body of a refused request."""
+    return {"error": {"code": exc.code, "message": exc.message}}
 
 
 class BodyLimit:
@@ -54,9 +83,8 @@ class BodyLimit:
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await _send_json(send, 413, {"error": {
-                "code": "too_large", "message": f"request bodies are limited to {self.limit} "
-                "bytes"}})
+            refusal = TooLarge("too_large", f"request bodies are limited to {self.limit} bytes")
+            await _send_json(send, http_status(refusal), error_body(refusal))
             return
         seen = 0
 
@@ -66,7 +94,7 @@ class BodyLimit:
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > self.limit:
-                    raise ApiError(413, "too_large", "request body too large")
+                    raise TooLarge("too_large", "request body too large")
             return msg
 
         await self.app(scope, limited, send)
@@ -84,12 +112,13 @@ async def current_player(request: Request, authorization: Annotated[str | None, 
                          ) -> dict[str, Any]:
     """The player of the request's ``Authorization: Bearer <token>``."""
     if not authorization or not authorization.startswith("Bearer "):
-        raise ApiError(401, "no_token", "send 'Authorization: Bearer <token>' "
-                       "(POST /api/guests gives a token)")
-    found = request.app.state.db.player_by_token(authorization[7:].strip())
+        raise Unauthenticated("no_token", "send 'Authorization: Bearer <token>' "
+                              "(POST /api/guests gives a token)")
+    lobby: Lobby = request.app.state.lobby
+    found = lobby.store.player_by_token(authorization[7:].strip())
     if found is None:
-        raise ApiError(401, "bad_token", "unknown token: make a new guest")
-    return dict(found)
+        raise Unauthenticated("bad_token", "unknown token: make a new guest")
+    return found
 
 
 Player = Annotated[dict[str, Any], Depends(current_player)]
@@ -98,7 +127,7 @@ Player = Annotated[dict[str, Any], Depends(current_player)]
 def _clean_name(name: str) -> str:
     text = " ".join(name.split())
     if not text or any(not ch.isprintable() for ch in text):
-        raise ApiError(422, "bad_name", f"a name is 1 to {MAX_NAME} printable characters")
+        raise InvalidInput("bad_name", f"a name is 1 to {MAX_NAME} printable characters")
     return text
 
 
@@ -112,29 +141,28 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     """
     cfg = config or ServerConfig(**options)
     db = Database(db_url)
-    manager = TableManager(db, cfg)
+    lobby = Lobby(Store(db), Hub(), cfg)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        await asyncio.to_thread(manager.available_bots)  # imports the bots' modules once
-        await manager.resume_all()
+        await asyncio.to_thread(lobby.available_bots)  # imports the bots' modules once
+        await lobby.resume_all()
         try:
             yield
         finally:
-            await manager.shutdown()
+            await lobby.shutdown()
             db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",
                   openapi_url="/api/openapi.json", redoc_url=None)
     app.state.db = db
-    app.state.manager = manager
+    app.state.lobby = lobby
     app.state.config = cfg
     app.add_middleware(BodyLimit)
 
-    @app.exception_handler(ApiError)
-    async def _api_error(_req: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"error": {"code": exc.code, "message": exc.message}},
-                            status_code=exc.status)
+    @app.exception_handler(Refused)
+    async def _refused(_req: Request, exc: Refused) -> JSONResponse:
+        return JSONResponse(error_body(exc), status_code=http_status(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_req: Request, exc: RequestValidationError) -> JSONResponse:
@@ -146,7 +174,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     @app.post("/api/guests")
     async def new_guest(body: GuestIn) -> dict[str, Any]:
         name = _clean_name(body.name)
-        pid, token = db.create_player(name)
+        pid, token = lobby.store.create_player(name)
         return {"player_id": pid, "name": name, "token": token}
 
     @app.get("/api/players/me")
@@ -155,69 +183,71 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
 
     @app.get("/api/players/me/history")
     async def history(p: Player) -> list[dict[str, Any]]:
-        return manager.history(p)
+        return lobby.history(p)
 
     @app.get("/api/variants")
     async def variants() -> dict[str, Any]:
         return {"variants": [{"id": v.name, "seats": v.seats, "options": list(v.options),
                               "defaults": v.make_options({}).as_dict()}
                              for v in VARIANTS.values()],
-                "bots": await asyncio.to_thread(manager.available_bots)}
+                "choices": {name: [str(c) for c in choice]
+                            for name, choice in OPTION_CHOICES.items()},
+                "bots": await asyncio.to_thread(lobby.available_bots)}
 
     @app.get("/api/tables")
     async def list_tables() -> list[dict[str, Any]]:
-        return manager.listing()
+        return lobby.listing()
 
     @app.post("/api/tables")
     async def create_table(body: TableIn, p: Player) -> dict[str, Any]:
-        table = manager.create(p, body.variant, dict(body.options), body.bot, body.seat,
+        table = lobby.create(p, body.variant, dict(body.options), body.bot, body.seat,
                                body.seed)
-        return manager.summary(table)
+        return lobby.summary(table)
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str) -> dict[str, Any]:
-        return manager.summary(manager.require(table_id))
+        return lobby.summary(lobby.require(table_id))
 
     @app.post("/api/tables/{table_id}/sit")
     async def sit(table_id: str, body: SitIn, p: Player) -> dict[str, Any]:
-        table = manager.require(table_id)
-        manager.sit(table, p, body.seat)
-        return manager.summary(table)
+        table = lobby.require(table_id)
+        lobby.sit(table, p, body.seat)
+        return lobby.summary(table)
 
     @app.post("/api/tables/{table_id}/leave")
     async def leave(table_id: str, p: Player) -> dict[str, Any]:
-        table = manager.require(table_id)
-        manager.leave(table, p)
-        return manager.summary(table)
+        table = lobby.require(table_id)
+        lobby.leave(table, p)
+        return lobby.summary(table)
 
     @app.post("/api/tables/{table_id}/bots")
     async def bots(table_id: str, p: Player, body: BotsIn | None = None) -> dict[str, Any]:
-        table = manager.require(table_id)
-        manager.fill_bots(table, p, body.seats if body else None)
-        return manager.summary(table)
+        table = lobby.require(table_id)
+        lobby.fill_bots(table, p, body.seats if body else None)
+        return lobby.summary(table)
 
     @app.post("/api/tables/{table_id}/start")
     async def start(table_id: str, p: Player) -> dict[str, Any]:
-        table = manager.require(table_id)
-        manager.start(table, p)
-        return manager.summary(table)
+        table = lobby.require(table_id)
+        await lobby.start(table, p)
+        return lobby.summary(table)
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str) -> dict[str, Any]:
-        return manager.record(table_id)
+        return lobby.record(table_id)
 
     # -- play ------------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str,
                            token: str | None = None) -> None:
         await websocket.accept()
-        table = manager.get(table_id)
-        if table is None:
-            await websocket.send_text(dumps(error("unknown_table",
-                                                  f"there is no table {table_id!r}")))
+        try:
+            table = lobby.require(table_id)
+        except NotFound as exc:
+            await websocket.send_text(dumps(error(exc.code, exc.message)))
             await websocket.close(code=4404)
             return
-        p = db.player_by_token(token) if token else None
+        p = lobby.store.player_by_token(token) if token else None
         if token and p is None:
             await websocket.send_text(dumps(error("bad_token", "unknown token: make a new "
                                                   "guest or watch without a token")))
@@ -225,11 +255,11 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
             return
         pid = p["id"] if p else None
         conn = Conn(websocket.send_text, pid, table.seat_of(pid))
-        manager.connect(table, conn)
         loop = asyncio.get_running_loop()
         sender = loop.create_task(conn.run_sender())
         window, count = loop.time(), 0
         try:
+            await lobby.connect(table, conn)
             while not conn.closed:
                 try:
                     msg = await websocket.receive()
@@ -246,11 +276,11 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                         conn.send(error("too_many", f"at most {cfg.max_rate} messages a second; "
                                         "the others were ignored"))
                     continue
-                reply = _handle(manager, table, conn, msg, cfg.max_message)
+                reply = await _handle(lobby, table, conn, msg, cfg.max_message)
                 if reply is not None:
                     conn.send(reply)
         finally:
-            manager.disconnect(table, conn)
+            await lobby.disconnect(table, conn)
             try:
                 await asyncio.wait_for(sender, timeout=1.0)
             except (Exception, asyncio.CancelledError):
@@ -271,8 +301,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     return app
 
 
-def _handle(manager: TableManager, table: Any, conn: Conn, msg: Mapping[str, Any],
-            limit: int) -> dict[str, Any] | None:
+async def _handle(lobby: Lobby, table: Table, conn: Conn, msg: Mapping[str, Any],
+                  limit: int) -> dict[str, Any] | None:
     """One client message: the reply to send (``None``: nothing to say)."""
     raw = msg.get("text")
     if raw is None:
@@ -297,11 +327,8 @@ def _handle(manager: TableManager, table: Any, conn: Conn, msg: Mapping[str, Any
     if isinstance(parsed, PingMessage):
         return {"type": "pong"}
     if isinstance(parsed, ActMessage):
-        return manager.act(table, conn, parsed.action, parsed.seq)
-    # sync: send the current state again
-    if table.match is not None and table.match.round is not None:
-        conn.send(manager.state_text(table, conn.seat))
-    conn.send({"type": "table", "table": manager.summary(table)})
+        return await lobby.act(table, conn, parsed.action, parsed.seq)
+    lobby.sync(table, conn)  # sync: send the current state again
     return None
 
 

@@ -157,8 +157,9 @@ function renderCreateForm() {
   if (!S.variants) return `<p class="muted">${esc(t("connecting"))}</p>`;
   const chosen = S.createVariant || "bela4";
   const info = variantInfo(chosen);
-  const opts = info.options.filter((o) => o !== "target").map((o) => {
-    const values = { equal_declarations: ["earlier", "cancel"], tie: ["fall", "hang"], enforce: ["on", "off"] }[o] || [];
+  const { choices } = S.variants; // each option's values, from the engine (GET /api/variants)
+  const opts = info.options.filter((o) => Object.hasOwn(choices, o)).map((o) => {
+    const values = choices[o];
     return `<label>${esc(t("opt_" + o))} <select name="opt_${o}" id="opt-${o}">${values.map((x) =>
       `<option value="${x}" ${info.defaults[o] === x ? "selected" : ""}>${esc(t(`opt_${o}_${x}`))}</option>`).join("")}</select></label>`;
   }).join("");
@@ -509,7 +510,7 @@ async function onSubmit(ev) {
     const variant = String(data.get("variant"));
     const info = variantInfo(variant);
     const options = { target: Number(data.get("target")) || info.defaults.target };
-    for (const o of info.options) if (o !== "target" && data.get("opt_" + o)) options[o] = String(data.get("opt_" + o));
+    for (const o of info.options) if (Object.hasOwn(S.variants.choices, o) && data.get("opt_" + o)) options[o] = String(data.get("opt_" + o));
     const body = { variant, options, bot: String(data.get("bot")), seat: data.get("sit") ? 0 : null };
     const tb = await run(() => api("POST", "/api/tables", body));
     if (tb) go(tb.id);

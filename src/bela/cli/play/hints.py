@@ -1,0 +1,134 @@
+"""``hint`` at any prompt of ``bela play``: what the best bot (pimc) would do, and for a card
+the estimated value of every legal card.  The solver it needs gets ready in a background
+thread while the human plays (:class:`SolverWarmUp`)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from ...engine.actions import Call, Pass, Play
+from ...engine.views import SeatView
+from ..text import card_markup, pretty_codes, suit_markup
+from .markup import describe_bid, trump_of
+from .screen import Screen
+
+
+class SolverWarmUp:
+    """The solver's kernels compiled (the first time after an install, about a minute) or
+    loaded from Numba's cache, in a background daemon thread started with the match, so
+    that the first ``hint`` does not freeze; a hint asked before it is done waits with a
+    spinner that says why.  One per process: a second start does nothing."""
+
+    MESSAGE = "Preparing the solver (first time only) …"
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+        self.note = ""  # what the warm-up reports it is doing
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        """Start the warm-up (once); the thread also imports the solver (numba), so the
+        first prompt does not wait for it."""
+        if self.thread is not None:
+            return
+        self.thread = threading.Thread(target=self._run, daemon=True,
+                                       name="bela-solver-warm-up")
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            from ...solver import warm_up
+
+            warm_up(progress=self._progress)
+        except Exception as exc:  # noqa: BLE001 - the hint then tries (and reports) itself
+            self.error = exc
+
+    def _progress(self, note: str) -> None:
+        self.note = note
+
+    @property
+    def busy(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def wait(self, console: Console) -> None:
+        """Wait for the warm-up (starting it if needed), with a spinner while it works."""
+        try:
+            from ...solver import is_warm
+        except ImportError:
+            return
+        if is_warm() and not self.busy:
+            return
+        self.start()
+        if self.thread is None or not self.thread.is_alive():
+            return
+        if not console.is_terminal:  # no spinner in a pipe: one line
+            console.print(self.MESSAGE, highlight=False)
+            self.thread.join()
+            return
+        with console.status(self.MESSAGE) as status:
+            while self.thread.is_alive():
+                self.thread.join(0.2)
+                if self.note.startswith("compiling"):
+                    status.update("Preparing the solver (first time only: this can take a "
+                                  "minute) …")
+
+
+SOLVER = SolverWarmUp()  # the process's one warm-up
+
+
+def show_hint(screen: Screen, view: SeatView, solver: SolverWarmUp) -> None:
+    """The best bot's choice, and for a card the mean double-dummy value of each legal card
+    over the deals consistent with what you know: the card hinted is the best of the values
+    shown (both come from the same sampled deals)."""
+    say = screen.say
+    if not view.legal:
+        say("Nothing to decide right now.")
+        return
+    try:
+        from ...bots.pimc import PimcBot
+    except ImportError as exc:  # the solver's numba / numpy failed to load
+        missing = exc.name or str(exc)
+        say(f"Hints are not available: the solver cannot load the Python package "
+            f"{escape(missing)} ({escape(str(exc))}).")
+        return
+    solver.wait(screen.console)
+    advisor = PimcBot(seed=view.round_index * 1000 + len(view.tricks), samples=32, budget=1.0)
+    try:
+        choice, values = advisor.advise(view)
+    except Exception as exc:  # noqa: BLE001 - a failing hint must not end the match
+        say(f"The hint failed ({escape(type(exc).__name__)}: {escape(str(exc))}).")
+        return
+    trump = trump_of(view)
+    if isinstance(choice, Play) and values:
+        ranked = sorted(values.items(), key=lambda cv: (cv[1] if view.raspas else -cv[1], cv[0]))
+        cells = ", ".join(f"{card_markup(c, trump)} {v:.0f}" for c, v in ranked)
+        goal = "fewest" if view.raspas else "most"
+        say(f"Hint: play {card_markup(choice.card, trump)}{' with bela' if choice.bela else ''}."
+            f"  Estimated points your side takes in the round ({goal} is best): {cells}.")
+    elif isinstance(choice, (Call, Pass)):
+        say(f"Hint: {describe_bid(choice, view)}.{bid_reason(screen, view, advisor)}")
+    elif isinstance(choice, Play):
+        say(f"Hint: play {card_markup(choice.card, trump)}"
+            f"{' with bela' if choice.bela else ''}.")
+    else:
+        say(f"Hint: {pretty_codes(choice.pretty())}.")
+
+
+def bid_reason(screen: Screen, view: SeatView, advisor: Any) -> str:
+    """bela4: the bot's estimate for each suit it may call, as the points the calling side
+    makes over the other; it passes when none reaches its threshold (R7)."""
+    scores_of = getattr(getattr(advisor, "fallback", None), "suit_scores", None)
+    if not screen.variant.partners or scores_of is None:  # the partnership estimate
+        return ""
+    calls = [a.contract for a in view.legal if isinstance(a, Call) and a.contract < 4]
+    if not calls:
+        return ""
+    scores = scores_of(view.hand.mask)
+    cells = ", ".join(f"{suit_markup(c)} {scores[c]:+.0f}"
+                      for c in sorted(calls, key=lambda c: -scores[c]))
+    return (f"  Estimated margin if you call, from your 6 cards (the points your side would "
+            f"make over the other): {cells}.")

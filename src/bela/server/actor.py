@@ -1,0 +1,480 @@
+"""One actor per live table: the only code that changes a running table's match.
+
+Every change of a running table (a client's action, a bot's move, the next deal, a grace
+period ending, a player coming or going) is a message on the table's queue, handled by the
+actor's task one at a time, in order.  An action goes through :meth:`Match.apply` (which
+refuses an illegal one and changes nothing), is written to the database, and only then
+broadcast; when the database refuses, nothing is applied.
+
+A bot thinks off the event loop (a worker thread) on an immutable snapshot of its seat's
+view, and its move comes back as a message, dropped if the table moved on meanwhile (its
+``seq`` changed, or the absent player came back).  The bot decides with a seed made of the
+table seed and the event number, so its play is the same whether or not the server
+restarted; a bot that fails is replaced for that move by :func:`bela.bots.driver.decide`'s
+fallback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..bots import make_bot
+from ..bots.driver import Decision, decide
+from ..engine import BelaError, IllegalAction, parse_action
+from ..engine.actions import Action, ActionParseError, Claim
+from ..engine.enums import Phase
+from ..engine.record import score, to_record
+from ..engine.views import SeatView, seat_view
+from .hub import Conn, Hub
+from .model import ServerConfig, Table, TableStatus, bot_seed, round_deal
+from .protocol import error
+from .store import Store
+
+log = logging.getLogger("bela.server")
+
+RETRY = 1.0  # seconds between tries of a step the database refused
+
+Reply = dict[str, Any] | None  # the error message for a refused client action, else None
+
+
+# -- messages ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Begin:
+    """Take the table over, just started or resumed after a restart: absent players get
+    their grace period; the first round is dealt at once, a round that is over is followed
+    by the next deal after the round pause."""
+
+
+@dataclass(frozen=True)
+class Act:
+    """A client's action token; ``seq``: the state it was chosen on."""
+
+    conn: Conn
+    token: str
+    seq: int | None
+
+
+@dataclass(frozen=True)
+class BotMove:
+    """The move a bot chose for ``seat`` at state ``seq``."""
+
+    seat: int
+    seq: int
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class BotRetry:
+    """Think again about the bot move at (``seat``, ``seq``) that the database refused."""
+
+    seat: int
+    seq: int
+
+
+@dataclass(frozen=True)
+class NextDeal:
+    """Deal the next round (the round pause is over, or the database refused the deal)."""
+
+
+@dataclass(frozen=True)
+class Finish:
+    """Store the result of the match that is over (the database refused it before)."""
+
+
+@dataclass(frozen=True)
+class GraceOver:
+    """The grace period number ``serial`` of an absent player's seat ended."""
+
+    seat: int
+    serial: int
+
+
+@dataclass(frozen=True)
+class Join:
+    """A connection opened to the table."""
+
+    conn: Conn
+
+
+@dataclass(frozen=True)
+class Leave:
+    """A connection to the table closed."""
+
+    conn: Conn
+
+
+Message = Begin | Act | BotMove | BotRetry | NextDeal | Finish | GraceOver | Join | Leave
+
+
+def inactive_refusal(table: Table, conn: Conn) -> Reply:
+    """The refusal of any action by ``conn`` that does not depend on the match: a
+    spectator's, or one at a table that is not running."""
+    if conn.seat is None:
+        return error("spectator", "spectators cannot act; sit at an open table to play")
+    if table.status != TableStatus.RUNNING or table.match is None:
+        return error("not_running", "the match has not started"
+                     if table.status == TableStatus.OPEN else "the match is over")
+    return None
+
+
+class TableActor:
+    """The owner of one table's match from its start until it is over and nobody watches:
+    its task handles the table's messages one at a time.  ``on_idle(table)`` is called
+    when the table is finished and has no connection left (the actor has stopped then)."""
+
+    def __init__(self, table: Table, store: Store, hub: Hub, config: ServerConfig,
+                 on_idle: Callable[[Table], None]) -> None:
+        self.table = table
+        self.store = store
+        self.hub = hub
+        self.config = config
+        self.on_idle = on_idle
+        self._queue: asyncio.Queue[tuple[Message, asyncio.Future[Reply] | None]] = (
+            asyncio.Queue())
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[None] | None = None
+        self._stopped = False
+        self._grace: dict[int, tuple[int, asyncio.TimerHandle]] = {}  # seat -> serial, timer
+        self._grace_serial = 0
+        self._deal_timer: asyncio.TimerHandle | None = None
+        self._retry_timer: asyncio.TimerHandle | None = None
+        self._bot_key: tuple[int, int] | None = None  # (seat, seq) of the bot move under way
+        self._thinker: asyncio.Task[None] | None = None
+        self._refusals = 0  # consecutive steps of the table the database refused
+
+    # -- the mailbox ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self._task = self._loop.create_task(self._run(), name=f"table {self.table.id}")
+
+    def post(self, msg: Message) -> None:
+        """Queue a message without waiting for it."""
+        if not self._stopped:
+            self._queue.put_nowait((msg, None))
+
+    async def ask(self, msg: Message) -> Reply:
+        """Queue a message and wait until it is handled: its reply."""
+        if self._stopped:
+            return self._gone(msg)
+        reply: asyncio.Future[Reply] = self._loop.create_future()
+        self._queue.put_nowait((msg, reply))
+        return await reply
+
+    async def stop(self) -> None:
+        """Stop at once (server shutdown): timers and a thinking bot are cancelled, queued
+        messages answered as at a stopped table."""
+        self._halt()
+        task = self._task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        while not self._stopped:
+            msg, reply = await self._queue.get()
+            try:
+                answer = self._handle(msg)
+                self._kick()
+            except Exception as exc:  # a bug: the table goes on; the asker (or the log) hears
+                if reply is None:
+                    log.exception("table %s: %s could not be handled", self.table.id,
+                                  type(msg).__name__)
+                elif not reply.done():
+                    reply.set_exception(exc)
+            else:
+                if reply is not None and not reply.done():
+                    reply.set_result(answer)
+            if (self.table.status == TableStatus.FINISHED and not self.hub.conns(self.table)
+                    and self._queue.empty()):
+                self._halt()
+                self.on_idle(self.table)
+
+    def _halt(self) -> None:
+        self._stopped = True
+        self._cancel_grace()
+        for timer in (self._deal_timer, self._retry_timer):
+            if timer is not None:
+                timer.cancel()
+        if self._thinker is not None:
+            self._thinker.cancel()
+        while not self._queue.empty():
+            msg, reply = self._queue.get_nowait()
+            if reply is not None and not reply.done():
+                reply.set_result(self._gone(msg))
+
+    def _gone(self, msg: Message) -> Reply:
+        """The reply of a stopped actor."""
+        if isinstance(msg, Act):
+            return inactive_refusal(self.table, msg.conn) or error(
+                "not_running", "the table is closed")
+        return None
+
+    def _handle(self, msg: Message) -> Reply:
+        match msg:
+            case Act(conn, token, seq):
+                return self._act(conn, token, seq)
+            case BotMove(seat, seq, decision):
+                self._bot_move(seat, seq, decision)
+            case BotRetry(seat, seq):
+                if self._bot_key == (seat, seq):
+                    self._bot_key = None  # _kick starts the bot again
+            case NextDeal():
+                self._deal_timer = None
+                self._deal()
+            case Finish():
+                self._finish()
+            case GraceOver(seat, serial):
+                self._grace_over(seat, serial)
+            case Join(conn):
+                self._join(conn)
+            case Leave(conn):
+                self._leave(conn)
+            case Begin():
+                self._begin()
+        return None
+
+    # -- people --------------------------------------------------------------------------------
+    def _begin(self) -> None:
+        m = self.table.match
+        assert m is not None
+        if m.is_over:  # killed between the last action and the finish row
+            self._finish()
+            return
+        for i, seat in enumerate(self.table.seats):
+            if not seat.is_bot and not self.hub.seat_connected(self.table, i):
+                self._start_grace(i)
+        if m.round is None:
+            self._deal()
+        elif m.round.is_over:
+            self._schedule_deal()
+
+    def _join(self, conn: Conn) -> None:
+        self.hub.add(self.table, conn)
+        if conn.seat is not None:
+            self._cancel_grace(conn.seat)
+            self.table.seats[conn.seat].autopilot = False  # the player is back: no more bot
+        self.hub.welcome(self.table, conn)
+
+    def _leave(self, conn: Conn) -> None:
+        self.hub.remove(self.table, conn)
+        seat = conn.seat
+        if (seat is not None and self.table.status == TableStatus.RUNNING
+                and not self.table.seats[seat].is_bot
+                and not self.hub.seat_connected(self.table, seat)):
+            self._start_grace(seat)
+        self.hub.broadcast_table(self.table)
+
+    def _start_grace(self, seat: int) -> None:
+        self._cancel_grace(seat)
+        self._grace_serial += 1
+        msg = GraceOver(seat, self._grace_serial)
+        self._grace[seat] = (msg.serial,
+                             self._loop.call_later(self.config.grace, self.post, msg))
+
+    def _cancel_grace(self, seat: int | None = None) -> None:
+        """Cancel the grace period of ``seat`` (``None``: of every seat)."""
+        for s in list(self._grace) if seat is None else [seat]:
+            entry = self._grace.pop(s, None)
+            if entry is not None:
+                entry[1].cancel()
+
+    def _grace_over(self, seat: int, serial: int) -> None:
+        entry = self._grace.get(seat)
+        if entry is None or entry[0] != serial:
+            return  # a grace period cancelled after it ended: the player came back
+        del self._grace[seat]
+        s = self.table.seats[seat]
+        if (self.hub.seat_connected(self.table, seat) or s.is_bot
+                or self.table.status != TableStatus.RUNNING):
+            return
+        s.autopilot = True
+        self.hub.broadcast_table(self.table)
+
+    def _act(self, conn: Conn, token: str, seq: int | None) -> Reply:
+        table = self.table
+        refusal = inactive_refusal(table, conn)
+        if refusal is not None:
+            return refusal
+        assert table.match is not None and conn.seat is not None
+        if seq is not None and seq != table.seq:
+            return error("stale", f"you acted on state {seq}, but the table is at state "
+                         f"{table.seq}; nothing was changed", seq=table.seq)
+        try:
+            action = parse_action(token)
+        except (ActionParseError, ValueError) as exc:
+            return error("bad_action", str(exc))
+        rnd = table.match.round
+        if rnd is None or rnd.is_over:
+            return error("not_your_turn", "the round is over; wait for the next deal")
+        if isinstance(action, Claim):
+            if action.seat != conn.seat:
+                return error("wrong_seat", f"you sit in seat {conn.seat}: claim {conn.seat} "
+                             "is the claim you can make", "R24")
+        elif rnd.turn != conn.seat:
+            if rnd.phase == Phase.EXCHANGE:  # who may swap or redeal stays secret (R32, R35)
+                return error("not_your_turn", "another seat is deciding on a swap or redeal")
+            return error("not_your_turn", f"it is seat {rnd.turn}'s turn, not yours "
+                         f"(seat {conn.seat})")
+        try:
+            self._commit(conn.seat, action)
+        except IllegalAction as exc:
+            return error("illegal", exc.reason, exc.rule, list(exc.legal))
+        except BelaError as exc:
+            return error("illegal", str(exc))
+        except Exception as exc:  # the database refused: nothing was applied
+            log.exception("table %s: could not store an action", table.id)
+            return error("storage", f"the action could not be stored ({type(exc).__name__}); "
+                         "nothing was changed")
+        self._moved()
+        return None
+
+    # -- the match -----------------------------------------------------------------------------
+    def _commit(self, seat: int, action: Action) -> None:
+        """Apply and store an action (raises, changing nothing, when the engine or the
+        database refuses it)."""
+        m = self.table.match
+        assert m is not None
+        m.apply(action)
+        try:
+            self.store.add_action(self.table, seat, action)
+        except Exception:
+            m.undo()
+            raise
+        self._refusals = 0
+        self.table.seq += 1
+        self.table.last = (seat, action.token())
+
+    def _moved(self) -> None:
+        """After an action: the match's end, or the new state and (after a round) the next
+        deal."""
+        m = self.table.match
+        assert m is not None and m.round is not None
+        if m.is_over:
+            self._finish()
+            return
+        self.hub.broadcast_state(self.table)
+        if m.round.is_over:
+            self._schedule_deal()
+
+    def _schedule_deal(self) -> None:
+        if self._deal_timer is not None:
+            return
+        if self.config.round_pause <= 0:
+            self._deal()
+            return
+        self._deal_timer = self._loop.call_later(self.config.round_pause, self.post,
+                                                 NextDeal())
+
+    def _deal(self) -> None:
+        table, m = self.table, self.table.match
+        assert m is not None
+        if (table.status != TableStatus.RUNNING or m.is_over
+                or (m.round is not None and not m.round.is_over)):
+            return
+        idx, dealer = len(m.rounds), m.next_dealer()
+        deal = round_deal(table.variant, table.seed, idx, dealer)
+        try:
+            self.store.add_deal(table, idx, dealer, deal)
+        except Exception:
+            self._refused("a deal", NextDeal())
+            return
+        self._refusals = 0
+        m.deal(deal.hands, deal.extra, dealer=dealer)
+        table.seq += 1
+        table.last = None
+        self.hub.broadcast_state(table)
+
+    def _finish(self) -> None:
+        table, m = self.table, self.table.match
+        assert m is not None
+        if table.status == TableStatus.FINISHED:
+            return
+        record = to_record(m, players=table.names)
+        record["table"] = table.id
+        record["seed"] = table.seed
+        result = score(m)
+        try:
+            self.store.finish(table, result, record)
+        except Exception:
+            self._refused("the match's result", Finish())
+            return
+        self._refusals = 0
+        table.status = TableStatus.FINISHED
+        table.result, table.record = result, record
+        self._cancel_grace()
+        self.hub.broadcast_state(table)
+        self.hub.broadcast_table(table)
+
+    def _refused(self, what: str, retry: Message) -> None:
+        """The database refused a step of the table: nothing changed; ``retry`` comes back
+        in a second.  Logged once, not every second while it lasts."""
+        self._refusals += 1
+        if self._refusals == 1:
+            log.exception("table %s: %s could not be stored; retrying every second",
+                          self.table.id, what)
+        else:
+            log.debug("table %s: %s could not be stored again (%d times)", self.table.id,
+                      what, self._refusals, exc_info=True)
+        self._retry_timer = self._loop.call_later(RETRY, self.post, retry)
+
+    # -- bots ----------------------------------------------------------------------------------
+    def _bot_turn(self) -> int | None:
+        """The seat to act if a bot plays it now (a bot's seat, or an absent player's)."""
+        m = self.table.match
+        if (self.table.status != TableStatus.RUNNING or m is None or m.round is None
+                or m.round.is_over):
+            return None
+        seat = m.round.turn
+        return seat if self.table.seats[seat].bot_controlled else None
+
+    def _kick(self) -> None:
+        """After every message: a bot starts thinking when one is to act and is not yet
+        (a thinking bot whose state is gone stops)."""
+        seat = self._bot_turn()
+        key = None if seat is None else (seat, self.table.seq)
+        if key == self._bot_key:
+            return
+        if self._thinker is not None:
+            self._thinker.cancel()
+        self._bot_key, self._thinker = key, None
+        if seat is not None and self.table.match is not None:
+            view = seat_view(self.table.match, seat)  # immutable: the bot thinks off the loop
+            self._thinker = self._loop.create_task(self._think(seat, self.table.seq, view))
+
+    async def _think(self, seat: int, seq: int, view: SeatView) -> None:
+        await asyncio.sleep(self.config.bot_delay)
+        spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
+        decision = await asyncio.to_thread(
+            decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+        self.post(BotMove(seat, seq, decision))
+
+    def _bot_move(self, seat: int, seq: int, decision: Decision) -> None:
+        if self.table.seq != seq or self._bot_turn() != seat:
+            return  # stale: the table moved on, or the player came back
+        if decision.failure is not None:
+            self._bot_failed(seat, decision.failure)
+        try:
+            self._commit(seat, decision.action)
+        except Exception:
+            self._refused("a bot's move", BotRetry(seat, seq))
+            return
+        self._moved()
+
+    def _bot_failed(self, seat: int, failure: BaseException) -> None:
+        """The table's bot could not move: a fallback moved instead.  Logged once a table."""
+        table = self.table
+        table.bot_failures += 1
+        if table.bot_failures == 1:
+            log.error("table %s: the bot %r failed at seat %d (%s: %s); the heuristic bot "
+                      "plays its moves instead", table.id, table.bot, seat,
+                      type(failure).__name__, failure,
+                      exc_info=(type(failure), failure, failure.__traceback__))
+            self.hub.broadcast_table(table)  # the summary says so (bot_fallback)
+        else:
+            log.debug("table %s: the bot %r failed again (%d moves)", table.id, table.bot,
+                      table.bot_failures)

@@ -1,0 +1,43 @@
+"""What the server refuses, as domain errors: the kind of refusal, never an HTTP status.
+
+The lobby, the table actors and the players' store raise these; the web layer
+(:mod:`bela.server.app`) turns each kind into its HTTP status in one place
+(:func:`bela.server.app.http_status`).
+"""
+
+from __future__ import annotations
+
+
+class Refused(Exception):
+    """A refused request: ``code`` is stable (clients branch on it), ``message`` is for
+    people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Unauthenticated(Refused):
+    """No player token, or one the server does not know."""
+
+
+class Forbidden(Refused):
+    """The player may not do this (not at the table, a seed on a server that takes none)."""
+
+
+class NotFound(Refused):
+    """There is no such table."""
+
+
+class Conflict(Refused):
+    """The table's state does not allow it now (already started, seat taken, not over)."""
+
+
+class TooLarge(Refused):
+    """A request over the size limit."""
+
+
+class InvalidInput(Refused):
+    """The request names something that does not exist or cannot be (variant, option,
+    bot, seat, seed, name)."""

@@ -1,0 +1,150 @@
+"""The connection hub: who is connected to which table, and the messages they are sent.
+
+Each connection receives the view of its own seat (spectators: the public view), built by
+:func:`bela.engine.views.seat_view` and nothing else.  The hub only keeps and tells; it
+never changes a table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..engine.variants import get_variant
+from ..engine.views import seat_view
+from .model import Table
+from .protocol import public_token, view_json
+
+MAX_QUEUE = 2000  # outgoing messages waiting for one slow connection before it is dropped
+
+
+def dumps(msg: dict[str, Any]) -> str:
+    """A message's compact JSON text."""
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+
+
+class Conn:
+    """One WebSocket connection: who it is and its queue of outgoing messages."""
+
+    def __init__(self, send_text: Callable[[str], Any], player_id: str | None,
+                 seat: int | None) -> None:
+        self.send_text = send_text
+        self.player_id = player_id
+        self.seat = seat
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+
+    def send(self, msg: dict[str, Any] | str) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() > MAX_QUEUE:  # a client that does not read: drop it
+            self.close()
+            return
+        self.queue.put_nowait(msg if isinstance(msg, str) else dumps(msg))
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+    async def run_sender(self) -> None:
+        """Send the queued messages in order until the connection closes."""
+        while True:
+            text = await self.queue.get()
+            if text is None:
+                return
+            await self.send_text(text)
+
+
+class Hub:
+    """The connections of every table (used from the server's event loop only)."""
+
+    def __init__(self) -> None:
+        self._conns: dict[str, set[Conn]] = {}
+
+    # -- membership --------------------------------------------------------------------------
+    def add(self, table: Table, conn: Conn) -> None:
+        self._conns.setdefault(table.id, set()).add(conn)
+
+    def remove(self, table: Table, conn: Conn) -> None:
+        conns = self._conns.get(table.id)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del self._conns[table.id]
+
+    def conns(self, table: Table) -> list[Conn]:
+        return list(self._conns.get(table.id, ()))
+
+    def seat_connected(self, table: Table, seat: int) -> bool:
+        return any(c.seat == seat and not c.closed for c in self._conns.get(table.id, ()))
+
+    def close_all(self) -> None:
+        for conns in self._conns.values():
+            for conn in conns:
+                conn.close()
+
+    # -- messages ----------------------------------------------------------------------------
+    def summary(self, table: Table) -> dict[str, Any]:
+        """The table summary of docs/PROTOCOL.md."""
+        v = get_variant(table.variant)
+        conns = [c for c in self._conns.get(table.id, ()) if not c.closed]
+        return {
+            "id": table.id, "variant": table.variant,
+            "options": v.make_options(table.options).as_dict(), "bot": table.bot,
+            "status": table.status, "owner": table.owner_id, "seq": table.seq,
+            "seats": [{"seat": i, "name": s.name or None,
+                       "kind": "bot" if s.is_bot else "human" if s.player_id else None,
+                       "player_id": s.player_id,
+                       "connected": any(c.seat == i for c in conns),
+                       "autopilot": s.autopilot} for i, s in enumerate(table.seats)],
+            "spectators": sum(1 for c in conns if c.seat is None),
+            "invite": f"/?table={table.id}",
+            "totals": list(table.match.totals) if table.match else None,
+            "winner": table.match.winner if table.match else None,
+            "bot_fallback": table.bot_failures > 0,
+        }
+
+    def state_text(self, table: Table, seat: int | None) -> str:
+        """The state message for ``seat`` (``None``: a spectator)."""
+        m = table.match
+        assert m is not None
+        last = None
+        if table.last is not None:
+            actor, token = table.last
+            last = {"seat": actor, "action": public_token(token, actor == seat)}
+        return dumps({"type": "state", "seq": table.seq, "status": table.status,
+                      "last": last, "view": view_json(seat_view(m, seat))})
+
+    def welcome(self, table: Table, conn: Conn) -> None:
+        """A new connection's first messages: welcome, the state (once a round exists); the
+        others hear of it (table)."""
+        conn.send({"type": "welcome", "seat": conn.seat, "player_id": conn.player_id,
+                   "table": self.summary(table)})
+        self.send_state(table, conn)
+        self.broadcast_table(table, skip=conn)
+
+    def send_state(self, table: Table, conn: Conn) -> None:
+        """The current state to one connection, once a round exists."""
+        if table.match is not None and table.match.round is not None:
+            conn.send(self.state_text(table, conn.seat))
+
+    def broadcast_state(self, table: Table) -> None:
+        """The new state to every connection, each its own seat's view."""
+        texts: dict[int | None, str] = {}
+        for conn in self.conns(table):
+            if conn.seat not in texts:
+                texts[conn.seat] = self.state_text(table, conn.seat)
+            conn.send(texts[conn.seat])
+
+    def broadcast_table(self, table: Table, skip: Conn | None = None) -> None:
+        """The table summary to every connection (but ``skip``)."""
+        conns = self.conns(table)
+        if not conns:
+            return
+        text = dumps({"type": "table", "table": self.summary(table)})
+        for conn in conns:
+            if conn is not skip:
+                conn.send(text)

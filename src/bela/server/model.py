@@ -1,0 +1,97 @@
+"""A table as the server keeps it: its settings, seats, status and engine match.
+
+Plain data, changed by the lobby while the table is open and by the table's actor
+(:mod:`bela.server.actor`) once it runs.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from ..engine import Match
+from ..engine.variants import Deal, get_variant
+
+
+@dataclass
+class ServerConfig:
+    """Timing and limits of a server (seconds)."""
+
+    grace: float = 60.0  # a disconnected player's seat is played by a bot after this
+    bot_delay: float = 0.6  # a bot waits this long before it acts (0 in tests)
+    round_pause: float = 2.0  # time to look at a finished round before the next deal
+    allow_seed: bool = False  # tables may be created with a given seed (tests, tournaments)
+    max_message: int = 64 * 1024  # bytes of one client WebSocket message
+    max_rate: int = 50  # client messages per second and connection; more are refused
+
+
+class TableStatus(StrEnum):
+    """A table's life: seats are taken, the match is played, it is over."""
+
+    OPEN = "open"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+@dataclass
+class Seat:
+    """Who sits in a seat; ``autopilot``: a bot plays for its absent player."""
+
+    player_id: str | None = None
+    name: str = ""
+    is_bot: bool = False
+    autopilot: bool = False
+
+    @property
+    def free(self) -> bool:
+        return self.player_id is None and not self.is_bot
+
+    @property
+    def bot_controlled(self) -> bool:
+        return self.is_bot or self.autopilot
+
+
+@dataclass
+class Table:
+    """One table: settings, seats, and from its start the match with its event count
+    (``seq``: deals and actions) and the last action."""
+
+    id: str
+    variant: str
+    options: dict[str, Any]
+    seed: int
+    bot: str
+    status: TableStatus
+    owner_id: str | None
+    seats: list[Seat]
+    match: Match | None = None
+    seq: int = 0
+    last: tuple[int, str] | None = None  # (seat, token) of the last action
+    result: dict[str, Any] | None = None
+    record: dict[str, Any] | None = None
+    bot_failures: int = 0  # moves the table's bot failed (a fallback made them)
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        """The seat of ``player_id`` at this table, if any."""
+        if player_id is None:
+            return None
+        for i, s in enumerate(self.seats):
+            if s.player_id == player_id:
+                return i
+        return None
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+
+def round_deal(variant: str, seed: int, idx: int, dealer: int) -> Deal:
+    """The deal of round ``idx`` of a table with ``seed`` (the same on every run)."""
+    return get_variant(variant).shuffle(random.Random(f"bela:{seed}:{idx}"), dealer)
+
+
+def bot_seed(seed: int, seq: int, seat: int) -> int:
+    """The seed a bot decides with at event ``seq``: a restarted server decides the same."""
+    return (seed * 1_000_003 + seq) * 8 + seat

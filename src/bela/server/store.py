@@ -1,0 +1,130 @@
+"""The server's database access: players, and tables stored as their deals and actions.
+
+A table is its settings, seats and event log (``rounds`` and ``actions`` rows, one per
+event, numbered by ``seq``).  :meth:`Store.rebuild` replays a stored table through the
+engine, so a server killed at any point comes back where its last committed event left it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine import BelaError, Match, parse_action
+from ..engine.actions import Action, Claim
+from ..engine.cards import Card, format_cards
+from ..engine.variants import Deal
+from ..storage import Database
+from .model import Seat, Table, TableStatus
+
+
+class BrokenLog(Exception):
+    """A stored table whose log no longer replays through the engine."""
+
+
+class Store:
+    """Reads and writes of the server's rows (one :class:`Database`)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- players -----------------------------------------------------------------------------
+    def create_player(self, name: str) -> tuple[str, str]:
+        """A new guest: (player id, secret token)."""
+        return self.db.create_player(name)
+
+    def player_by_token(self, token: str) -> dict[str, Any] | None:
+        """The player (``id``, ``name``) whose token this is, if any."""
+        return self.db.player_by_token(token)
+
+    def history(self, player_id: str) -> list[dict[str, Any]]:
+        """The player's finished tables, newest first (rows with seats and result)."""
+        return self.db.history(player_id)
+
+    # -- tables ------------------------------------------------------------------------------
+    def exists(self, table_id: str) -> bool:
+        return self.db.load_table(table_id) is not None
+
+    def load_row(self, table_id: str, with_log: bool = False) -> dict[str, Any] | None:
+        return self.db.load_table(table_id, with_log=with_log)
+
+    def active_rows(self) -> list[dict[str, Any]]:
+        """Every open or running table, with its log."""
+        return self.db.load_active()
+
+    def create(self, table: Table) -> None:
+        self.db.create_table(table.id, table.variant, table.options, table.seed, table.bot,
+                             table.owner_id, len(table.seats))
+
+    def save_seat(self, table: Table, seat: int) -> None:
+        s = table.seats[seat]
+        self.db.set_seat(table.id, seat, s.player_id, s.is_bot, s.name)
+
+    def save_status(self, table: Table) -> None:
+        self.db.set_status(table.id, table.status)
+
+    def add_deal(self, table: Table, idx: int, dealer: int, deal: Deal) -> None:
+        """The deal of round ``idx`` as the table's next event."""
+        stored = {"hands": [format_cards(h) for h in deal.hands],
+                  "extra": {k: format_cards(v) for k, v in deal.extra.items()}}
+        self.db.add_round(table.id, idx, table.seq + 1, dealer, stored)
+
+    def add_action(self, table: Table, seat: int, action: Action) -> None:
+        """An action of the round being played as the table's next event."""
+        assert table.match is not None
+        self.db.add_action(table.id, table.seq + 1, len(table.match.rounds) - 1, seat,
+                           action.token())
+
+    def finish(self, table: Table, result: dict[str, Any], record: dict[str, Any]) -> None:
+        self.db.finish_table(table.id, result, record)
+
+    # -- replay ------------------------------------------------------------------------------
+    def rebuild(self, row: dict[str, Any]) -> Table:
+        """The table of a stored row, its match replayed from the log (raises
+        :class:`BrokenLog` when the log does not replay)."""
+        try:
+            return _rebuild(row)
+        except (BelaError, KeyError, ValueError) as exc:
+            raise BrokenLog(str(exc)) from exc
+
+
+def _rebuild(row: dict[str, Any]) -> Table:
+    seats = [Seat(player_id=s["player_id"], name=s["name"], is_bot=bool(s["is_bot"]))
+             for s in row["seats"]]
+    table = Table(id=row["id"], variant=row["variant"], options=dict(row["options"]),
+                  seed=int(row["seed"]), bot=row["bot"], status=TableStatus(row["status"]),
+                  owner_id=row["owner_id"], seats=seats,
+                  result=row.get("result"), record=row.get("record"))
+    if table.status == TableStatus.OPEN:
+        return table
+    m = Match(table.variant, table.options, seed=table.seed)
+    events: list[tuple[int, str, dict[str, Any]]] = (
+        [(r["seq"], "deal", r) for r in row.get("rounds", [])]
+        + [(a["seq"], "act", a) for a in row.get("actions", [])])
+    events.sort(key=lambda e: e[0])
+    for expected, (seq, kind, ev) in enumerate(events, start=1):
+        if seq != expected:
+            raise ValueError(f"event {expected} is missing from the log")
+        if kind == "deal":
+            deal = ev["deal"]
+            m.deal([_codes(h) for h in deal["hands"]],
+                   {k: _codes(v) for k, v in deal.get("extra", {}).items()},
+                   dealer=ev["dealer"])
+            table.last = None
+        else:
+            rnd = m.round
+            if rnd is None:
+                raise ValueError("an action before the first deal")
+            action = parse_action(ev["token"])
+            actor = action.seat if isinstance(action, Claim) else rnd.turn
+            if actor != ev["seat"]:
+                raise ValueError(f"event {seq} was made by seat {ev['seat']}, "
+                                 f"not by the seat to act ({actor})")
+            m.apply(action)
+            table.last = (ev["seat"], action.token())
+    table.match = m
+    table.seq = len(events)
+    return table
+
+
+def _codes(text: str) -> list[int]:
+    return [int(c) for c in Card.parse(text)]
