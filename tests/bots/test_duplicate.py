@@ -7,13 +7,9 @@ import math
 
 import pytest
 
-from bela.bots import RandomBot
 from bela.bots.duplicate import DuplicateResult, duplicate_match, failure_warning, format_result
 from bela.bots.heuristic import HeuristicBot
-from bela.engine import parse_action
-from bela.engine.actions import Action
-from bela.engine.enums import Phase
-from bela.engine.views import SeatView
+from failing_bots import Bluffer, Broken
 
 
 def test_same_seed_same_result() -> None:
@@ -63,32 +59,6 @@ def test_heuristic_beats_random() -> None:
 
 
 # -- a failing bot: the driver's fallback moves for it, and the result counts it -------------
-
-class Broken:
-    """Raises on every move (the driver's fallback, the heuristic bot, moves instead)."""
-
-    name = "broken"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
-
-    def act(self, view: SeatView) -> Action:
-        raise RuntimeError("out of its depth")
-
-
-class Bluffer:
-    """A random bot that claims in the bidding, where a claim is never legal."""
-
-    name = "bluffer"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.random = RandomBot(seed)
-
-    def act(self, view: SeatView) -> Action:
-        if view.phase == Phase.BIDDING:
-            return parse_action(f"claim {view.seat}")
-        return self.random.act(view)
-
 
 def test_a_failing_bot_is_counted_not_fatal() -> None:
     r = duplicate_match(Broken, "random", deals=3, seed=1)

@@ -9,14 +9,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from bela.bots import BOTS, RandomBot
+from bela.bots import BOTS
 from bela.bots.duplicate import duplicate_match, game_score, seatings
 from bela.cli import arena as arena_module
 from bela.cli.arena import arena, split_bots
 from bela.cli.main import app as bela_app
-from bela.engine.actions import Action
-from bela.engine.enums import Phase
-from bela.engine.views import SeatView
+from failing_bots import BrokenInPlay
 
 app = typer.Typer()
 app.command()(arena)
@@ -192,29 +190,15 @@ def test_ray_local() -> None:
     assert out["mean"] == serial.mean and out["deals"] == 4
 
 
-class Broken:
-    """Raises whenever it is to play a card (the driver's fallback plays instead)."""
-
-    name = "broken"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.random = RandomBot(seed)
-
-    def act(self, view: SeatView) -> Action:
-        if view.phase == Phase.PLAY:
-            raise RuntimeError("no idea")
-        return self.random.act(view)
-
-
 def test_a_failing_bot_is_counted_and_warned(monkeypatch: pytest.MonkeyPatch,
                                              tmp_path: Path) -> None:
-    monkeypatch.setitem(BOTS, "broken", Broken)  # in this process: --workers 1
+    monkeypatch.setitem(BOTS, "broken", BrokenInPlay)  # in this process: --workers 1
     args = ["--bots", "random,broken", "--deals", "2", "--seed", "4", "--workers", "1"]
     result = runner.invoke(app, [*args, "--json", "--record", str(tmp_path)])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["failures"][0] == 0 and 0 < out["failures"][1] < out["moves"][1]
-    assert out["first_failures"] == [None, "RuntimeError: no idea"]
+    assert out["first_failures"] == [None, "RuntimeError: out of its depth"]
     assert json.loads((tmp_path / "arena.json").read_text())["failures"] == out["failures"]
     warning = result.stderr.strip()
     assert warning.startswith(f"Warning: bot B (broken) failed on {out['failures'][1]} of "

@@ -9,8 +9,7 @@ from typer.testing import CliRunner
 
 from bela.bots import BOTS
 from bela.cli.main import app
-from bela.engine.actions import Action
-from bela.engine.views import SeatView
+from failing_bots import Broken
 
 runner = CliRunner()
 
@@ -39,16 +38,6 @@ def test_bench_plain_lines_per_variant() -> None:
 def test_bench_rejects_unknown_runs_and_variants() -> None:
     assert runner.invoke(app, ["bench", "--run", "speed"]).exit_code == 2
     assert runner.invoke(app, ["bench", "--variant", "bela5"]).exit_code == 2
-
-
-class Broken:
-    name = "broken"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
-
-    def act(self, view: SeatView) -> Action:
-        raise RuntimeError("no idea")
 
 
 def test_bench_latency_counts_a_failing_bot(monkeypatch: pytest.MonkeyPatch) -> None:
