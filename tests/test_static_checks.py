@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,3 +33,22 @@ def test_ruff_is_clean() -> None:
     proc = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests"], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+ROUND_WRITE = re.compile(r"\b(rnd|round)\.[a-z_]+(\[[^]]*\])? *([-+|&^]?=)(?!=)")
+
+
+def test_only_the_round_changes_a_round() -> None:
+    """Variants, bots, the solver and front ends ask the round to act (``apply``, ``undo``,
+    ``set_options``); none writes its fields (a hook says what should happen, a
+    ``BidEffect``, and the round applies it)."""
+    found = []
+    for path in sorted((ROOT / "src" / "bela").rglob("*.py")):
+        if path.name == "state.py" and path.parent.name == "engine":
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if ROUND_WRITE.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
+    assert ROUND_WRITE.search("rnd.phase = 'discard'") and ROUND_WRITE.search("rnd.hidden[s] = 0")
+    assert not ROUND_WRITE.search("if rnd.phase == 'play':")

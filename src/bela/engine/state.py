@@ -224,6 +224,12 @@ class Round:
                 m |= pair
         return m
 
+    def set_options(self, options: TableOptions) -> None:
+        """Play on under other table options (a position replayed with the duties off
+        gets its table's options back)."""
+        self.options = options
+        self._legal = None
+
     def claim_allowed(self) -> bool:
         """R24: with enforce off, after the first card of the round and before the last."""
         return (self.options.enforce == Enforce.OFF and self.phase == Phase.PLAY

@@ -588,8 +588,7 @@ def to_round(view: SeatView, deal: SampledDeal, strict: bool = True) -> Round:
     if res is not None and res.outcome == "claim" and rnd.phase != Phase.DONE:
         act(Claim(cast(int, res.extra["claimant"])))
     if not strict:
-        rnd.options = options
-        rnd._legal = None
+        rnd.set_options(options)
     return rnd
 
 
