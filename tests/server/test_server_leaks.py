@@ -1,25 +1,36 @@
 """Privacy: over complete matches of every variant, no message to a seat (or a spectator)
 names a card that seat may not see (other hands, the own talon before the own bid (R6),
-the stock, the caller's discards (R27), declarations not yet shown (R13)).
+the stock, the caller's discards (R27), declarations not yet shown (R13)), in its view or in
+the events of its state messages.
 
 The truth comes from replaying the server's stored log through the engine, and the check is
-made twice: on the parsed JSON (every string field) and on the raw text of each message."""
+made twice: on the parsed JSON (every string field) and on the raw text of each message.
+And the view and events JSON of a seat (and of a spectator) are the same for every deal
+that agrees with what that seat saw."""
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from contextlib import ExitStack
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from server_helpers import CARD_RE, Reader, guest, play_out, server, start, table_with
 
 from bela.engine import Match, parse_action
+from bela.engine.actions import Action
 from bela.engine.cards import Card, iter_cards
+from bela.engine.events import Event, seen_by
 from bela.engine.scoring import strongest_side
 from bela.engine.state import Round
 from bela.engine.views import seat_view
+
+if TYPE_CHECKING:
+    from bela.engine.variants import Variant
+    from bela.solver.sampler import SampledDeal
 
 SEATS = {"bela4": 4, "bela3": 3, "bela2": 2, "belot2": 2}
 
@@ -97,6 +108,13 @@ def _check(reader: Reader, viewer: int | None,
             continue
         rnd, per_viewer = truth[msg["seq"]]
         known, own = per_viewer[viewer]
+        for e in msg["events"]:  # others' secrets as null, others' keeping not at all
+            if e["type"] in ("talon_taken", "discarded"):
+                assert (e["cards"] is None) == (e["seat"] != viewer), e
+            assert e["type"] != "kept" or e["seat"] == viewer, e
+            if e["type"] == "declared" and e["seat"] != viewer:
+                assert all(d["suit"] is None for d in e["declarations"]
+                           if d["kind"] == "sequence"), e
         # ruled_out names cards a seat does NOT hold (public facts): true, then left out
         ruled_out = msg["view"].pop("ruled_out")
         for seat, codes in enumerate(ruled_out):
@@ -148,24 +166,77 @@ def test_no_message_names_a_hidden_card(tmp_path: Any, variant: str,
         assert len(record["rounds"]) >= 1 and record["variant"] == variant
 
 
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[Event, ...]]]:
+    """The events of every :meth:`Round.apply` from now on, one entry per action (the
+    sampler's :func:`to_round` replays a round without handing them out)."""
+    log: list[tuple[Event, ...]] = []
+    apply = Round.apply
+
+    def recording(self: Round, action: Action) -> tuple[Event, ...]:
+        events = apply(self, action)
+        log.append(events)
+        return events
+
+    monkeypatch.setattr(Round, "apply", recording)
+    yield log
+
+
+def _events_json(history: list[tuple[Event, ...]], seat: int | None,
+                 variant: Variant) -> list[list[dict[str, Any]]]:
+    """The events JSON the server sends ``seat``, one list per action (actions it is told
+    nothing of left out: others' keeping, R32, R35)."""
+    from bela.server.protocol import event_json
+
+    out = [[event_json(e, variant) for e in seen_by(evs, seat)] for evs in history]
+    return [evs for evs in out if evs]
+
+
+def _as_dealt(deal: SampledDeal, seat: int, rnd: Round, first: int) -> SampledDeal:
+    """The sampled ``deal`` with ``seat``'s own cards dealt as in ``rnd``, ``first`` being
+    those it saw at the deal: its view no longer tells which cards it picked up (the talon,
+    R6; bela3's extra cards, R27), the seat does."""
+    dealt, seen, extra = list(deal.dealt), list(deal.seen), deal.extra
+    if first & ~dealt[seat]:  # bela3: the caller holds the extra cards, known to him
+        dealt[seat] = sum(1 << c for c in rnd.deal.hands[seat])
+        extra = tuple((k, sum(1 << c for c in rnd.deal.extra[k])) for k, _ in extra)
+    seen[seat] = first
+    return replace(deal, dealt=tuple(dealt), seen=tuple(seen), extra=extra)
+
+
 @pytest.mark.parametrize("variant", sorted(SEATS))
-def test_view_json_is_the_same_for_deals_that_differ_only_in_hidden_cards(variant: str) -> None:
-    """At every step of random rounds, each seat's view JSON (and the spectator's) is
-    identical for other deals that agree with everything that seat saw: deals drawn by the
-    sampler and replayed through the engine (information-state equality)."""
+def test_view_json_is_the_same_for_deals_that_differ_only_in_hidden_cards(
+        variant: str, recorded: list[tuple[Event, ...]]) -> None:
+    """At every step of random rounds, each seat's view JSON and the JSON of every event it
+    was sent (and the spectator's) are identical for other deals that agree with everything
+    that seat saw: deals drawn by the sampler (the seat's own cards dealt as they were) and
+    replayed through the engine (information-state equality)."""
     from bela.server.protocol import view_json
-    from bela.solver.sampler import replay_view, sample_deals
+    from bela.solver.sampler import sample_deals, to_round
 
     for seed in range(2):
         rng = random.Random(seed)
         m = Match(variant, seed=seed)
         rnd = m.deal()
+        seen = [h & ~hid for h, hid in zip(rnd.hands, rnd.hidden)]  # each seat's first look
+        history: list[tuple[Event, ...]] = []
         step = 0
         while not rnd.is_over:
             if step % 3 == 0:
+                public = view_json(seat_view(m, None))
                 for seat in range(SEATS[variant]):
                     view = seat_view(m, seat)
                     for deal in sample_deals(view, 2, rng):
-                        assert view_json(replay_view(view, deal)) == view_json(view)
+                        recorded.clear()
+                        other = to_round(view, _as_dealt(deal, seat, rnd, seen[seat]))
+                        replayed = Match(variant)  # match-level fields: a first round
+                        replayed.rounds.append(other)
+                        assert view_json(seat_view(replayed, seat, other)) == view_json(view)
+                        assert view_json(seat_view(replayed, None, other)) == public
+                        for viewer in (seat, None):
+                            assert (_events_json(recorded, viewer, m.variant)
+                                    == _events_json(history, viewer, m.variant)), viewer
+            recorded.clear()
             m.apply(rng.choice(rnd.legal_actions()))
+            history.append(recorded[-1])
             step += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from contextlib import ExitStack
 from typing import Any
 
 from server_helpers import Reader, choose, guest, play_out, server, start, table_with
@@ -15,7 +16,7 @@ from bela.engine.record import read_record, replay, score
 
 
 def test_guest_and_table_lifecycle(tmp_path: Any) -> None:
-    with server(tmp_path) as client:
+    with server(tmp_path, tables_per_guest=4) as client:
         page = client.get("/")
         assert page.status_code == 200 and "<html" in page.text.lower()
         token, h = guest(client, "  Ana  ")
@@ -71,7 +72,9 @@ def test_sit_bots_start_and_refusals(tmp_path: Any) -> None:
         # moving to another seat frees the first one
         t = client.post(f"/api/tables/{tid}/sit", json={"seat": 1}, headers=bruno).json()
         assert [s["kind"] for s in t["seats"]] == ["human", "human", None, None]
-        t = client.post(f"/api/tables/{tid}/bots", json={"seats": [3]}, headers=bruno).json()
+        r = client.post(f"/api/tables/{tid}/bots", json={"seats": [3]}, headers=bruno)
+        assert r.status_code == 403 and r.json()["error"]["code"] == "not_owner"
+        t = client.post(f"/api/tables/{tid}/bots", json={"seats": [3]}, headers=ana).json()
         assert [s["kind"] for s in t["seats"]] == ["human", "human", None, "bot"]
         t = client.post(f"/api/tables/{tid}/bots", headers=ana).json()
         assert [s["kind"] for s in t["seats"]] == ["human", "human", "bot", "bot"]
@@ -144,6 +147,67 @@ def test_join_act_refuse_reconnect_spectate(tmp_path: Any) -> None:
             assert msg["type"] == "error" and msg["code"] == "unknown_table"
         with client.websocket_connect(f"/ws/tables/{tid}?token=forged") as w:
             assert w.receive_json()["code"] == "bad_token"
+
+
+def test_state_messages_carry_the_events_each_seat_may_see(tmp_path: Any) -> None:
+    """A state after an action carries its events as each seat (and the spectator) may see
+    them: every card played and trick taken for all, a picked-up talon's cards for its own
+    seat only; a state no action made (a deal, a welcome) carries none."""
+    with server(tmp_path) as client:
+        toks = [guest(client, f"p{i}") for i in range(4)]
+        tid = table_with(client, "bela4", [h for _, h in toks])
+        with ExitStack() as stack:
+            seats = [Reader(stack.enter_context(client.websocket_connect(
+                f"/ws/tables/{tid}?token={tok}"))) for tok, _ in toks]
+            everyone = [*seats, Reader(stack.enter_context(
+                client.websocket_connect(f"/ws/tables/{tid}")))]
+            for r in everyone:
+                r.recv()
+            start(client, tid, toks[0][1])
+            assert all(r.until_seq(1)["events"] == [] for r in everyone)  # the deal
+            with client.websocket_connect(f"/ws/tables/{tid}?token={toks[1][0]}") as w:
+                late = Reader(w)
+                assert late.recv()["type"] == "welcome"
+                st = late.until(lambda m: m["type"] == "state")
+                assert st["seq"] == 1 and st["events"] == []
+            rng, seq, taken, talons = random.Random(4), 1, 0, 0
+            while taken < 2:
+                seat = next(s for s, r in enumerate(seats) if r.state["view"]["legal"])
+                hands = [r.state["view"]["hand"] for r in everyone]
+                before = seats[seat].state["view"]
+                token = choose(seats[seat].state, rng)
+                seats[seat].send({"type": "act", "action": token, "seq": seq})
+                seq += 1
+                got = [r.until_seq(seq) for r in everyone]
+                assert all(st["seq"] == seq for st in got)
+                for viewer, st, hand in zip([0, 1, 2, 3, None], got, hands):
+                    types = [e["type"] for e in st["events"]]
+                    assert types == [e["type"] for e in got[-1]["events"]]
+                    for e in st["events"]:
+                        if e["type"] == "talon_taken":
+                            mine = e["seat"] == viewer
+                            assert (e["cards"] is not None) == mine, (viewer, e)
+                            if mine:  # the cards the hand gained
+                                gained = set(st["view"]["hand"]) - set(hand)
+                                assert set(e["cards"]) == gained and len(gained) == 2
+                                talons += 1
+                if before["phase"] != "play" or token.startswith("declare"):
+                    continue
+                view = got[-1]["view"]
+                played = {"type": "card_played", "seat": seat, "card": token.rstrip("*"),
+                          "bela": token.endswith("*")}
+                for st in got:
+                    assert st["events"][0] == played
+                    if len(view["tricks"]) > len(before["tricks"]):  # the trick's last card
+                        trick, side = view["tricks"][-1], view["tricks"][-1]["winner"] % 2
+                        points = view["card_points"][side] - before["card_points"][side]
+                        assert st["events"][1] == {
+                            "type": "trick_taken", "seat": trick["winner"],
+                            "cards": trick["cards"], "points": points}
+                    else:
+                        assert len(st["events"]) == 1
+                taken = len(view["tricks"])
+            assert talons >= 1
 
 
 def test_spectator_watches_a_bot_table_to_the_end_and_history(tmp_path: Any) -> None:

@@ -28,6 +28,7 @@ from ..bots.driver import Decision, decide
 from ..engine import BelaError, IllegalAction, parse_action
 from ..engine.actions import Action, ActionParseError, Claim
 from ..engine.enums import Phase
+from ..engine.events import Event
 from ..engine.record import score, to_record
 from ..engine.views import SeatView, seat_view
 from .hub import Conn, Hub
@@ -83,7 +84,10 @@ class NextDeal:
 
 @dataclass(frozen=True)
 class Finish:
-    """Store the result of the match that is over (the database refused it before)."""
+    """Store the result of the match that is over (the database refused it before);
+    ``events``: those of the action that ended it."""
+
+    events: tuple[Event, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -226,8 +230,8 @@ class TableActor:
             case NextDeal():
                 self._deal_timer = None
                 self._deal()
-            case Finish():
-                self._finish()
+            case Finish(events):
+                self._finish(events)
             case GraceOver(seat, serial):
                 self._grace_over(seat, serial)
             case Join(conn):
@@ -321,7 +325,7 @@ class TableActor:
             return error("not_your_turn", f"it is seat {rnd.turn}'s turn, not yours "
                          f"(seat {conn.seat})")
         try:
-            self._commit(conn.seat, action)
+            events = self._commit(conn.seat, action)
         except IllegalAction as exc:
             return error("illegal", exc.reason, exc.rule, list(exc.legal))
         except BelaError as exc:
@@ -330,16 +334,16 @@ class TableActor:
             log.exception("table %s: could not store an action", table.id)
             return error("storage", f"the action could not be stored ({type(exc).__name__}); "
                          "nothing was changed")
-        self._moved()
+        self._moved(events)
         return None
 
     # -- the match -----------------------------------------------------------------------------
-    def _commit(self, seat: int, action: Action) -> None:
+    def _commit(self, seat: int, action: Action) -> tuple[Event, ...]:
         """Apply and store an action (raises, changing nothing, when the engine or the
-        database refuses it)."""
+        database refuses it); the events it caused."""
         m = self.table.match
         assert m is not None
-        m.apply(action)
+        events = m.apply(action)
         try:
             self.store.add_action(self.table, seat, action)
         except Exception:
@@ -348,16 +352,17 @@ class TableActor:
         self._refusals = 0
         self.table.seq += 1
         self.table.last = (seat, action.token())
+        return events
 
-    def _moved(self) -> None:
-        """After an action: the match's end, or the new state and (after a round) the next
-        deal."""
+    def _moved(self, events: tuple[Event, ...]) -> None:
+        """After an action that caused ``events``: the match's end, or the new state and
+        (after a round) the next deal."""
         m = self.table.match
         assert m is not None and m.round is not None
         if m.is_over:
-            self._finish()
+            self._finish(events)
             return
-        self.hub.broadcast_state(self.table)
+        self.hub.broadcast_state(self.table, events)
         if m.round.is_over:
             self._schedule_deal()
 
@@ -389,7 +394,9 @@ class TableActor:
         table.last = None
         self.hub.broadcast_state(table)
 
-    def _finish(self) -> None:
+    def _finish(self, events: tuple[Event, ...] = ()) -> None:
+        """Store the match's result and send its last state (with ``events``, those of the
+        action that ended it)."""
         table, m = self.table, self.table.match
         assert m is not None
         if table.status == TableStatus.FINISHED:
@@ -401,13 +408,13 @@ class TableActor:
         try:
             self.store.finish(table, result, record)
         except Exception:
-            self._refused("the match's result", Finish())
+            self._refused("the match's result", Finish(events))
             return
         self._refusals = 0
         table.status = TableStatus.FINISHED
         table.result, table.record = result, record
         self._cancel_grace()
-        self.hub.broadcast_state(table)
+        self.hub.broadcast_state(table, events)
         self.hub.broadcast_table(table)
 
     def _refused(self, what: str, retry: Message) -> None:
@@ -459,11 +466,11 @@ class TableActor:
         if decision.failure is not None:
             self._bot_failed(seat, decision.failure)
         try:
-            self._commit(seat, decision.action)
+            events = self._commit(seat, decision.action)
         except Exception:
             self._refused("a bot's move", BotRetry(seat, seq))
             return
-        self._moved()
+        self._moved(events)
 
     def _bot_failed(self, seat: int, failure: BaseException) -> None:
         """The table's bot could not move: a fallback moved instead.  Logged once a table."""

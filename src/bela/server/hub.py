@@ -1,8 +1,9 @@
 """The connection hub: who is connected to which table, and the messages they are sent.
 
 Each connection receives the view of its own seat (spectators: the public view), built by
-:func:`bela.engine.views.seat_view` and nothing else.  The hub only keeps and tells; it
-never changes a table.
+:func:`bela.engine.views.seat_view` and nothing else, and the events of the action that made
+the state as :func:`bela.engine.events.seen_by` gives them to that seat.  The hub only keeps
+and tells; it never changes a table.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..engine.events import Event, seen_by
 from ..engine.variants import get_variant
 from ..engine.views import seat_view
 from .model import Table
-from .protocol import public_token, view_json
+from .protocol import event_json, public_token, view_json
 
 MAX_QUEUE = 2000  # outgoing messages waiting for one slow connection before it is dropped
 
@@ -107,8 +109,9 @@ class Hub:
             "bot_fallback": table.bot_failures > 0,
         }
 
-    def state_text(self, table: Table, seat: int | None) -> str:
-        """The state message for ``seat`` (``None``: a spectator)."""
+    def state_text(self, table: Table, seat: int | None, events: tuple[Event, ...] = ()) -> str:
+        """The state message for ``seat`` (``None``: a spectator); ``events``: those of the
+        action that made the state, secrets included (none for a deal or a resent state)."""
         m = table.match
         assert m is not None
         last = None
@@ -116,7 +119,9 @@ class Hub:
             actor, token = table.last
             last = {"seat": actor, "action": public_token(token, actor == seat)}
         return dumps({"type": "state", "seq": table.seq, "status": table.status,
-                      "last": last, "view": view_json(seat_view(m, seat))})
+                      "last": last,
+                      "events": [event_json(e, m.variant) for e in seen_by(events, seat)],
+                      "view": view_json(seat_view(m, seat))})
 
     def welcome(self, table: Table, conn: Conn) -> None:
         """A new connection's first messages: welcome, the state (once a round exists); the
@@ -131,12 +136,13 @@ class Hub:
         if table.match is not None and table.match.round is not None:
             conn.send(self.state_text(table, conn.seat))
 
-    def broadcast_state(self, table: Table) -> None:
-        """The new state to every connection, each its own seat's view."""
+    def broadcast_state(self, table: Table, events: tuple[Event, ...] = ()) -> None:
+        """The new state to every connection, each its own seat's view and its part of the
+        ``events`` that made it."""
         texts: dict[int | None, str] = {}
         for conn in self.conns(table):
             if conn.seat not in texts:
-                texts[conn.seat] = self.state_text(table, conn.seat)
+                texts[conn.seat] = self.state_text(table, conn.seat, events)
             conn.send(texts[conn.seat])
 
     def broadcast_table(self, table: Table, skip: Conn | None = None) -> None:

@@ -1,13 +1,16 @@
-"""The wire protocol: message models (Pydantic) and the JSON form of a seat's view.
+"""The wire protocol: message models (Pydantic) and the JSON form of a seat's view and of
+the events an action caused.
 
 A view is serialized **only** from :class:`bela.engine.views.SeatView`, the engine's one door
-to hidden cards: what a connection receives is exactly what its seat may know.  Cards are
-RECORD.md codes (``"JH"``); a hand is a sorted list, never in the order it was dealt.
+to hidden cards, and events only as :func:`bela.engine.events.seen_by` gives them to a seat:
+what a connection receives is exactly what its seat may know.  Cards are RECORD.md codes
+(``"JH"``); a hand is a sorted list, never in the order it was dealt.
 See docs/PROTOCOL.md for the whole protocol.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import fields, is_dataclass
 from typing import Annotated, Any, Literal
 
@@ -15,8 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAda
 
 from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
 from ..engine.cards import RANKS, SUITS, Card, CardSet
+from ..engine.declarations import declaration_value
+from ..engine.events import BidMade, ContractFixed, Declared, Event, RoundOver, TrickTaken
 from ..engine.explain import Refusal
 from ..engine.scoring import RoundResult
+from ..engine.variants.base import Variant
 from ..engine.views import DeclarationInfo, SeatView
 
 MAX_MESSAGE = 64 * 1024  # bytes of one client message; larger ones are refused
@@ -98,6 +104,37 @@ def _result_json(r: RoundResult | None) -> dict[str, Any] | None:
         "held": r.held, "winner": r.winner, "declarations_to": r.declarations_to,
         "extra": {k: v for k, v in r.extra.items() if isinstance(v, (int, str, bool))},
     }
+
+
+def event_json(e: Event, variant: Variant) -> dict[str, Any]:
+    """The JSON object of an event as :func:`~bela.engine.events.seen_by` gave it to a seat:
+    ``type`` is the event's name in snake case; ``variant`` values the declarations.
+
+    >>> from bela.engine.events import CardPlayed
+    >>> from bela.engine.variants import get_variant
+    >>> event_json(CardPlayed(1, Card.from_code("9H"), False), get_variant("bela4"))
+    {'type': 'card_played', 'seat': 1, 'card': '9H', 'bela': False}
+    """
+    out: dict[str, Any] = {"type": re.sub(r"(?<!^)(?=[A-Z])", "_", type(e).__name__).lower()}
+    match e:
+        case BidMade(seat, action):
+            out |= {"seat": seat, "bid": action.token()}
+        case ContractFixed(contract, caller, raspas):
+            out |= {"contract": CONTRACT_TOKENS[contract], "caller": caller, "raspas": raspas}
+        case Declared(seat, declarations):
+            out |= {"seat": seat, "declarations": [
+                {"kind": d.kind, "length": d.length, "top": RANKS[d.top],
+                 "suit": None if d.suit is None else SUITS[d.suit],
+                 "value": declaration_value(d, variant.declaration_values)}
+                for d in declarations]}
+        case TrickTaken(seat, played, points):
+            out |= {"seat": seat, "cards": [{"seat": s, "card": str(c)} for s, c in played],
+                    "points": points}
+        case RoundOver(result):
+            out["result"] = _result_json(result)
+        case _:  # the others' fields as they are: seats, cards as codes, numbers
+            out |= _plain(e)
+    return out
 
 
 def view_json(v: SeatView) -> dict[str, Any]:
@@ -243,5 +280,5 @@ def error(code: str, message: str, rule: str | None = None,
 
 
 __all__ = ["MAX_MESSAGE", "ActMessage", "BotsIn", "GuestIn", "PingMessage", "Play", "SitIn",
-           "SyncMessage", "TableIn", "client_message", "error", "public_token", "view_from_json",
-           "view_json"]
+           "SyncMessage", "TableIn", "client_message", "error", "event_json", "public_token",
+           "view_from_json", "view_json"]

@@ -300,28 +300,21 @@ async function pump() {
   try {
     while (S.queue.length) {
       const msg = S.queue.shift();
-      const prev = S.view;
       const v = msg.view;
-      const sameRound = prev && prev.round_index === v.round_index;
-      const completed = sameRound && v.tricks.length > prev.tricks.length;
-      // cards that arrived on the table since the last frame slide in from their seat
-      const before = new Set(sameRound ? [...prev.trick, ...(completed ? [] : [])].map((p) => p.card) : []);
-      const now = completed ? v.tricks[v.tricks.length - 1].cards : v.trick;
-      S.anim.entered = new Set(now.map((p) => p.card).filter((c) => !before.has(c)));
-      if (sameRound && v.seat !== null) {
-        const had = new Set(prev.hand);
-        const gained = v.hand.filter((c) => !had.has(c));
-        if (gained.length && prev.hand.length) {
-          S.picked = new Set(gained);
-          setTimeout(() => { S.picked = new Set(); if (!S.busy) render(); }, 2500);
-        }
-      } else {
-        S.picked = new Set();
-      }
+      // what the action did comes with the state (docs/PROTOCOL.md, events): the cards
+      // played slide in from their seats, a taken trick is held, the cards picked up shine
+      const { events } = msg;
+      S.anim.entered = new Set(events.filter((e) => e.type === "card_played").map((e) => e.card));
+      const taken = events.find((e) => e.type === "trick_taken");
+      const gained = events.filter((e) => e.seat === v.seat).flatMap((e) =>
+        e.type === "talon_taken" ? e.cards : e.type === "swapped" ? [e.taken] : []);
       applyState(msg);
-      if (completed && !reducedMotion()) {
-        const tr = v.tricks[v.tricks.length - 1];
-        S.anim.trick = { cards: tr.cards, winner: tr.winner };
+      if (gained.length) {
+        S.picked = new Set(gained);
+        setTimeout(() => { S.picked = new Set(); if (!S.busy) render(); }, 2500);
+      }
+      if (taken && !reducedMotion()) {
+        S.anim.trick = { cards: taken.cards, winner: taken.seat };
         render();
         await sleep(S.queue.length > 6 ? 120 : HOLD_MS);
         S.anim.collect = true;
@@ -348,6 +341,7 @@ function applyState(msg) {
   if (!prev || prev.round_index !== v.round_index) {
     S.ui.belaCard = null;
     S.ui.discardSel = [];
+    S.picked = new Set();
   }
   if (v.phase === "done" && v.result) {
     S.rounds[v.round_index] = { result: v.result };
