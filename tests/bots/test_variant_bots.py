@@ -202,7 +202,7 @@ def test_bela2_swaps_the_seven_of_trump() -> None:
 def test_two_player_card_counting_leaves_room_for_the_stock() -> None:
     """bela2: 21 cards unseen by a seat; the opponent holds 10 of them, 11 are out (R30)."""
     m = new_deal("bela2", {0: "JH 9H AS TS 8C KD 7S 7D 8D 9D"}, turned="AH")
-    apply(m, "H", "keep", "AS")  # seat 1 holds the 7 of hearts and keeps it
+    apply(m, "H", "keep", "keep", "AS")  # both asked; seat 1 holds the 7 of hearts, keeps it
     play = _Play(seat_view(m, 1), HeuristicBot().params)
     assert play.unseen.bit_count() == 32 - 10 - 1 - 1
     assert sum(play.prob[0]) == pytest.approx(9)
@@ -254,6 +254,8 @@ def test_belot2_redeal_after_the_opponent_swapped() -> None:
     m = new_deal("belot2", {0: "JS 9S 7S KD 7H TC QD 9D KC", 1: "8H 8D 8S 8C 7D QH 9C JD QC"},
                  turned="AS", bottom="TH")
     apply(m, "S", "swap")
+    assert bot_act(m) == DECLINE  # seat 0 is asked again: keeping is all it can do
+    apply(m, "keep")
     view = seat_view(m, 1)
     assert view.exchanges == ((0, "swap"),)
     play_view = _Play(view, HeuristicBot().params)
@@ -284,7 +286,7 @@ def test_belot2_infers_nothing_from_a_cheap_follow() -> None:
     cards (in bela it would: R17)."""
     m = new_deal("belot2", {0: "KS 9H AH KD 7H 8C QD 9D TC", 1: "7S AS TS JD 8H 9C QC JC 8D"},
                  turned="JH", bottom="7C")
-    apply(m, "H", "keep", "KS", "7S")
+    apply(m, "H", "keep", "keep", "KS", "7S")
     play = _Play(seat_view(m, 0), HeuristicBot().params)
     assert play.poss[1] >> Card.AS & 1 and play.poss[1] >> Card.TS & 1
 
@@ -292,7 +294,7 @@ def test_belot2_infers_nothing_from_a_cheap_follow() -> None:
 def test_raspas_ducks_under_the_lead() -> None:
     m = new_deal("belot2", {0: "KS 7S JD 8H 9C QC JC 8D TS", 1: "AS 8S KD 7H 8C QD 9D TC AC"},
                  turned="JH", bottom="7C")
-    apply(m, "pass", "pass", "pass", "pass", "KS")
+    apply(m, "pass", "pass", "pass", "pass", "keep", "keep", "KS")
     assert bot_act(m) == Play(Card.EIGHT_S)  # not the ace, which would take the king
 
 
@@ -300,14 +302,14 @@ def test_raspas_sheds_high_cards_when_void() -> None:
     # Seat 1 has no diamonds and no trump (hearts): it gives the opponent its ace.
     m = new_deal("belot2", {0: "KD 8S 9S 7H 8C QD 9D TC JS", 1: "AS 7S TS 9C QC JC AC KS QS"},
                  turned="JH", bottom="7C")
-    apply(m, "pass", "pass", "pass", "pass", "KD")
+    apply(m, "pass", "pass", "pass", "pass", "keep", "keep", "KD")
     action = bot_act(m)
     assert action.card in (Card.AS, Card.AC)
 
 
 def test_raspas_leads_low() -> None:
     m = new_deal("belot2", {0: "AS 7S KD QD 8C AC TC 9D 8D"}, turned="JH", bottom="7C")
-    apply(m, "pass", "pass", "pass", "pass")
+    apply(m, "pass", "pass", "pass", "pass", "keep", "keep")
     action = bot_act(m)
     assert isinstance(action, Play) and action.card & 7 <= 1  # a 7 or an 8
 
@@ -326,3 +328,22 @@ def test_raspas_avoids_taking_points() -> None:
             if rnd.result.outcome == "raspas":  # type: ignore[union-attr]
                 diff += rnd.card_points[1 - h] - rnd.card_points[h]
     assert diff / 20 > 10
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "random", "pimc", "ismcts"])
+@pytest.mark.parametrize("variant, bids", [("belot2", ["pass", "pass", "VC"]),
+                                           ("belot2", ["pass"] * 4), ("bela2", ["H"])])
+def test_a_lone_keep_is_chosen(spec: str, variant: str, bids: list[str]) -> None:
+    """Every seat is asked in the exchange (R32, R35): a seat with no right has only `keep`,
+    and every bot takes it (the search bots through the heuristic)."""
+    ten = " KC" if variant == "bela2" else ""  # nobody holds the 7H or four 7s / 8s
+    m = new_deal(variant, {0: "JS 9S AS KD QH 8C QD 9D TC" + ten,
+                           1: "TS 7S 8S KS QS 7D 8D TD AD" + ten.replace("K", "J")},
+                 turned="AH", **({"bottom": "7C"} if variant == "belot2" else {}))
+    apply(m, *bids)
+    for _ in range(2):
+        view = seat_view(m, m.round.turn)  # type: ignore[union-attr]
+        assert view.phase == "exchange" and view.legal == (DECLINE,)
+        assert make_bot(spec, 1).act(view) == DECLINE
+        m.apply(DECLINE)
+    assert m.round.phase == "play"  # type: ignore[union-attr]

@@ -268,6 +268,35 @@ def test_swap_prompt(tmp_path: Path, variant: str, seed: int, answer: str,
         assert "You keep your cards." in out
 
 
+def _no_right(hand: Any, turned: Card) -> bool:
+    """No 7 of the turned suit, no four 7s or four 8s (R32, R35)."""
+    return Card.make(0, turned.suit) not in hand and not any(
+        all(Card.make(r, s) in hand for s in range(4)) for r in (0, 1))
+
+
+@pytest.mark.parametrize("variant", ["bela2", "belot2"])
+def test_a_lone_keep_is_answered_without_a_prompt(tmp_path: Path, variant: str) -> None:
+    """Every seat is asked in the exchange (R32, R35), but a human whose only choice is to
+    keep his cards is not prompted: the terminal answers for him and goes on to the play."""
+    def fits(d: Any) -> bool:  # nobody has a right; the turned card is not a 7 (bela2: then
+        turned = d.extra["turned"][0]  # the exchange would not take place)
+        return turned != Card.make(0, turned.suit) and all(
+            _no_right(d.hands[seat], turned) for seat in (0, 1))
+
+    seed = next(s for s in range(200) if fits(first_deal(variant, s)))
+    turned = first_deal(variant, seed).extra["turned"][0]
+    rec = tmp_path / "keep.json"
+    result = run(["--variant", variant, "--seed", str(seed), "--bot", "random",
+                  "--record", str(rec)], "accept\nq\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    for question in ("Swap your", "Demand a redeal", "Before the first lead", "[Y/n]",
+                     "[y/N]"):
+        assert question not in out
+    assert "Your card" in out[out.index("You: "):]  # the next prompt is the first card
+    assert load(rec)["rounds"][0]["actions"] == ["HDSC"[turned.suit]]
+
+
 def test_belot2_redeal(tmp_path: Path) -> None:
     seed = next(s for s in range(2000) if any(
         all(Card.make(r, s2) in first_deal("belot2", s).hands[0] for s2 in range(4))

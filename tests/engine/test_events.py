@@ -109,15 +109,29 @@ def test_others_see_a_declared_sequence_by_length_and_top() -> None:
     assert str(other.declarations[1]) == "sequence of 4, top 10"
 
 
+def _to_exchange(seed: int) -> tuple[Match, object]:
+    m = Match("bela2", seed=seed)
+    rnd = m.deal()
+    while rnd.phase == "bidding":
+        m.apply(rnd.legal_actions()[-1])
+    return m, rnd
+
+
 def test_a_swap_is_public_and_keeping_is_private() -> None:
-    """R32: the swap of the 7 of trump is seen by all; a seat letting it be, only by itself."""
+    """R32: the swap of the 7 of trump is seen by all; a seat keeping its cards (whether it
+    could swap or not), only by itself."""
     for seed in range(200):
-        m = Match("bela2", seed=seed)
-        rnd = m.deal()
-        while rnd.phase == "bidding":
-            m.apply(rnd.legal_actions()[-1])
+        m, rnd = _to_exchange(seed)
         if rnd.phase != "exchange":
             continue
+        while rnd.phase == "exchange" and "swap" not in [a.token() for a in
+                                                          rnd.legal_actions()]:
+            seat = rnd.turn
+            events = m.apply(parse_action("keep"))  # a seat without the 7 is asked too
+            assert events == (Kept(seat),)
+            assert seen_by(events, 1 - seat) == () == seen_by(events, None)
+        if rnd.phase != "exchange":
+            continue  # the 7 of trump was out of play
         seat = rnd.turn
         swap = next(a for a in rnd.legal_actions() if a.token() == "swap")
         turned = rnd.public["turned"]
@@ -127,10 +141,9 @@ def test_a_swap_is_public_and_keeping_is_private() -> None:
         break
     else:
         pytest.fail("no deal offered a swap")
-    m = Match("bela2", seed=seed)
-    rnd = m.deal()
-    while rnd.phase == "bidding":
-        m.apply(rnd.legal_actions()[-1])
+    m, rnd = _to_exchange(seed)
+    while rnd.turn != seat:
+        m.apply(parse_action("keep"))
     events = m.apply(parse_action("keep"))
     assert events[0] == Kept(seat)
     assert Kept(seat) not in seen_by(events, 1 - seat)

@@ -1,5 +1,6 @@
 """Variants carry their facts as data that consumers ask (seats, sides, partners, play teams,
-duties, discards, redeal ranks, which suits a bid may name), so that no code outside
+duties, discards, redeal ranks, which suits a bid may name, whether an exchange may take
+place), so that no code outside
 ``engine/variants/`` compares variant names."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import pytest
 
 from bela.engine import Match
 from bela.engine.actions import PASS, Call
-from bela.engine.cards import EIGHT, SEVEN
+from bela.engine.cards import EIGHT, SEVEN, Card
 from bela.engine.rules import ALL_TRUMPS, NO_TRUMPS
 from bela.engine.variants import VARIANTS, get_variant
 
@@ -49,6 +50,25 @@ def test_the_facts() -> None:
     assert [v.trump_sequence_first for v in (v4, v3, v2, vt)] == [False] * 3 + [True]  # R37
     assert [v.rule_ids["declarations"] for v in (v4, v3, v2, vt)] == ["R13"] * 3 + ["R37"]
     assert [v.rule_ids.get("exchange") for v in (v4, v3, v2, vt)] == [None, None, "R32", "R35"]
+
+
+def test_exchange_possible_is_a_public_fact() -> None:
+    """R32, R35: whether seats are asked to swap or redeal depends on the contract, the
+    face-up card and raspas only: bela2 when trump is the turned suit and the turned card is
+    not the 7 of trump; belot2 always (a redeal is possible in any contract); never in bela4
+    and bela3."""
+    v4, v3, v2, vt = (get_variant(n) for n in ("bela4", "bela3", "bela2", "belot2"))
+    ah, seven_h, kd = Card.AH, Card.make(SEVEN, 0), Card.KD
+    for contract in range(4):
+        assert not v4.exchange_possible(contract, None, False)
+        assert not v3.exchange_possible(contract, None, False)
+    assert v2.exchange_possible(0, ah, False)
+    assert not v2.exchange_possible(0, seven_h, False)  # the 7 of trump lies face up
+    assert not v2.exchange_possible(0, kd, False)  # trump is not the turned suit
+    for contract in range(6):
+        for turned in (ah, seven_h, kd):
+            assert vt.exchange_possible(contract, turned, False)
+            assert vt.exchange_possible(contract, turned, True)  # raspas: redeal (R35)
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))

@@ -1,5 +1,6 @@
 """The deal sampler after a belot2 swap that gives a redeal right (R35: swap and redeal in
-any order): every sampled deal replays to the exact view, for both seats, at every step."""
+any order): every sampled deal replays to the exact view, for both seats and a spectator, at
+every step of the exchange (every seat is asked, the turn is public) and after it."""
 
 from __future__ import annotations
 
@@ -8,11 +9,23 @@ import random
 import pytest
 
 from bela.engine import Card, Match, parse_action
-from bela.engine.views import seat_view
-from bela.solver.sampler import replay_view, sample_deals
+from bela.engine.views import SeatView, seat_view
+from bela.solver.sampler import replay_view, sample_deals, view_differences
 
 # Seat 0 holds the 7H and three 8s; the opened card is the 8H (its fourth 8 after a swap).
 SWAP_EIGHTS = ("7H 8S 8D KS QS 9D 8C TH JS", "JH 9H AH KH QH AS TS AD TD")
+
+
+def replays(view: SeatView, seed: int = 1) -> None:
+    """Every sampled deal replays to the view (after a redeal: its round fields, the fresh
+    match of the replay has booked nothing)."""
+    for deal in sample_deals(view, 20, random.Random(seed)):
+        again = replay_view(view, deal)
+        if view.phase == "done":
+            assert view_differences(view, again) == []
+            assert deal.redeal == 0 and deal.swap == 0
+        else:
+            assert again == view
 
 
 def swap_eights_match(tokens: list[str]) -> Match:
@@ -24,19 +37,19 @@ def swap_eights_match(tokens: list[str]) -> Match:
     return m
 
 
-@pytest.mark.parametrize("tokens", [["H", "swap"], ["H", "swap", "keep"],
-                                    ["H", "swap", "keep", "8S"],
-                                    ["H", "swap", "keep", "8S", "AS"]])
+TOKENS = [["H"], ["H", "swap"], ["H", "swap", "keep"], ["H", "swap", "keep", "keep"],
+          ["H", "swap", "keep", "keep", "8S"], ["H", "swap", "keep", "keep", "8S", "AS"],
+          ["H", "keep"], ["H", "keep", "keep"], ["H", "swap", "redeal"]]
+
+
+@pytest.mark.parametrize("tokens", TOKENS)
 @pytest.mark.parametrize("seat", [0, 1])
 def test_swap_then_asked_again_replays(tokens: list[str], seat: int) -> None:
-    m = swap_eights_match(tokens)
-    view = seat_view(m, seat)
-    for deal in sample_deals(view, 20, random.Random(1)):
-        assert replay_view(view, deal) == view
+    replays(seat_view(swap_eights_match(tokens), seat))
 
 
-def test_spectator_after_swap_and_keep_replays() -> None:
-    """A spectator (no seat) once play has started: who decided is no longer a question."""
-    view = seat_view(swap_eights_match(["H", "swap", "keep", "8S"]), None)
-    for deal in sample_deals(view, 20, random.Random(1)):
-        assert replay_view(view, deal) == view
+@pytest.mark.parametrize("tokens", TOKENS)
+def test_spectator_during_and_after_the_exchange_replays(tokens: list[str]) -> None:
+    """A spectator (no seat) sees the seat asked in the exchange like everyone (every seat
+    is asked, R32, R35), so its view replays at every step too."""
+    replays(seat_view(swap_eights_match(tokens), None))

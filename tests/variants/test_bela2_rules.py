@@ -154,6 +154,9 @@ def test_r32_seven_of_trump_swap_when_trump_is_turned_suit() -> None:
     m = new_match("bela2")
     rnd = deal(m, SWAP_DEAL, turned=SWAP_TURNED)
     act(m, "H")
+    assert rnd.phase == "exchange" and rnd.turn == 0  # every seat is asked, from the first
+    assert legal_tokens(rnd) == {"keep"}  # seat 0 has no 7H: keeping is its only choice
+    act(m, "keep")
     assert rnd.phase == "exchange" and rnd.turn == 1
     assert legal_tokens(rnd) == {"swap", "keep"}
     act(m, "swap")
@@ -171,27 +174,32 @@ def test_r32_swap_may_be_declined() -> None:
     rnd = deal(m, SWAP_DEAL, turned=SWAP_TURNED)
     act(m, "pass", "H")
     act(m, "keep")
+    assert rnd.phase == "exchange" and rnd.turn == 1
+    act(m, "keep")
     assert rnd.phase == "play" and rnd.turn == 0
     assert "7H" in codes(seat_view(m, 1).hand)
     assert str(seat_view(m, 1).public["turned"]) == "AH"
     refused(m, "swap")  # too late once declined
 
 
-def test_r32_who_decides_on_a_swap_and_a_keep_stay_secret() -> None:
-    """R32 (the project's reading, docs/RULES.md): while the holder decides, the other seat
-    and spectators see no turn and no legal action; his "keep" is silent to them, his own
-    view records it."""
+def test_r32_who_holds_the_seven_stays_secret() -> None:
+    """R32 (the project's reading, docs/RULES.md): every seat is asked in turn, holder or
+    not, and the turn is public; only the seat asked sees its choices; a "keep" is silent to
+    the others, the keeper's own view records it."""
     m = new_match("bela2")
     rnd = deal(m, SWAP_DEAL, turned=SWAP_TURNED)
     act(m, "H")
-    assert rnd.phase == "exchange" and rnd.turn == 1
-    for other in (0, None):
-        v = seat_view(m, other)
-        assert v.turn is None and v.legal == ()
-    assert seat_view(m, 1).turn == 1
-    act(m, "keep")
-    assert seat_view(m, 0).exchanges == () and seat_view(m, None).exchanges == ()
+    for asked, choices in ((0, {"keep"}), (1, {"swap", "keep"})):
+        assert rnd.phase == "exchange" and rnd.turn == asked
+        for other in (1 - asked, None):
+            v = seat_view(m, other)
+            assert v.phase == "exchange" and v.turn == asked and v.legal == ()
+        v = seat_view(m, asked)
+        assert v.turn == asked and {a.token() for a in v.legal} == choices
+        act(m, "keep")
+    assert seat_view(m, 0).exchanges == ((0, "keep"),)
     assert seat_view(m, 1).exchanges == ((1, "keep"),)
+    assert seat_view(m, None).exchanges == ()
 
 
 def test_r32_no_swap_when_trump_is_not_the_turned_suit() -> None:
@@ -219,6 +227,8 @@ def test_r32_swap_only_for_the_holder_and_before_the_first_lead() -> None:
     m = new_match("bela2")
     rnd = deal(m, CAPOT_DEAL, turned="JD")  # trump D accepted; 7D held by seat 1
     act(m, "D")
+    assert rnd.phase == "exchange" and rnd.turn == 0
+    act(m, "keep")
     assert rnd.phase == "exchange" and rnd.turn == 1
     act(m, "keep")
     act(m, "AD")
@@ -226,6 +236,11 @@ def test_r32_swap_only_for_the_holder_and_before_the_first_lead() -> None:
     m2 = new_match("bela2")
     rnd2 = deal(m2, SWAP_DEAL, turned="QD")  # 7D is out of play
     act(m2, "D")
+    assert rnd2.phase == "exchange" and rnd2.turn == 0  # asked all the same: nobody knows
+    refused(m2, "swap")
+    act(m2, "keep")
+    refused(m2, "swap")
+    act(m2, "keep")
     assert rnd2.phase == "play"
     refused(m2, "swap")
 
@@ -377,7 +392,7 @@ def test_r33_belot_wins_the_match() -> None:
     m = new_match("bela2")
     rnd = deal(m, ["7S 8S 9S TS JS QS KS AS 7D 8D", "7H 8H 9H TH JH QH KH AH 9D TD"],
                turned="AD")
-    act(m, "D", "keep", "declare 7S 8S 9S TS JS QS KS AS")
+    act(m, "D", "keep", "keep", "declare 7S 8S 9S TS JS QS KS AS")
     assert rnd.result.outcome == "belot" and m.winner == 0
 
 

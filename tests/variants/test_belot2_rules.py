@@ -83,9 +83,10 @@ def plain_round(seed: int) -> tuple[Match, object]:
 
 
 def duty_round(bids: list[str]) -> tuple[Match, object]:
+    """The DUTY deal after ``bids`` and the exchange (R35: both are asked; both keep)."""
     m = new_match("belot2")
     rnd = deal(m, DUTY, **DUTY_X)
-    act(m, *bids)
+    act(m, *bids, "keep", "keep")
     return m, rnd
 
 
@@ -140,6 +141,8 @@ def test_r34_four_passes_raspas_with_opened_suit_trump() -> None:
     act(m, "pass", "pass", "pass", "pass")
     assert rnd.raspas and rnd.trump_name == "H" and rnd.caller is None
     assert seat_view(m, 0).caller is None and seat_view(m, 0).raspas
+    assert rnd.phase == "exchange" and rnd.turn == 0  # R35: a redeal is possible in raspas
+    act(m, "keep", "keep")
     assert rnd.phase == "play" and rnd.turn == 0
 
 
@@ -220,11 +223,18 @@ def test_r35_swap_seven_of_trump_in_opened_suit_contract() -> None:
     m = new_match("belot2")
     rnd = deal(m, BASE, **BASE_X)
     act(m, "H")
+    assert rnd.phase == "exchange" and rnd.turn == 0  # every seat is asked, from the first
+    assert legal_tokens(rnd) == {"keep"}
+    act(m, "keep")
     assert rnd.phase == "exchange" and rnd.turn == 1
     assert legal_tokens(rnd) == {"swap", "keep"}
     act(m, "swap")
     assert "AH" in codes(seat_view(m, 1).hand) and "7H" not in codes(seat_view(m, 1).hand)
     assert str(seat_view(m, 0).public["turned"]) == "7H"
+    assert rnd.phase == "exchange" and rnd.turn == 1  # R35: a swapper is asked again
+    assert legal_tokens(rnd) == {"keep"}
+    refused(m, "swap")
+    act(m, "keep")
     assert rnd.phase == "play" and rnd.turn == 0  # R35: the non-dealer leads
     refused(m, "swap")
 
@@ -258,6 +268,8 @@ def test_r35_after_a_swap_the_swapper_may_keep_and_play_starts() -> None:
     m = new_match("belot2")
     rnd = deal(m, SWAP_EIGHTS, **SWAP_EIGHTS_X)
     act(m, "H", "swap", "keep")
+    assert rnd.phase == "exchange" and rnd.turn == 1 and legal_tokens(rnd) == {"keep"}
+    act(m, "keep")
     assert rnd.phase == "play" and rnd.turn == 0
     assert "8H" in codes(seat_view(m, 0).hand)
     refused(m, "redeal")
@@ -271,6 +283,9 @@ def test_r35_after_one_seat_swaps_the_other_may_redeal() -> None:
     act(m, "H")
     assert rnd.turn == 0 and legal_tokens(rnd) == {"swap", "keep"}
     act(m, "swap")
+    assert rnd.phase == "exchange" and rnd.turn == 0  # asked again: nothing more to do
+    assert legal_tokens(rnd) == {"keep"}
+    act(m, "keep")
     assert rnd.phase == "exchange" and rnd.turn == 1
     assert legal_tokens(rnd) == {"redeal", "keep"}
     act(m, "redeal")
@@ -281,10 +296,16 @@ def test_r35_after_one_seat_swaps_the_other_may_redeal() -> None:
                                   ["pass", "pass", "pass", "S"],
                                   ["pass", "pass", "pass", "pass"]])
 def test_r35_no_swap_outside_opened_suit_contract(bids: list[str]) -> None:
-    """R35: no swap in VC, BC, another suit, or raspas (R37), though seat 1 holds the 7H."""
+    """R35: no swap in VC, BC, another suit, or raspas (R37), though seat 1 holds the 7H:
+    both are asked (a redeal is possible in any contract), and both may only keep."""
     m = new_match("belot2")
     rnd = deal(m, BASE, **BASE_X)
     act(m, *bids)
+    for seat in (0, 1):
+        assert rnd.phase == "exchange" and rnd.turn == seat
+        assert legal_tokens(rnd) == {"keep"}
+        refused(m, "swap")
+        act(m, "keep")
     assert rnd.phase == "play" and rnd.turn == 0
     refused(m, "swap")
 
@@ -330,6 +351,12 @@ def test_r35_no_redeal_without_four_sevens_or_eights() -> None:
     rnd = deal(m, ["7H 7S 7D 9H 9S 9D 9C KS QS", "JH 8S TS KH QH 8D 8C AD TD"],
                turned="AH", bottom="AC")
     act(m, "pass", "pass", "S")
+    assert rnd.phase == "exchange" and legal_tokens(rnd) == {"keep"}
+    refused(m, "redeal")
+    act(m, "keep")
+    assert rnd.phase == "exchange" and legal_tokens(rnd) == {"keep"}
+    refused(m, "redeal")
+    act(m, "keep")
     assert rnd.phase == "play"
     refused(m, "redeal")
 
@@ -381,7 +408,7 @@ def test_r36_duty_errors_cite_r36(bids: list[str], lead: str, bad: str) -> None:
     (["pass", "pass", "VC"], "swap", {"R35"}),
     (["pass", "pass", "pass", "pass"], "swap", {"R35", "R37"}),
     (["pass", "pass", "S"], "redeal", {"R35"}),
-    (["pass", "pass", "pass", "pass", "8D", "AD"], "KH*", {"R37"}),
+    (["pass", "pass", "pass", "pass", "keep", "keep", "8D", "AD"], "KH*", {"R37"}),
 ])
 def test_r35_r37_refusals_cite_belot2_rules(bids: list[str], token: str,
                                             rules: set[str]) -> None:
@@ -495,7 +522,7 @@ def test_r36_no_capot_bonus_and_r37_bela_without_a_trick() -> None:
     counts although it takes no trick."""
     m = new_match("belot2")
     rnd = deal(m, CAPOT, **CAPOT_X)
-    act(m, "H", "JH", "KH*")
+    act(m, "H", "keep", "keep", "JH", "KH*")
     play_out(m, 2, bela=False)
     res = rnd.result
     assert rnd.tricks_won == [9, 0]
@@ -599,7 +626,7 @@ def test_r37_senior_declaration_needs_a_trick() -> None:
     m = new_match("belot2")
     rnd = deal(m, ["JH 9H AH TH KH AS AD TC TS", "QH QS QD QC 7S 8S 7D 8D 7C"],
                turned="8H", bottom="KS")
-    act(m, "H", "declare 9H TH JH")
+    act(m, "H", "keep", "keep", "declare 9H TH JH")
     play_out(m, 3, declare={1: "QH QS QD QC"}, bela=False)
     res = rnd.result
     assert rnd.tricks_won == [9, 0]
@@ -611,7 +638,7 @@ def test_r37_bela_is_trump_king_and_queen_only_in_suit_contract() -> None:
     m = new_match("belot2")
     rnd = deal(m, ["KS QS KD QD 7C 8C JH 9H AH", "TS AS 7S JD 9D TD 7H 8H TH"],
                turned="8D", bottom="AC")
-    act(m, "pass", "pass", "S")
+    act(m, "pass", "pass", "S", "keep", "keep")
     tokens = legal_tokens(rnd)
     assert {"KS*", "QS*"} <= tokens and not {"KD*", "QD*"} & tokens
 
@@ -621,7 +648,7 @@ def test_r37_bela_in_vc_for_each_suit() -> None:
     m = new_match("belot2")
     rnd = deal(m, ["KS QS KD QD 7C 8C JH 9H AH", "TS AS 7S JD 9D TD 7H 8H TH"],
                turned="8D", bottom="AC")
-    act(m, "pass", "pass", "VC")
+    act(m, "pass", "pass", "VC", "keep", "keep")
     assert {"KS*", "QS*", "KD*", "QD*"} <= legal_tokens(rnd)
     rng = random.Random(1)
     while not rnd.is_over:
@@ -637,7 +664,8 @@ def test_r37_no_bela_in_bc() -> None:
     m = new_match("belot2")
     rnd = deal(m, ["KS QS KD QD 7C 8C JH 9H AH", "TS AS 7S JD 9D TD 7H 8H TH"],
                turned="8D", bottom="AC")
-    act(m, "pass", "pass", "BC")
+    act(m, "pass", "pass", "BC", "keep", "keep")
+    assert rnd.phase == "play"
     assert not any(t.endswith("*") for t in legal_tokens(rnd))
     refused(m, "KS*")
 
@@ -662,7 +690,7 @@ def test_r37_raspas_no_bela_and_no_swap() -> None:
     """R37: no bela and no swap in raspas (seat 1 holds KH QH and the 7 of the opened H)."""
     m = new_match("belot2")
     rnd = deal(m, BASE, **BASE_X)
-    act(m, "pass", "pass", "pass", "pass")
+    act(m, "pass", "pass", "pass", "pass", "keep", "keep")
     assert rnd.phase == "play"
     refused(m, "swap")
     assert not any(t.startswith("declare") for t in legal_tokens(rnd))
@@ -745,7 +773,8 @@ def test_r34_r37_a_falling_bidders_bela_goes_to_the_opponent() -> None:
     opponent scores everything, the bidder's bela included."""
     m = new_match("belot2")
     rnd = deal(m, CAPOT, **CAPOT_X)
-    act(m, "pass", "H", "JH", "KH*")  # seat 1 takes the opened hearts and announces bela
+    # seat 1 takes the opened hearts and announces bela
+    act(m, "pass", "H", "keep", "keep", "JH", "KH*")
     play_out(m, 2, bela=False)
     res = rnd.result
     assert rnd.tricks_won == [9, 0]

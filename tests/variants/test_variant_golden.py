@@ -5,7 +5,10 @@ The brute force below is written from the rule text only (R17-R20 for the bela v
 R36 for belot2), on card codes, and shares no code with ``bela.engine.rules``.  For a fixed
 deal and bidding it counts the distinct legal card sequences over the first trick (and the
 first two tricks for the two-player variants); the engine's count (walking
-``legal_actions``/``apply``/``undo``) and the hard-coded number must agree.
+``legal_actions``/``apply``/``undo``) and the hard-coded number must agree.  The counts start
+at the first lead, after the exchange (R32, R35: belot2 always asks both seats, so its
+positions are reached through two keeps), and so do not depend on it; the exchange itself
+has its own golden sequences below, against a reference written from the rule text.
 """
 
 from __future__ import annotations
@@ -150,6 +153,11 @@ GOLDEN = [
 ]
 
 
+# R32, R35: the exchange steps before the first lead, every seat asked (both keep here):
+# belot2 always; bela2 only when trump is the turned suit (never in these bela2 deals).
+KEEPS = {"bela3": 0, "bela2": 0, "belot2": 2}
+
+
 def golden_round(variant: str, d: dict[str, object], bidding: list[str]) -> Round:
     m = new_match(variant)
     rnd = deal(m, d["hands"], **d["extra"])  # type: ignore[arg-type]
@@ -157,6 +165,7 @@ def golden_round(variant: str, d: dict[str, object], bidding: list[str]) -> Roun
     while rnd.phase == "exchange":
         act(m, "keep")
     assert rnd.phase == "play" and rnd.turn == 0
+    assert [a.token() for a in rnd.log] == bidding + ["keep"] * KEEPS[variant]
     return rnd
 
 
@@ -171,9 +180,10 @@ def test_golden_first_tricks(variant: str, d: dict[str, object], bidding: list[s
     duties = "belot2" if variant == "belot2" else "bela"
     seats = rnd.variant.seats
     brute = brute_count(hands, rnd.first, contract, tricks, duties)
+    before = list(rnd.log)
     engine = engine_count(rnd, tricks * seats)
     assert (engine, brute) == (count, count)
-    assert len(rnd.log) == len(bidding)  # undo restored the position
+    assert rnd.log == before  # undo restored the position
 
 
 # -- the engine's legal cards against the brute force, at random positions ---------------------
@@ -196,3 +206,107 @@ def test_legal_cards_match_brute_force(variant: str, seed: int, passes: int) -> 
         assert legal_cards(rnd) == set(legal(hand, trick, rnd.trump_name or ""))
 
     random_round(variant, seed, passes, on_step=check)
+
+
+# -- the exchange (R32, R35): every sequence of swaps, redeals and keeps ------------------------
+#
+# Written from the rule text and the project's reading (docs/RULES.md): when a right is possible
+# at all from public facts (bela2: trump is the turned suit and the turned card is not its 7;
+# belot2: always), every seat is asked in turn from the first seat; a seat may swap holding the
+# 7 of trump in a suit contract in the turned suit (not raspas), redeal (belot2) holding four 7s
+# or four 8s, and always keep; a swapper is asked again while a right is still possible; a
+# redeal ends the round.
+
+
+def ref_exchanges(variant: str, hands: list[list[str]], turned: str, contract: str,
+                  raspas: bool) -> set[str]:
+    seven = "7" + contract
+
+    def possible(face_up: str) -> bool:
+        if variant == "belot2":
+            return True
+        return not raspas and face_up[1] == contract and face_up != seven
+
+    def rights(hand: list[str]) -> list[str]:
+        out = []
+        if not raspas and contract == turned[1] and seven in hand:
+            out.append("swap")
+        if variant == "belot2" and any(sum(c[0] == r for c in hand) == 4 for r in "78"):
+            out.append("redeal")
+        return out + ["keep"]
+
+    found: set[str] = set()
+
+    def rec(queue: list[int], hands: list[list[str]], face_up: str, seq: list[str]) -> None:
+        if not queue:
+            found.add(" ".join(seq))
+            return
+        seat = queue[0]
+        for choice in rights(hands[seat]):
+            if choice == "keep":
+                rec(queue[1:], hands, face_up, seq + [choice])
+            elif choice == "redeal":
+                found.add(" ".join(seq + [choice]))
+            else:
+                swapped = [list(h) for h in hands]
+                swapped[seat] = [c for c in hands[seat] if c != seven] + [face_up]
+                rest = [seat] + queue[1:] if possible(seven) else []
+                rec(rest, swapped, seven, seq + [choice])
+
+    rec([0, 1] if possible(turned) else [], hands, turned, [])
+    return found
+
+
+def engine_exchanges(rnd: Round) -> set[str]:
+    if rnd.phase != "exchange":
+        return {""}
+    found: set[str] = set()
+    for a in rnd.legal_actions():
+        rnd.apply(a)
+        for rest in engine_exchanges(rnd) if rnd.phase == "exchange" else {""}:
+            found.add(" ".join(t for t in (a.token(), rest) if t))
+        rnd.undo()
+    return found
+
+
+SWAP_EIGHTS = dict(hands=["7H 8S 8D KS QS 9D 8C TH JS", "JH 9H AH KH QH AS TS AD TD"],
+                   extra={"turned": "8H", "bottom": "7C"})
+FOURS = dict(hands=["7H 7S 7D KS QS 9D 7C 9H TH", "JH 9S TS KH QH 8S 8D 8C 8H"],
+             extra={"turned": "AH", "bottom": "AD"})
+SEVEN_AT_1 = dict(hands=["JH 9H KS QS 8D 9D TS AS 7C 8C", "QH KH AD TD 7S 8S 7H 9C TC AC"],
+                  extra={"turned": "AH"})
+SEVEN_AT_0 = dict(hands=["QH KH AD TD 7S 8S 7H 9C TC AC", "JH 9H KS QS 8D 9D TS AS 7C 8C"],
+                  extra={"turned": "AH"})
+SEVEN_TURNED = dict(hands=["JH 9H KS QS 8D 9D TS AS 7C 8C", "QH KH AD TD 7S 8S AH 9C TC AC"],
+                    extra={"turned": "7H"})
+
+EXCHANGE_GOLDEN = [
+    # variant, deal, bidding, every exchange sequence to the first lead or the redeal
+    ("bela2", SEVEN_AT_1, ["H"], {"keep swap", "keep keep"}),
+    ("bela2", SEVEN_AT_0, ["pass", "H"], {"swap", "keep keep"}),  # no one asked after a swap
+    ("bela2", SEVEN_AT_1, ["pass", "pass", "S"], {""}),  # trump is not the turned suit
+    ("bela2", SEVEN_TURNED, ["H"], {""}),  # the turned card is the 7 of trump
+    ("bela2", BELA2, ["pass", "pass", "H"], {""}),
+    ("belot2", SWAP_EIGHTS, ["H"], {"keep keep", "swap keep keep", "swap redeal"}),
+    ("belot2", FOURS, ["H"], {"redeal", "keep redeal", "keep keep", "swap keep redeal",
+                              "swap keep keep"}),
+    ("belot2", FOURS, ["pass", "pass", "pass", "pass"], {"redeal", "keep redeal", "keep keep"}),
+    ("belot2", BELOT2, ["pass", "pass", "VC"], {"keep keep"}),  # asked, though nobody may act
+    ("belot2", BELOT2, ["C"], {"keep keep"}),
+]
+
+
+@pytest.mark.parametrize("variant, d, bidding, sequences", EXCHANGE_GOLDEN)
+def test_golden_exchanges(variant: str, d: dict[str, object], bidding: list[str],
+                          sequences: set[str]) -> None:
+    """R32, R35 (docs/RULES.md readings): the engine's exchange sequences after a fixed
+    bidding are those of the rule text, pinned."""
+    m = new_match(variant)
+    rnd = deal(m, d["hands"], **d["extra"])  # type: ignore[arg-type]
+    act(m, *bidding)
+    before = list(rnd.log)
+    hands = [sorted(mask_codes(h)) for h in rnd.hands]
+    turned = code(rnd.public["turned"])
+    ref = ref_exchanges(variant, hands, turned, rnd.trump_name or "", rnd.raspas)
+    assert (engine_exchanges(rnd), ref) == (sequences, sequences)
+    assert rnd.log == before and rnd.phase == ("exchange" if sequences != {""} else "play")

@@ -121,13 +121,16 @@ def test_belot2_redeal_and_raspas_score_keys() -> None:
 
 
 def test_swap_is_recorded_and_replayed() -> None:
-    """RECORD.md: `swap` stands after the last bid and before the first card."""
+    """RECORD.md: `swap` stands after the last bid and before the first card; the keep of
+    the seat asked before the holder leaves no token."""
     m = new_match("bela2")
     deal(m, BELA2, turned="AH")
-    act(m, "H", "swap")
+    act(m, "H", "keep", "swap")  # seat 0 is asked first, then seat 1, who holds the 7H
     play_out(m, 2)
     data = to_record(m)
+    assert [a.token() for a in m.rounds[0].log[:3]] == ["H", "keep", "swap"]
     assert data["rounds"][0]["actions"][:2] == ["H", "swap"]
+    assert "keep" not in data["rounds"][0]["actions"]
     again = replay(read_record(data))
     assert score(again) == score(m)
     assert "AH" in {str(c) for t in again.rounds[0].tricks for c in t[1]}

@@ -239,8 +239,11 @@ def discard(view: SeatView, params: HeuristicParams) -> Action:
 # -- swaps and redeals (R32, R35) ------------------------------------------------------------
 
 def exchange(view: SeatView, params: HeuristicParams) -> Action:
-    """Swap the 7 of trump for the turned card; redeal four 7s / 8s when the hand is weak."""
+    """Swap the 7 of trump for the turned card; redeal four 7s / 8s when the hand is weak;
+    keep when that is the only choice (every seat is asked, holder or not, R32, R35)."""
     legal = view.legal
+    if legal == (DECLINE,):
+        return DECLINE
     keep = SWAP if SWAP in legal else DECLINE
     if REDEAL in legal and params.redeal_samples > 0:
         if simulated_margin(view, keep, params) < params.redeal_below:
@@ -284,8 +287,14 @@ def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) ->
         m = Match(v, options={"target": 10**9}, first_dealer=view.dealer)
         driver = Driver(m, {me: bot, opp: bot})
         rnd = driver.deal(hands, extra)
-        for _seat, token in [*view.bids, *view.exchanges]:
+        for _seat, token in view.bids:
             m.apply(parse_action(token))
+        for asked, token in view.exchanges:  # the seats asked before kept (silently)
+            while rnd.phase == Phase.EXCHANGE and rnd.turn != asked:
+                m.apply(DECLINE)
+            m.apply(parse_action(token))
+        while rnd.phase == Phase.EXCHANGE and rnd.turn != me:
+            m.apply(DECLINE)  # nothing public happened before this seat's turn: all kept
         pending = True  # ``action`` at this seat's next exchange decision, then the bot's
         while (seat := driver.to_act()) is not None:
             if pending and seat == me and rnd.phase == Phase.EXCHANGE:

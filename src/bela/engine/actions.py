@@ -77,8 +77,9 @@ class Redeal:
 
 @dataclass(frozen=True, slots=True)
 class Decline:
-    """Keep one's cards when a swap or redeal is offered (bela2, belot2).  Records leave it
-    out: a record names only the swaps and redeals that were made (RECORD.md)."""
+    """Keep one's cards when asked in the exchange (bela2, belot2): every seat is asked, and
+    for a seat without a swap or redeal right it is the only choice.  Records leave it out: a
+    record names only the swaps and redeals that were made (RECORD.md)."""
 
     def token(self) -> str:
         return "keep"

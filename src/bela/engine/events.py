@@ -76,7 +76,8 @@ class Swapped:
 
 @dataclass(frozen=True, slots=True)
 class Kept:
-    """A seat that could swap or redeal let it be (R32, R35): seen by that seat only."""
+    """A seat asked whether it swaps or redeals kept its cards, whether it had a right or
+    not (R32, R35): seen by that seat only (the others see the turn move on)."""
 
     seat: int
 

@@ -176,7 +176,8 @@ def replay(record: Record) -> Match:
 
 def skip_declined_exchanges(rnd: Round, action: Action) -> None:
     """A record names only the swaps and redeals made (RECORD.md): before any other action,
-    the seats still offered one keep their cards."""
+    each seat still to be asked in the exchange keeps its cards (every seat is asked,
+    holder or not, so a keep leaves no token)."""
     while rnd.phase == Phase.EXCHANGE and not (
             isinstance(action, (Swap, Redeal))
             and action in rnd.variant.exchange_options(rnd, rnd.turn)):

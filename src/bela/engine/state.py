@@ -147,8 +147,8 @@ class Round:
         self.public = {k: v[0] for k, v in deal.extra.items()
                        if k in variant.public_keys and k not in variant.shown_after_bidding}
         self.discards = 0  # bela3: the caller's two discards (R27), his secret
-        self.exchange_seats: list[int] = []  # seats still to decide on a swap / redeal
-        self.exchanges: list[tuple[int, Action]] = []  # swaps, redeals and keeps made (public)
+        self.exchange_seats: list[int] = []  # seats still to be asked for a swap / redeal
+        self.exchanges: list[tuple[int, Action]] = []  # swaps, redeals (public) and keeps
         self.raspas = False  # belot2: four passes (R34)
         self._undo: list[Snapshot | PlayUndo] = []
         self._bela_mask = 0
@@ -397,14 +397,23 @@ class Round:
             self._start_play()
 
     def _start_exchange(self) -> None:
-        """Offer swaps / redeals (R32, R35) to the seats that may make one, in turn order
-        from the first seat; play starts when none is left.  Both are rights until the first
-        lead, in any order: a seat that swaps is asked again while it has a right left (the
-        turned card may bring its fourth 8, R35)."""
+        """Ask every seat, in turn order from the first seat, whether it swaps or redeals
+        (R32, R35), when public facts leave a right possible at all
+        (:meth:`~bela.engine.variants.base.Variant.exchange_possible`); else play starts.
+        Every seat is asked, holder or not, and its only choice may be to keep its cards:
+        who acts and when tells nobody who holds the 7 of trump or four 7s / 8s.  Both are
+        rights until the first lead, in any order: a seat that swaps is asked again at once
+        while public facts still allow a right (belot2: the turned card may bring its
+        fourth 8, R35)."""
         n = self.variant.seats
-        order = [(self.first + i) % n for i in range(n)]
-        self.exchange_seats = [s for s in order if self.variant.exchange_options(self, s)]
+        if self._exchange_possible():
+            self.exchange_seats = [(self.first + i) % n for i in range(n)]
         self._next_exchange()
+
+    def _exchange_possible(self) -> bool:
+        assert self.contract is not None
+        return self.variant.exchange_possible(self.contract, self.public.get("turned"),
+                                              self.raspas)
 
     def _next_exchange(self) -> None:
         if self.exchange_seats:
@@ -438,8 +447,10 @@ class Round:
             self.hands[seat] = self.hands[seat] & ~(1 << seven) | (1 << turned)
             self.public = {**self.public, "turned": seven}
             events.append(Swapped(seat, seven, Card.ALL[turned]))
-            if self.variant.exchange_options(self, seat):
-                self.exchange_seats.insert(0, seat)  # R35: a redeal may still follow
+            if self._exchange_possible():  # R35: asked again, a redeal may still follow
+                self.exchange_seats.insert(0, seat)
+            else:  # bela2: the 7 of trump lies face up, no right is left to anyone
+                self.exchange_seats = []
         else:
             events.append(Kept(seat))
         self._next_exchange()

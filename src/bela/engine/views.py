@@ -52,7 +52,7 @@ class SeatView:
     phase: Phase
     dealer: int
     first: int
-    turn: int | None  # None when the round is over, or another seat decides on an exchange
+    turn: int | None  # the seat to act (public, the exchange included); None when it is over
     hand: CardSet
     unseen: int  # own cards dealt but not yet seen (bela4 talon before the own bid)
     hand_sizes: tuple[int, ...]
@@ -131,9 +131,8 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         None if d is None else _declaration_infos(rnd, s, d, seat, shown)
         for s, d in enumerate(rnd.declared))
     own = (rnd.hands[seat] & ~rnd.hidden[seat]) if seat is not None else 0
+    # public in every phase: in the exchange every seat is asked, holder or not (R32, R35)
     acting = rnd.turn if rnd.phase != Phase.DONE else None
-    if rnd.phase == Phase.EXCHANGE and acting != seat:
-        acting = None  # who may swap or redeal is the holder's secret until he does (R32, R35)
     return SeatView(
         variant=v.name, seat=seat, seats=n, sides=v.sides, phase=rnd.phase,
         dealer=rnd.dealer, first=rnd.first, turn=acting,

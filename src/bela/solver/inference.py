@@ -18,10 +18,11 @@ Everything here reads a :class:`~bela.engine.views.SeatView` only.  It turns the
     unshown sequence is a hypothesis; shown declarations are exact;
   * bela (R14): the K and Q of the suit were both held when the first was played;
   * the exchange (R32, R35): after a swap the swapper held the old turned card; a seat
-    deciding on an exchange, or one that redealt, holds what allows it;
+    that redealt held four 7s or four 8s.  Every seat is asked, holder or not, so being
+    asked (or keeping) says nothing;
 - *hypotheses*: the joint choices a view leaves open (the suit of each unshown sequence,
-  whether and by whom the 7 of trump was swapped and for which card, which exchange option
-  the deciding seat holds), each a set of must/must-not cards per seat;
+  whether and by whom the 7 of trump was swapped and for which card, which four a redealer
+  held), each a set of must/must-not cards per seat;
 - *soft evidence* from the bidding and two habits of play (:class:`BidModel`): a likelihood
   in (0, 1] of the bids given the cards each seat saw when bidding, used by the sampler for
   rejection.
@@ -30,9 +31,9 @@ The sampler weighs each hypothesis by the exact number of deals it allows.  A de
 two declaration hypotheses (a seat that holds two sequences of 3 to K and announced one) is
 counted under both: a slight bias toward such rare hands, which no view can tell apart.
 
-The engine's views do not say whether a swap was made (only the current face-up card), so a
-face-up 7 of trump is treated as "either dealt face up, or swapped by a seat that had
-decided by then" (see :func:`exchange_alternatives`).
+A swap is public (``view.exchanges`` names the swapper, ``view.opened`` the card first face
+up), and so is the seat asked in the exchange: every seat is asked, holder or not, so the
+exchange phase itself constrains no hidden card (see :func:`exchange_alternatives`).
 """
 
 from __future__ import annotations
@@ -223,7 +224,7 @@ def declaration_alternatives(view: SeatView, variant: Variant) -> list[DeclAlt]:
 @dataclass(frozen=True)
 class ExchAlt:
     """One hypothesis on the exchange: who swapped the 7 of trump for which face-up card,
-    who redealt, and which option each seat that decided (or decides now) held."""
+    who redealt, and which redeal option the redealer held."""
 
     swap: tuple[int, int] | None = None  # (seat, the card that was face up before the swap)
     redeal: int | None = None
@@ -234,12 +235,10 @@ class ExchAlt:
 
 
 def deciding_seat(view: SeatView) -> int:
-    """The seat deciding on an exchange now: the viewer when its view shows its turn,
-    otherwise the other player (exchanges exist only in the two-player variants)."""
-    if view.turn is not None:
-        return view.turn
-    assert view.seat is not None and view.seats == 2  # the two-player variants
-    return 1 - view.seat
+    """The seat asked in the exchange now: every seat is asked in turn, holder or not, and
+    the turn is public (R32, R35)."""
+    assert view.turn is not None
+    return view.turn
 
 
 def exchange_alternatives(view: SeatView, variant: Variant) -> list[ExchAlt]:
@@ -247,36 +246,23 @@ def exchange_alternatives(view: SeatView, variant: Variant) -> list[ExchAlt]:
 
     - A swap is public (``view.exchanges`` and ``view.opened``): the swapper held the card
       that was face up before it.
-    - A seat that decides now, a redealer, and the viewer if it kept its cards were offered
-      an option: the 7 of trump (swappable, nobody swapped) or, in belot2, four 7s or four
-      8s; a redealer held the four.  Others keep silently, so nothing is known of them.
+    - A redealer held four 7s or four 8s (one hypothesis per rank).
+    - Every seat is asked, holder or not, and a keep is silent: being asked, deciding now or
+      (for the viewer) having kept tells nothing about the cards.
     """
     opened = view.opened
     if opened is None or view.contract is None or view.phase == "bidding":
         return [ExchAlt()]
-    contract = view.contract
-    swappable = not view.raspas and contract < 4 and contract == int(opened) >> 3
-    seven = 8 * contract + SEVEN if contract < 4 else -1
     redeal_opts = [RANK_MASKS[r] for r in variant.redeal_ranks]
     swapper = next((s for s, token in view.exchanges if token == "swap"), None)
     sw = (swapper, int(opened)) if swapper is not None else None
     base: tuple[tuple[int, int], ...] = () if sw is None else ((sw[0], 1 << sw[1]),)
     redealer = next((s for s, token in view.exchanges if token == "redeal"), None)
-    deciders = [(s, token) for s, token in view.exchanges if token != "swap"]
-    if view.phase == "exchange":  # the seat deciding now (the other one, if not the viewer)
-        deciders.append((deciding_seat(view), "now"))
-    alts = [ExchAlt(sw, redealer, base)]
-    for seat, token in deciders:
-        if token == "redeal":
-            opts = list(redeal_opts)
-        else:
-            opts = ([1 << seven] if swappable and swapper is None else []) + redeal_opts
-        if not opts:
-            continue
-        alts = [ExchAlt(a.swap, a.redeal, (*a.must, (seat, m)),
-                        (*a.first_options, (seat, tuple(opts[:i]))) if i else a.first_options)
-                for a in alts for i, m in enumerate(opts)]
-    return alts
+    if redealer is None or not redeal_opts:
+        return [ExchAlt(sw, redealer, base)]
+    return [ExchAlt(sw, redealer, (*base, (redealer, m)),
+                    ((redealer, tuple(redeal_opts[:i])),) if i else ())
+            for i, m in enumerate(redeal_opts)]
 
 
 # -- bidding evidence -----------------------------------------------------------------------

@@ -564,7 +564,7 @@ def to_round(view: SeatView, deal: SampledDeal, strict: bool = True) -> Round:
             if swapped:
                 continue
         if view.phase == "exchange" and seat == deciding:
-            break  # the seat deciding now (R35: the swapper may be asked again)
+            break  # the seat asked now (public; R35: a swapper is asked again)
         if not act(REDEAL if deal.redeal == seat else DECLINE):
             act(DECLINE)
     belas = set(view.belas)

@@ -115,7 +115,14 @@ def hand_card(p: Prompts, word: str, numbered: list[Card], view: SeatView) -> Ca
 
 
 def ask_exchange(p: Prompts, view: SeatView) -> None:
-    """bela2 R32, belot2 R35: swap the 7 of trump for the turned card; belot2: redeal."""
+    """bela2 R32, belot2 R35: swap the 7 of trump for the turned card; belot2: redeal.
+
+    Every seat is asked, holder or not, so that nobody learns who holds what; a seat whose
+    only choice is to keep its cards is answered for at once: at a local table there is no
+    one to hide the timing from."""
+    if tuple(view.legal) == (DECLINE,):
+        p.submit(DECLINE)
+        return
     swap = next((a for a in view.legal if isinstance(a, Swap)), None)
     redeal = next((a for a in view.legal if isinstance(a, Redeal)), None)
     trump = trump_of(view)

@@ -207,6 +207,13 @@ class Variant:
         first seat."""
         return (d.strength, -((seat - first) % self.seats))
 
+    def exchange_possible(self, contract: int, turned: int | None, raspas: bool) -> bool:
+        """Whether some seat may still have a swap or redeal right (R32, R35), judged from
+        public facts only: the contract, the face-up card now and raspas.  When it is true
+        every seat is asked in turn, holder or not, so that the exchange phase tells nobody
+        who holds what (none in bela4 and bela3)."""
+        return False
+
     def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
         """Swaps / redeals the seat may make before the first lead (none in bela4)."""
         return []

@@ -19,6 +19,13 @@ def turned_suit(rnd: Round) -> int:
     return int(rnd.deal.extra["turned"][0]) >> 3
 
 
+def swap_possible(contract: int, turned: int | None, raspas: bool) -> bool:
+    """R32, R35, from public facts: trump is the face-up card's suit (not raspas) and the
+    face-up card is not the 7 of trump, so a seat may hold the 7 and swap it."""
+    return (not raspas and turned is not None and contract == turned >> 3
+            and turned != Card.make(SEVEN, contract))
+
+
 def holds_seven_of_turned_trump(rnd: Round, seat: int) -> bool:
     """R32, R35: the 7 of trump may be swapped for the face-up card when trump is its suit."""
     trump = rnd.contract
@@ -65,6 +72,11 @@ class Bela2(Variant):
         if index < 2:
             return [turned_suit], False
         return [s for s in range(4) if s != turned_suit], index == 3
+
+    def exchange_possible(self, contract: int, turned: int | None, raspas: bool) -> bool:
+        """R32: a swap is possible when trump is the face-up card's suit and that card is
+        not the 7 of trump itself (then someone may hold the 7)."""
+        return swap_possible(contract, turned, raspas)
 
     def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
         return [SWAP] if holds_seven_of_turned_trump(rnd, seat) else []

@@ -54,6 +54,12 @@ class Belot2(Variant):
         return BidEffect(reveal=(0, 1), contract=action.contract, caller=seat,
                          then=Phase.EXCHANGE)
 
+    def exchange_possible(self, contract: int, turned: int | None, raspas: bool) -> bool:
+        """R35: a seat may hold four 7s or four 8s in any contract, raspas included, so
+        every round has an exchange step (and a swapper is asked again: the swap may have
+        brought its fourth 8)."""
+        return True
+
     def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
         """R35: the swap (suit contract in the opened suit) and the redeal (four 7s or 8s)."""
         hand = rnd.hands[seat]
