@@ -124,11 +124,7 @@ def play_out(readers: list[Reader], by_seat: dict[int, Reader], rng: random.Rand
     for _ in range(max_actions):
         if st["status"] == "finished":
             return st
-        turn = st["view"]["turn"]
-        if turn is None:  # another seat decides on a swap / redeal, unseen (R32, R35)
-            turn = next(s for s, r in by_seat.items()
-                        if r.state is not None and r.state["view"]["legal"])
-        me = by_seat[turn]
+        me = by_seat[st["view"]["turn"]]  # public in every phase
         own = me.state
         assert own is not None and own["seq"] == st["seq"]
         me.send({"type": "act", "action": choose(own, rng), "seq": own["seq"]})

@@ -240,3 +240,14 @@ def test_view_json_is_the_same_for_deals_that_differ_only_in_hidden_cards(
             m.apply(rng.choice(rnd.legal_actions()))
             history.append(recorded[-1])
             step += 1
+
+
+def test_a_keep_is_named_only_to_its_own_seat() -> None:
+    """R32, R35: another seat's decision to keep its cards is never named, not even in
+    ``last``; swaps and everything else are."""
+    from bela.server.protocol import public_token
+
+    assert public_token("keep", own=True) == "keep"
+    assert public_token("keep", own=False) is None
+    assert public_token("swap", own=False) == "swap"
+    assert public_token("discard 7H 8H", own=False) == "discard"

@@ -115,6 +115,7 @@ def test_counted_and_built_keys_exist() -> None:
         assert f"decl_four_{rank}" in hr, rank
     for key in ("decl_seq_3", "decl_seq_4", "decl_seq_5", "decl_seq_n", "decl_belot",
                 "exchange_swap", "exchange_swap_opened", "exchange_redeal", "exchange_both",
+                "exchange_none", "exchange_none_opened",
                 "claim_right", "claim_wrong", "claim_right_me", "claim_wrong_me",
                 "swapped_me", "redealt_me", "caller_me", "you_won", "you_lost"):
         assert key in hr, key

@@ -27,7 +27,6 @@ from ..bots import make_bot
 from ..bots.driver import Decision, decide
 from ..engine import BelaError, IllegalAction, parse_action
 from ..engine.actions import Action, ActionParseError, Claim
-from ..engine.enums import Phase
 from ..engine.events import Event
 from ..engine.record import score, to_record
 from ..engine.views import SeatView, seat_view
@@ -319,9 +318,7 @@ class TableActor:
             if action.seat != conn.seat:
                 return error("wrong_seat", f"you sit in seat {conn.seat}: claim {conn.seat} "
                              "is the claim you can make", "R24")
-        elif rnd.turn != conn.seat:
-            if rnd.phase == Phase.EXCHANGE:  # who may swap or redeal stays secret (R32, R35)
-                return error("not_your_turn", "another seat is deciding on a swap or redeal")
+        elif rnd.turn != conn.seat:  # public in every phase (the exchange asks all, R32, R35)
             return error("not_your_turn", f"it is seat {rnd.turn}'s turn, not yours "
                          f"(seat {conn.seat})")
         try:
@@ -454,10 +451,14 @@ class TableActor:
             self._thinker = self._loop.create_task(self._think(seat, self.table.seq, view))
 
     async def _think(self, seat: int, seq: int, view: SeatView) -> None:
-        await asyncio.sleep(self.config.bot_delay)
+        """The bot decides at once and answers ``bot_delay`` after its turn began: how long
+        it thought, which depends on its cards (a redeal weighed, a lone keep not), is not
+        shown as long as it thinks less than the delay."""
+        started = self._loop.time()
         spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
         decision = await asyncio.to_thread(
             decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+        await asyncio.sleep(max(0.0, self.config.bot_delay - (self._loop.time() - started)))
         self.post(BotMove(seat, seq, decision))
 
     def _bot_move(self, seat: int, seq: int, decision: Decision) -> None:

@@ -117,7 +117,8 @@ class Hub:
         last = None
         if table.last is not None:
             actor, token = table.last
-            last = {"seat": actor, "action": public_token(token, actor == seat)}
+            shown = public_token(token, actor == seat)
+            last = None if shown is None else {"seat": actor, "action": shown}
         return dumps({"type": "state", "seq": table.seq, "status": table.status,
                       "last": last,
                       "events": [event_json(e, m.variant) for e in seen_by(events, seat)],

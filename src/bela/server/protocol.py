@@ -81,16 +81,17 @@ def cards(cs: CardSet | None) -> list[str] | None:
     return None if cs is None else [str(c) for c in cs]
 
 
-def public_token(action: Action | str, own: bool) -> str:
+def public_token(action: Action | str, own: bool) -> str | None:
     """An action's token as another seat may see it: a bela3 discard and the cards of a
-    declaration stay private (R13, R27); the owner sees the whole token."""
+    declaration stay private (R13, R27), and a decision to keep one's cards in the exchange
+    is not named at all (``None``, R32, R35); the owner sees the whole token."""
     token = action if isinstance(action, str) else action.token()
     if own:
         return token
     word = token.split(" ", 1)[0]
     if word in ("discard", "declare"):
         return word
-    return token
+    return None if word == "keep" else token
 
 
 def _result_json(r: RoundResult | None) -> dict[str, Any] | None:

@@ -424,7 +424,9 @@ export function exchangeTitle(v) {
   const swap = v.legal.includes("swap"), redeal = v.legal.includes("redeal");
   if (swap && redeal) return "exchange_both";
   if (redeal) return "exchange_redeal";
-  return v.variant === "belot2" ? "exchange_swap_opened" : "exchange_swap";
+  const opened = v.variant === "belot2";  // every seat is asked (R32, R35): maybe with no right
+  if (!swap) return opened ? "exchange_none_opened" : "exchange_none";
+  return opened ? "exchange_swap_opened" : "exchange_swap";
 }
 
 // -- the hand ---------------------------------------------------------------------------
