@@ -85,7 +85,7 @@ def test_refusals_over_http_keep_their_status_and_body(tmp_path: Path) -> None:
 def test_variants_serve_the_engines_options(tmp_path: Path) -> None:
     """Option names per variant, their defaults and each option's choices come from the
     engine; a table made with every choice is accepted."""
-    with server(tmp_path) as client:
+    with server(tmp_path, tables_per_guest=100) as client:
         data = client.get("/api/variants").json()
         assert data["choices"] == {name: [str(c) for c in choices]
                                    for name, choices in OPTION_CHOICES.items()}

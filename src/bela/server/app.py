@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping
@@ -13,11 +14,11 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, Request, WebSocket
+from fastapi import Depends, FastAPI, Header, Query, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import ValidationError
+from pydantic import Field, StrictBool, StrictStr, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
@@ -31,6 +32,7 @@ from .errors import (
     NotFound,
     Refused,
     TooLarge,
+    TooMany,
     Unauthenticated,
 )
 from .hub import Conn, Hub, dumps
@@ -47,17 +49,22 @@ from .protocol import (
     client_message,
     error,
 )
+from .ratelimit import RateLimits, address_key
 from .store import Store
 
 log = logging.getLogger("bela.server")
 
 MAX_BODY = 64 * 1024
+PAGE, MAX_PAGE = 50, 200  # tables in one answer of GET /api/tables: default, most
 
 # The HTTP status of each kind of refusal (the nearest listed class of an error decides).
 HTTP_STATUS: dict[type[Refused], int] = {
     Refused: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
-    TooLarge: 413, InvalidInput: 422,
+    TooLarge: 413, InvalidInput: 422, TooMany: 429,
 }
+
+# The requests with a limit of their own besides ServerConfig.rate_requests.
+LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables"}
 
 
 def http_status(exc: Refused) -> int:
@@ -68,6 +75,48 @@ def http_status(exc: Refused) -> int:
 def error_body(exc: Refused) -> dict[str, Any]:
     """The JSON body of a refused request."""
     return {"error": {"code": exc.code, "message": exc.message}}
+
+
+def refusal_response(exc: Refused) -> JSONResponse:
+    """The answer to a refused request (over a rate limit: with ``Retry-After``)."""
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooMany) else None
+    return JSONResponse(error_body(exc), status_code=http_status(exc), headers=headers)
+
+
+class RateLimit:
+    """Count every request against its client address's limits: each HTTP request, a new
+    guest, a new table, a WebSocket connection.  Over a limit the request is answered 429
+    with ``Retry-After`` (a WebSocket handshake is denied with that answer)."""
+
+    def __init__(self, app: ASGIApp, limits: RateLimits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        address = address_key((scope.get("client") or (None,))[0])
+        try:
+            if scope["type"] == "websocket":
+                await self.limits.hit("websockets", address)
+            else:
+                await self.limits.hit("requests", address)
+                kind = LIMITED_POSTS.get(scope["path"]) if scope["method"] == "POST" else None
+                if kind is not None:
+                    await self.limits.hit(kind, address)
+        except TooMany as refusal:
+            response = refusal_response(refusal)
+            if scope["type"] == "http":
+                await response(scope, receive, send)
+                return
+            socket = WebSocket(scope, receive, send)
+            try:
+                await socket.send_denial_response(response)
+            except RuntimeError:  # a server without the denial extension
+                await socket.close(code=1013)  # try again later
+            return
+        await self.app(scope, receive, send)
 
 
 class BodyLimit:
@@ -84,7 +133,7 @@ class BodyLimit:
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.limit):
             refusal = TooLarge("too_large", f"request bodies are limited to {self.limit} bytes")
-            await _send_json(send, http_status(refusal), error_body(refusal))
+            await refusal_response(refusal)(scope, receive, send)
             return
         seen = 0
 
@@ -100,14 +149,6 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
-    data = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(data)).encode())]})
-    await send({"type": "http.response.body", "body": data})
-
-
 async def current_player(request: Request, authorization: Annotated[str | None, Header()] = None
                          ) -> dict[str, Any]:
     """The player of the request's ``Authorization: Bearer <token>``."""
@@ -121,7 +162,27 @@ async def current_player(request: Request, authorization: Annotated[str | None, 
     return found
 
 
+async def viewer(request: Request, authorization: Annotated[str | None, Header()] = None
+                 ) -> dict[str, Any] | None:
+    """The player of the request's token, if it sends one."""
+    return None if authorization is None else await current_player(request, authorization)
+
+
 Player = Annotated[dict[str, Any], Depends(current_player)]
+Viewer = Annotated[dict[str, Any] | None, Depends(viewer)]
+
+
+class NewTableIn(TableIn):
+    """``POST /api/tables``: ``private`` tables are not listed; their seats are taken with
+    the invite code the creator gets."""
+
+    private: StrictBool = False
+
+
+class SitCodeIn(SitIn):
+    """``POST /api/tables/{id}/sit``: ``code``, the invite code of a private table."""
+
+    code: StrictStr | None = Field(default=None, max_length=64)
 
 
 def _clean_name(name: str) -> str:
@@ -136,10 +197,12 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     """The server app on the database at ``db_url`` (default: the user's data folder).
 
     ``options`` set :class:`ServerConfig` fields (``grace``, ``bot_delay``, ``round_pause``,
-    ``allow_seed``, ``max_message``).  The database is migrated to the newest schema here;
-    the tables are loaded and resumed when the app starts.
+    ``allow_seed``, ``max_message``, the rate limits, the tables' time limits...).  The
+    database is migrated to the newest schema here; the tables are loaded and resumed when
+    the app starts, and swept every ``sweep_every`` seconds while it runs.
     """
     cfg = config or ServerConfig(**options)
+    rate_limits = RateLimits(cfg)
     db = Database(db_url)
     lobby = Lobby(Store(db), Hub(), cfg)
 
@@ -147,9 +210,13 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(lobby.available_bots)  # imports the bots' modules once
         await lobby.resume_all()
+        sweeper = asyncio.create_task(lobby.run_sweeps(), name="bela sweep")
         try:
             yield
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             await lobby.shutdown()
             db.close()
 
@@ -159,10 +226,11 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.lobby = lobby
     app.state.config = cfg
     app.add_middleware(BodyLimit)
+    app.add_middleware(RateLimit, limits=rate_limits)  # the outermost: first to count
 
     @app.exception_handler(Refused)
     async def _refused(_req: Request, exc: Refused) -> JSONResponse:
-        return JSONResponse(error_body(exc), status_code=http_status(exc))
+        return refusal_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_req: Request, exc: RequestValidationError) -> JSONResponse:
@@ -195,42 +263,60 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                 "bots": await asyncio.to_thread(lobby.available_bots)}
 
     @app.get("/api/tables")
-    async def list_tables() -> list[dict[str, Any]]:
-        return lobby.listing()
+    async def list_tables(limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
+                          offset: Annotated[int, Query(ge=0)] = 0) -> Response:
+        """The open and running public tables, newest first, ``limit`` from ``offset``;
+        ``X-Total-Count`` counts them all, ``Link`` gives the next and previous pages."""
+        body, total = lobby.listing(offset, limit)
+        links = [f'</api/tables?limit={limit}&offset={offset + limit}>; rel="next"'
+                 ] if offset + limit < total else []
+        if offset:
+            links.append(f'</api/tables?limit={limit}&offset={max(0, offset - limit)}>; '
+                         'rel="prev"')
+        headers = {"X-Total-Count": str(total)}
+        if links:
+            headers["Link"] = ", ".join(links)
+        return Response(body, media_type="application/json", headers=headers)
 
     @app.post("/api/tables")
-    async def create_table(body: TableIn, p: Player) -> dict[str, Any]:
+    async def create_table(body: NewTableIn, p: Player) -> dict[str, Any]:
         table = lobby.create(p, body.variant, dict(body.options), body.bot, body.seat,
-                               body.seed)
-        return lobby.summary(table)
+                             body.seed, body.private)
+        return lobby.summary(table, p)
 
     @app.get("/api/tables/{table_id}")
-    async def get_table(table_id: str) -> dict[str, Any]:
-        return lobby.summary(lobby.require(table_id))
+    async def get_table(table_id: str, v: Viewer) -> dict[str, Any]:
+        return lobby.summary(lobby.require(table_id), v)
 
     @app.post("/api/tables/{table_id}/sit")
-    async def sit(table_id: str, body: SitIn, p: Player) -> dict[str, Any]:
+    async def sit(table_id: str, body: SitCodeIn, p: Player) -> dict[str, Any]:
         table = lobby.require(table_id)
-        lobby.sit(table, p, body.seat)
-        return lobby.summary(table)
+        lobby.sit(table, p, body.seat, body.code)
+        return lobby.summary(table, p)
 
     @app.post("/api/tables/{table_id}/leave")
     async def leave(table_id: str, p: Player) -> dict[str, Any]:
         table = lobby.require(table_id)
         lobby.leave(table, p)
-        return lobby.summary(table)
+        return lobby.summary(table, p)
 
     @app.post("/api/tables/{table_id}/bots")
     async def bots(table_id: str, p: Player, body: BotsIn | None = None) -> dict[str, Any]:
         table = lobby.require(table_id)
         lobby.fill_bots(table, p, body.seats if body else None)
-        return lobby.summary(table)
+        return lobby.summary(table, p)
 
     @app.post("/api/tables/{table_id}/start")
     async def start(table_id: str, p: Player) -> dict[str, Any]:
         table = lobby.require(table_id)
         await lobby.start(table, p)
-        return lobby.summary(table)
+        return lobby.summary(table, p)
+
+    @app.post("/api/tables/{table_id}/close")
+    async def close(table_id: str, p: Player) -> dict[str, Any]:
+        table = lobby.require(table_id)
+        await lobby.close(table, p)
+        return lobby.summary(table, p)
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str) -> dict[str, Any]:
@@ -239,7 +325,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     # -- play ------------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str,
-                           token: str | None = None) -> None:
+                           token: str | None = None, code: str | None = None) -> None:
         await websocket.accept()
         try:
             table = lobby.require(table_id)
@@ -254,6 +340,11 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
             await websocket.close(code=4401)
             return
         pid = p["id"] if p else None
+        if not lobby.admits(table, pid, code):
+            await websocket.send_text(dumps(error("invite_required", "this table is private: "
+                                                  "watch it with its invite code")))
+            await websocket.close(code=4403)
+            return
         conn = Conn(websocket.send_text, pid, table.seat_of(pid))
         loop = asyncio.get_running_loop()
         sender = loop.create_task(conn.run_sender())

@@ -23,7 +23,8 @@ class Unauthenticated(Refused):
 
 
 class Forbidden(Refused):
-    """The player may not do this (not at the table, a seed on a server that takes none)."""
+    """The player may not do this (not the table's creator, a private table without its
+    invite code, a seed on a server that takes none)."""
 
 
 class NotFound(Refused):
@@ -31,7 +32,8 @@ class NotFound(Refused):
 
 
 class Conflict(Refused):
-    """The table's state does not allow it now (already started, seat taken, not over)."""
+    """The state does not allow it now (table already started, seat taken, not over; the
+    guest has as many open tables as he may)."""
 
 
 class TooLarge(Refused):
@@ -41,3 +43,11 @@ class TooLarge(Refused):
 class InvalidInput(Refused):
     """The request names something that does not exist or cannot be (variant, option,
     bot, seat, seed, name)."""
+
+
+class TooMany(Refused):
+    """Over a rate limit: ``retry_after`` seconds until the next request is taken."""
+
+    def __init__(self, code: str, message: str, retry_after: int) -> None:
+        super().__init__(code, message)
+        self.retry_after = retry_after

@@ -8,12 +8,20 @@ history.  Refusals are the domain errors of :mod:`bela.server.errors`.
 On start the lobby rebuilds every open or running table from the database
 (:meth:`Store.rebuild`) and resumes the running ones, so a server killed at any point goes
 on where the last committed event left it.
+
+Only a table's creator fills its seats with bots, starts it and closes it; a private table's
+seats are taken with its invite code.  A periodic :meth:`Lobby.sweep` closes the open tables
+nobody sat at or left for ``open_table_ttl`` and the running all-bot tables nobody watched
+for ``unwatched_bot_table_ttl``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 import secrets
+import time
 from typing import Any
 
 from ..bots import BOTS, make_bot
@@ -27,6 +35,10 @@ from .store import BrokenLog, Store
 
 log = logging.getLogger("bela.server")
 
+ACTIVE = (TableStatus.OPEN, TableStatus.RUNNING)
+ENDED = (TableStatus.FINISHED, TableStatus.CLOSED)
+MAX_PAGES = 64  # cached pages of the lobby list between two rebuilds
+
 
 class Lobby:
     """All tables of one server process (used from its event loop only)."""
@@ -39,6 +51,10 @@ class Lobby:
         self.actors: dict[str, TableActor] = {}  # of tables started and still in memory
         self.broken: dict[str, str] = {}  # tables whose log no longer replays: id -> reason
         self._bots: list[str] | None = None
+        self._listed: list[Table] | None = None  # the lobby list, newest first (None: stale)
+        self._listed_at = 0.0  # time.monotonic() of its last rebuild
+        self._pages: dict[tuple[int, int], bytes] = {}  # (offset, limit) -> its JSON
+        self.listing_builds = 0  # rebuilds of the lobby list so far
 
     # -- bots that can run -------------------------------------------------------------------
     def available_bots(self) -> list[str]:
@@ -69,6 +85,7 @@ class Lobby:
                 continue
             self.tables[table.id] = table
             if table.status == TableStatus.RUNNING:
+                table.watched_at = time.time()
                 self._spawn(table).post(Begin())
 
     async def shutdown(self) -> None:
@@ -83,8 +100,8 @@ class Lobby:
         return actor
 
     def _drop(self, table: Table) -> None:
-        """Forget a finished table nobody watches (it is in the database: loaded again on
-        demand)."""
+        """Forget a finished or closed table nobody watches (it is in the database: loaded
+        again on demand)."""
         self.tables.pop(table.id, None)
         self.actors.pop(table.id, None)
 
@@ -97,7 +114,7 @@ class Lobby:
         if not isinstance(table_id, str) or len(table_id) > 32 or table_id in self.broken:
             return None
         row = self.store.load_row(table_id, with_log=True)
-        if row is None or row["status"] != TableStatus.FINISHED:
+        if row is None or row["status"] not in ENDED:
             return None
         try:
             table = self.store.rebuild(row)
@@ -113,13 +130,44 @@ class Lobby:
             raise NotFound("unknown_table", f"there is no table {table_id!r}")
         return table
 
-    def summary(self, table: Table) -> dict[str, Any]:
-        return self.hub.summary(table)
+    def summary(self, table: Table, viewer: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The table summary, with ``private``; for the creator of a private table also its
+        ``invite_code`` and an ``invite`` link that carries it."""
+        out = self.hub.summary(table)
+        out["private"] = table.private
+        if table.private and viewer is not None and viewer["id"] == table.owner_id:
+            out["invite_code"] = table.invite_code
+            out["invite"] = f"/?table={table.id}&code={table.invite_code}"
+        return out
 
-    def listing(self) -> list[dict[str, Any]]:
-        """The summaries of the open and running tables."""
-        return [self.summary(t) for t in self.tables.values()
-                if t.status in (TableStatus.OPEN, TableStatus.RUNNING)]
+    def listing(self, offset: int, limit: int) -> tuple[bytes, int]:
+        """A page of the lobby list as JSON (the summaries of the open and running tables
+        that are not private, newest first) and the length of the whole list.
+
+        The list is rebuilt when the lobby changed it or after ``listing_ttl`` seconds (the
+        running tables' moves and spectators); a page is serialized once per rebuild, so a
+        poll that finds nothing new costs a lookup."""
+        now = time.monotonic()
+        if self._listed is None or now - self._listed_at >= self.config.listing_ttl:
+            self._listed = [t for t in reversed(self.tables.values())  # in creation order
+                            if t.status in ACTIVE and not t.private]
+            self._listed_at = now
+            self._pages.clear()
+            self.listing_builds += 1
+        page = self._pages.get((offset, limit))
+        if page is None:
+            if len(self._pages) >= MAX_PAGES:
+                self._pages.clear()
+            page = json.dumps([self.summary(t) for t in self._listed[offset:offset + limit]],
+                              separators=(",", ":"), ensure_ascii=False).encode()
+            self._pages[(offset, limit)] = page
+        return page, len(self._listed)
+
+    def _changed(self, table: Table) -> None:
+        """A change the lobby made to a table: its clients hear of it, the lobby list is
+        rebuilt at the next poll."""
+        self.hub.broadcast_table(table)
+        self._listed = None
 
     def record(self, table_id: str) -> dict[str, Any]:
         """The record of a finished match (it holds every hand: not before the end)."""
@@ -131,6 +179,9 @@ class Lobby:
             status, record = row["status"], row["record"]
         else:
             status, record = table.status, table.record
+        if status == TableStatus.CLOSED:
+            raise Conflict("closed", "the table was closed before its match was over: "
+                           "it has no record")
         if status != TableStatus.FINISHED or record is None:
             raise Conflict("not_finished", "the record is published when the match is over "
                            "(it holds every hand)")
@@ -153,8 +204,10 @@ class Lobby:
 
     # -- open tables -------------------------------------------------------------------------
     def create(self, player: dict[str, Any], variant: str, options: dict[str, Any], bot: str,
-               seat: int | None, seed: int | None = None) -> Table:
-        """A new open table of ``player``, who sits in ``seat`` (``None``: nowhere)."""
+               seat: int | None, seed: int | None = None, private: bool = False) -> Table:
+        """A new open table of ``player``, who sits in ``seat`` (``None``: nowhere); a
+        ``private`` one gets an invite code.  A guest has at most ``tables_per_guest`` open
+        or running tables he created."""
         if variant not in VARIANTS:
             raise InvalidInput("bad_variant", f"unknown variant {variant!r} "
                                f"(known: {', '.join(VARIANTS)})")
@@ -179,29 +232,43 @@ class Lobby:
                 raise InvalidInput("bad_seed", "seed must be 0 .. 2**62 - 1")
         else:
             seed = secrets.randbits(62)
+        limit = self.config.tables_per_guest
+        if sum(1 for t in self.tables.values()
+               if t.owner_id == player["id"] and t.status in ACTIVE) >= limit:
+            raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
+                           "start, finish or close one first")
         table_id = secrets.token_urlsafe(6)
         while table_id in self.tables or self.store.exists(table_id):
             table_id = secrets.token_urlsafe(6)
         table = Table(id=table_id, variant=variant,
                       options={k: val for k, val in opts.as_dict().items() if k in v.options},
                       seed=seed, bot=bot, status=TableStatus.OPEN, owner_id=player["id"],
-                      seats=[Seat() for _ in range(v.seats)])
+                      seats=[Seat() for _ in range(v.seats)], private=private,
+                      invite_code=secrets.token_urlsafe(9) if private else None,
+                      active_at=time.time())
         self.store.create(table)
         self.tables[table_id] = table
+        self._listed = None
         if seat is not None:
             self.sit(table, player, seat)
         return table
 
-    def sit(self, table: Table, player: dict[str, Any], seat: int) -> None:
-        """Seat ``player`` (moving from another seat frees that one)."""
+    def sit(self, table: Table, player: dict[str, Any], seat: int,
+            code: str | None = None) -> None:
+        """Seat ``player`` (moving from another seat frees that one); at a private table a
+        newcomer gives the invite ``code``."""
         self._require_open(table)
         if not 0 <= seat < len(table.seats):
             raise InvalidInput("bad_seat", f"this table has seats 0..{len(table.seats) - 1}")
         current = table.seat_of(player["id"])
+        if current is None and not self.admits(table, player["id"], code):
+            raise Forbidden("invite_required", "this table is private: sit with the invite "
+                            "code its creator shares")
         if current == seat:
             return
         if not table.seats[seat].free:
             raise Conflict("seat_taken", f"seat {seat} is taken")
+        table.active_at = time.time()
         if current is not None:
             self._clear_seat(table, current)
         table.seats[seat] = Seat(player_id=player["id"], name=player["name"])
@@ -209,20 +276,21 @@ class Lobby:
         for conn in self.hub.conns(table):  # a watching connection of this player takes it
             if conn.player_id == player["id"]:
                 conn.seat = seat
-        self.hub.broadcast_table(table)
+        self._changed(table)
 
     def leave(self, table: Table, player: dict[str, Any]) -> None:
         self._require_open(table)
         seat = table.seat_of(player["id"])
         if seat is None:
             raise Conflict("not_seated", "you are not seated at this table")
+        table.active_at = time.time()
         self._clear_seat(table, seat)
-        self.hub.broadcast_table(table)
+        self._changed(table)
 
     def fill_bots(self, table: Table, player: dict[str, Any], which: list[int] | None) -> None:
-        """Bots in the seats ``which`` (``None``: every free seat)."""
+        """Bots in the seats ``which`` (``None``: every free seat); the creator's call."""
         self._require_open(table)
-        self._require_member(table, player)
+        self._require_owner(table, player)
         targets = range(len(table.seats)) if which is None else which
         for seat in targets:
             if not 0 <= seat < len(table.seats):
@@ -230,16 +298,18 @@ class Lobby:
                                    f"this table has seats 0..{len(table.seats) - 1}")
             if which is not None and not table.seats[seat].free:
                 raise Conflict("seat_taken", f"seat {seat} is taken")
+        table.active_at = time.time()
         for seat in targets:
             if table.seats[seat].free:
                 table.seats[seat] = Seat(name=f"Bot {seat + 1}", is_bot=True)
                 self.store.save_seat(table, seat)
-        self.hub.broadcast_table(table)
+        self._changed(table)
 
     async def start(self, table: Table, player: dict[str, Any]) -> None:
-        """Start the match: its actor takes the table over and deals the first round."""
+        """Start the match (the creator's call): its actor takes the table over and deals
+        the first round."""
         self._require_open(table)
-        self._require_member(table, player)
+        self._require_owner(table, player)
         free = [i for i, s in enumerate(table.seats) if s.free]
         if free:
             raise Conflict("seats_free", f"seats {', '.join(map(str, free))} are empty: "
@@ -247,19 +317,89 @@ class Lobby:
         table.status = TableStatus.RUNNING
         self.store.save_status(table)
         table.match = Match(table.variant, table.options, seed=table.seed)
+        table.watched_at = time.time()
         actor = self._spawn(table)
-        self.hub.broadcast_table(table)
+        self._changed(table)
         await actor.ask(Begin())
+
+    async def close(self, table: Table, player: dict[str, Any]) -> None:
+        """The creator closes his open table, or stops his running table of bots only."""
+        self._require_owner(table, player)
+        if table.status not in ACTIVE:
+            raise Conflict("not_open", f"table {table.id} is over")
+        if table.status == TableStatus.RUNNING and not all(s.is_bot for s in table.seats):
+            raise Conflict("has_players", "a running table with players ends with its match")
+        await self._close(table)
+
+    async def _close(self, table: Table) -> None:
+        """Status ``closed``, stored first (raises, changing nothing, when the database
+        refuses); a running table's actor stops; the table's clients are told."""
+        status, table.status = table.status, TableStatus.CLOSED
+        try:
+            self.store.save_status(table)
+        except Exception:
+            table.status = status
+            raise
+        actor = self.actors.pop(table.id, None)
+        if actor is not None:
+            await actor.stop()
+            for conn in self.hub.conns(table):  # gone, but the actor stopped before it heard
+                if conn.closed:
+                    self.hub.remove(table, conn)
+        self._changed(table)
+        if not self.hub.conns(table):
+            self._drop(table)
+
+    # -- the sweep ---------------------------------------------------------------------------
+    def _stale(self, table: Table, now: float) -> bool:
+        """Whether the sweep closes ``table`` at ``now``: open and idle, or running with bots
+        only and nobody watching."""
+        if table.status == TableStatus.OPEN:
+            return now - table.active_at >= self.config.open_table_ttl
+        return (table.status == TableStatus.RUNNING and all(s.is_bot for s in table.seats)
+                and all(c.closed for c in self.hub.conns(table))
+                and now - table.watched_at >= self.config.unwatched_bot_table_ttl)
+
+    async def sweep(self, now: float | None = None) -> list[str]:
+        """Close the idle open tables and the unwatched all-bot tables (at ``now``, default
+        the current ``time.time()``): the ids of the tables closed."""
+        at = time.time() if now is None else now
+        closed = []
+        for table in [t for t in self.tables.values() if self._stale(t, at)]:
+            try:
+                await self._close(table)
+            except Exception:  # the database refused: the next sweep tries again
+                log.exception("table %s could not be closed", table.id)
+                continue
+            closed.append(table.id)
+        if closed:
+            log.info("closed %d idle tables", len(closed))
+        return closed
+
+    async def run_sweeps(self) -> None:
+        """Sweep every ``sweep_every`` seconds (the server's lifetime)."""
+        while True:
+            await asyncio.sleep(self.config.sweep_every)
+            await self.sweep()
 
     def _require_open(self, table: Table) -> None:
         if table.status != TableStatus.OPEN:
             raise Conflict("not_open", f"table {table.id} has already started"
                            if table.status == TableStatus.RUNNING else f"table {table.id} is over")
 
-    def _require_member(self, table: Table, player: dict[str, Any]) -> None:
-        if player["id"] != table.owner_id and table.seat_of(player["id"]) is None:
-            raise Forbidden("not_at_table", "only the table's creator or a seated player "
-                            "may do that")
+    def _require_owner(self, table: Table, player: dict[str, Any]) -> None:
+        if player["id"] != table.owner_id:
+            raise Forbidden("not_owner", "only the table's creator may do that")
+
+    def admits(self, table: Table, player_id: str | None, code: str | None) -> bool:
+        """Whether ``table`` lets this player (``None``: anonymous) with this invite ``code``
+        watch it and take a seat: anyone at a public table; at a private one its creator,
+        its seated players and whoever has the code."""
+        if not table.private or (player_id is not None and (
+                player_id == table.owner_id or table.seat_of(player_id) is not None)):
+            return True
+        return (code is not None and table.invite_code is not None
+                and secrets.compare_digest(code.encode(), table.invite_code.encode()))
 
     def _clear_seat(self, table: Table, seat: int) -> None:
         for conn in self.hub.conns(table):
@@ -272,6 +412,7 @@ class Lobby:
     async def connect(self, table: Table, conn: Conn) -> None:
         """A connection opens: it is welcomed (a player's return stops the bot playing for
         him)."""
+        table.watched_at = time.time()
         actor = self.actors.get(table.id)
         if actor is not None:
             await actor.ask(Join(conn))
@@ -282,12 +423,13 @@ class Lobby:
     async def disconnect(self, table: Table, conn: Conn) -> None:
         """A connection closes (an absent player's grace period begins)."""
         conn.close()
+        table.watched_at = time.time()
         actor = self.actors.get(table.id)
         if actor is not None:
             await actor.ask(Leave(conn))
             return
         self.hub.remove(table, conn)
-        if table.status == TableStatus.FINISHED and not self.hub.conns(table):
+        if table.status in ENDED and not self.hub.conns(table):
             self._drop(table)
             return
         self.hub.broadcast_table(table)

@@ -25,14 +25,30 @@ class ServerConfig:
     allow_seed: bool = False  # tables may be created with a given seed (tests, tournaments)
     max_message: int = 64 * 1024  # bytes of one client WebSocket message
     max_rate: int = 50  # client messages per second and connection; more are refused
+    # Rate limits per client address (an IPv6 address counts by its /64), in the notation of
+    # the `limits` library ("30/minute;300/hour"; "" for none), kept in a moving window in
+    # the storage at `rate_limit_storage` (memory://, or redis://host:6379 when several
+    # server processes share the limits).  docs/SECURITY.md gives the reasons of each.
+    rate_limit_storage: str = "memory://"
+    rate_requests: str = "1200/minute"  # every HTTP request
+    rate_guests: str = "30/minute;300/hour"  # POST /api/guests
+    rate_tables: str = "20/minute;200/hour"  # POST /api/tables
+    rate_websockets: str = "120/minute"  # WebSocket connection attempts
+    tables_per_guest: int = 3  # open or running tables a guest created
+    open_table_ttl: float = 1800.0  # an open table without seat changes this long is closed
+    unwatched_bot_table_ttl: float = 300.0  # a running all-bot table nobody watches is closed
+    sweep_every: float = 30.0  # how often the two above are checked
+    listing_ttl: float = 1.0  # GET /api/tables is rebuilt at most this often (or on change)
 
 
 class TableStatus(StrEnum):
-    """A table's life: seats are taken, the match is played, it is over."""
+    """A table's life: seats are taken, the match is played, it is over (``closed``: ended
+    without a result, by its creator or by the server's sweep)."""
 
     OPEN = "open"
     RUNNING = "running"
     FINISHED = "finished"
+    CLOSED = "closed"
 
 
 @dataclass
@@ -72,6 +88,10 @@ class Table:
     result: dict[str, Any] | None = None
     record: dict[str, Any] | None = None
     bot_failures: int = 0  # moves the table's bot failed (a fallback made them)
+    private: bool = False  # not listed; seats are taken with the invite code only
+    invite_code: str | None = None  # of a private table
+    active_at: float = 0.0  # time.time() of the creation or the last seat change
+    watched_at: float = 0.0  # time.time() the table started or a connection came or went
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""

@@ -7,6 +7,7 @@ engine, so a server killed at any point comes back where its last committed even
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from ..engine import BelaError, Match, parse_action
@@ -53,14 +54,20 @@ class Store:
 
     def create(self, table: Table) -> None:
         self.db.create_table(table.id, table.variant, table.options, table.seed, table.bot,
-                             table.owner_id, len(table.seats))
+                             table.owner_id, len(table.seats), private=table.private,
+                             invite_code=table.invite_code, active_at=_datetime(table.active_at))
 
     def save_seat(self, table: Table, seat: int) -> None:
+        """A seat and the table's ``active_at``."""
         s = table.seats[seat]
-        self.db.set_seat(table.id, seat, s.player_id, s.is_bot, s.name)
+        self.db.set_seat(table.id, seat, s.player_id, s.is_bot, s.name,
+                         _datetime(table.active_at))
 
     def save_status(self, table: Table) -> None:
-        self.db.set_status(table.id, table.status)
+        if table.status == TableStatus.CLOSED:
+            self.db.close_table(table.id)
+        else:
+            self.db.set_status(table.id, table.status)
 
     def add_deal(self, table: Table, idx: int, dealer: int, deal: Deal) -> None:
         """The deal of round ``idx`` as the table's next event."""
@@ -93,13 +100,15 @@ def _rebuild(row: dict[str, Any]) -> Table:
     table = Table(id=row["id"], variant=row["variant"], options=dict(row["options"]),
                   seed=int(row["seed"]), bot=row["bot"], status=TableStatus(row["status"]),
                   owner_id=row["owner_id"], seats=seats,
-                  result=row.get("result"), record=row.get("record"))
-    if table.status == TableStatus.OPEN:
-        return table
-    m = Match(table.variant, table.options, seed=table.seed)
+                  result=row.get("result"), record=row.get("record"),
+                  private=bool(row.get("private")), invite_code=row.get("invite_code"),
+                  active_at=_timestamp(row.get("active_at") or row["created_at"]))
     events: list[tuple[int, str, dict[str, Any]]] = (
         [(r["seq"], "deal", r) for r in row.get("rounds", [])]
         + [(a["seq"], "act", a) for a in row.get("actions", [])])
+    if table.status == TableStatus.OPEN or (table.status == TableStatus.CLOSED and not events):
+        return table  # no match (a closed table that never started)
+    m = Match(table.variant, table.options, seed=table.seed)
     events.sort(key=lambda e: e[0])
     for expected, (seq, kind, ev) in enumerate(events, start=1):
         if seq != expected:
@@ -124,6 +133,16 @@ def _rebuild(row: dict[str, Any]) -> Table:
     table.match = m
     table.seq = len(events)
     return table
+
+
+def _datetime(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(timestamp, UTC)
+
+
+def _timestamp(when: datetime) -> float:
+    """Seconds since the epoch of a stored time (SQLite gives it back without its zone:
+    UTC)."""
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 
 def _codes(text: str) -> list[int]:

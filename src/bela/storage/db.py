@@ -160,24 +160,35 @@ class Database:
 
     # -- tables --------------------------------------------------------------------------
     def create_table(self, table_id: str, variant: str, options: dict[str, Any], seed: int,
-                     bot: str, owner_id: str | None, n_seats: int) -> None:
+                     bot: str, owner_id: str | None, n_seats: int, *, private: bool,
+                     invite_code: str | None, active_at: datetime) -> None:
         with self.begin() as conn:
             conn.execute(insert(tables).values(
                 id=table_id, variant=variant, options=options, seed=seed, bot=bot,
-                status="open", owner_id=owner_id, created_at=now()))
+                status="open", owner_id=owner_id, created_at=now(), private=private,
+                invite_code=invite_code, active_at=active_at))
             conn.execute(insert(seats), [
                 {"table_id": table_id, "seat": s, "player_id": None, "is_bot": False, "name": ""}
                 for s in range(n_seats)])
 
     def set_seat(self, table_id: str, seat: int, player_id: str | None, is_bot: bool,
-                 name: str) -> None:
+                 name: str, active_at: datetime) -> None:
+        """Who sits in a seat; ``active_at``: the time of this change, kept for the table."""
         with self.begin() as conn:
             conn.execute(update(seats).where(seats.c.table_id == table_id, seats.c.seat == seat)
                          .values(player_id=player_id, is_bot=is_bot, name=name))
+            conn.execute(update(tables).where(tables.c.id == table_id)
+                         .values(active_at=active_at))
 
     def set_status(self, table_id: str, status: str) -> None:
         with self.begin() as conn:
             conn.execute(update(tables).where(tables.c.id == table_id).values(status=status))
+
+    def close_table(self, table_id: str) -> None:
+        """The table ended without a result (status ``closed``)."""
+        with self.begin() as conn:
+            conn.execute(update(tables).where(tables.c.id == table_id).values(
+                status="closed", finished_at=now()))
 
     def add_round(self, table_id: str, idx: int, seq: int, dealer: int,
                   deal: dict[str, Any]) -> None:

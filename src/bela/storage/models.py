@@ -40,12 +40,15 @@ tables = Table(
     Column("options", JSON, nullable=False),
     Column("seed", BigInteger, nullable=False),
     Column("bot", String(32), nullable=False),
-    Column("status", String(16), nullable=False),  # open | running | finished
+    Column("status", String(16), nullable=False),  # open | running | finished | closed
     Column("owner_id", String(32), ForeignKey("players.id"), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("finished_at", DateTime(timezone=True), nullable=True),  # finished or closed
     Column("result", JSON, nullable=True),  # the `bela score --json` object, when finished
     Column("record", JSON, nullable=True),  # the RECORD.md object, when finished
+    Column("private", Boolean, nullable=False, default=False, server_default="0"),  # unlisted
+    Column("invite_code", String(32), nullable=True),  # a private table's seats need it
+    Column("active_at", DateTime(timezone=True), nullable=True),  # last seat change
 )
 Index("ix_tables_status", tables.c.status)
 

@@ -1,0 +1,87 @@
+"""Rate limits per client address, kept by the ``limits`` library in a moving window.
+
+The storage is chosen by URL in one place (:class:`RateLimits`, from
+``ServerConfig.rate_limit_storage``): ``memory://`` keeps the counts in this process;
+``redis://host:6379`` (or any other ``limits`` storage) shares them between the processes
+of one site.  A check over a limit raises :class:`~bela.server.errors.TooMany`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import math
+import time
+
+from limits import RateLimitItem, parse_many
+from limits.errors import ConfigurationError
+from limits.storage import MemoryStorage, Storage, storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+
+from .errors import TooMany
+from .model import ServerConfig
+
+
+def address_key(host: str | None) -> str:
+    """The key a client address counts under: an IPv6 address by its /64 (what one
+    subscriber gets), any other address as it is.
+
+    >>> address_key("2001:db8:1:2:3:4:5:6"), address_key("::ffff:10.0.0.1")
+    ('2001:db8:1:2::/64', '10.0.0.1')
+    """
+    if not host:
+        return "unknown"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+class RateLimits:
+    """The server's named limits (``requests``, ``guests``, ``tables``, ``websockets``),
+    each one or more ``limits`` items counted per address."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        url = config.rate_limit_storage
+        try:
+            storage = storage_from_string(url)
+        except ConfigurationError as exc:
+            raise ValueError(f"rate_limit_storage {url!r}: {exc}") from None
+        if not isinstance(storage, Storage):
+            raise ValueError(f"rate_limit_storage {url!r}: give the URL without 'async+' "
+                             "(memory://, redis://host:6379)")
+        self.storage = storage
+        self.limiter = MovingWindowRateLimiter(storage)
+        self.items: dict[str, list[RateLimitItem]] = {
+            name: parse_many(spec) if spec.strip() else []
+            for name, spec in (("requests", config.rate_requests),
+                               ("guests", config.rate_guests),
+                               ("tables", config.rate_tables),
+                               ("websockets", config.rate_websockets))}
+
+    async def hit(self, name: str, address: str) -> None:
+        """Count one ``name`` from ``address``; raises :class:`TooMany` over a limit (the
+        limit that refuses does not count it)."""
+        if not self.items[name]:
+            return
+        if isinstance(self.storage, MemoryStorage):  # no I/O: on the event loop
+            self._hit(name, address)
+        else:  # a network storage: off the event loop
+            await asyncio.to_thread(self._hit, name, address)
+
+    def _hit(self, name: str, address: str) -> None:
+        for item in self.items[name]:
+            if not self.limiter.hit(item, name, address):
+                reset = self.limiter.get_window_stats(item, name, address).reset_time
+                wait = max(1, math.ceil(reset - time.time()))
+                raise TooMany("rate_limited", f"too many {_WHAT[name]} from your address "
+                              f"(at most {item}); try again in {wait} s", retry_after=wait)
+
+
+_WHAT = {"requests": "requests", "guests": "new guests", "tables": "new tables",
+         "websockets": "WebSocket connections"}
