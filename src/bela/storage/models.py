@@ -31,6 +31,7 @@ players = Table(
     Column("name", String(64), nullable=False),
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen_at", DateTime(timezone=True), nullable=True),  # the token's last use
 )
 
 tables = Table(
@@ -49,6 +50,7 @@ tables = Table(
     Column("private", Boolean, nullable=False, default=False, server_default="0"),  # unlisted
     Column("invite_code", String(32), nullable=True),  # a private table's seats need it
     Column("active_at", DateTime(timezone=True), nullable=True),  # last seat change
+    Column("turn_clock", Integer, nullable=True),  # seconds a player has per turn (None: no clock)
 )
 Index("ix_tables_status", tables.c.status)
 
