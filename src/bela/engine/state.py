@@ -500,7 +500,7 @@ class Round:
         undo = PlayUndo(seat, card, lead, win, self.win_seat,
                         self.declared[seat], len(self.belas), self.revoked[seat])
         self._undo.append(undo)  # completed below when the card ends a trick
-        if (self.options.enforce == Enforce.OFF and lead is not None and win is not None
+        if (lead is not None and win is not None and self.options.enforce == Enforce.OFF
                 and not self.variant.duties(self.hands[seat], lead, win, table) & bit):
             self.revoked[seat] = True  # R24: accepted, but a claim may follow
         self.hands[seat] ^= bit
@@ -536,10 +536,10 @@ class Round:
             gained += self.variant.last_trick_bonus
         self.card_points[side] += gained
         self.tricks_won[side] += 1
-        self.tricks.append((tuple(self.trick_seats), tuple(Card.ALL[c] for c in self.trick),
-                            winner))
-        events: list[Event] = [played, TrickTaken(
-            winner, tuple(zip(self.trick_seats, (Card.ALL[c] for c in self.trick))), gained)]
+        seats = tuple(self.trick_seats)
+        cards = tuple([Card.ALL[c] for c in self.trick])
+        self.tricks.append((seats, cards, winner))
+        events: list[Event] = [played, TrickTaken(winner, tuple(zip(seats, cards)), gained)]
         undo.ended_trick = self.trick
         undo.ended_seats = self.trick_seats
         undo.gained = gained
