@@ -35,7 +35,7 @@ def deal_with(first6: str, seat: int = 0) -> list[list[int]]:
 
 
 def table(hands: list[str]) -> Match:
-    m = Match("bela4", options={"target": 10**9}, first_dealer=3)
+    m = Match("bela4", options={"target": 5001}, first_dealer=3)
     m.deal(hands=[cards(h) for h in hands])
     return m
 
@@ -67,7 +67,7 @@ def _play_rounds(names: list[str], rounds: int, seed: int,
     rng = random.Random(seed)
     matches = []
     for i in range(rounds):
-        m = Match("bela4", options={"target": 10**9, **(options or {})}, first_dealer=3)
+        m = Match("bela4", options={"target": 5001, **(options or {})}, first_dealer=3)
         rnd = m.deal(hands=BELA4.shuffle(rng, 3).hands)
         bots = [make_bot(names[(s + i) % len(names)], seed * 1000 + i * 4 + s) for s in range(4)]
         while not rnd.is_over:
@@ -108,7 +108,7 @@ def test_fast() -> None:
     n = 0
     spent = 0.0
     for _ in range(30):
-        m = Match("bela4", options={"target": 10**9}, first_dealer=3)
+        m = Match("bela4", options={"target": 5001}, first_dealer=3)
         rnd = m.deal(hands=BELA4.shuffle(rng, 3).hands)
         while not rnd.is_over:
             view = seat_view(m, rnd.turn)
@@ -135,20 +135,20 @@ def test_deterministic() -> None:
     ("JD 9D TD 8D AH AS", DIAMONDS),
 ])
 def test_calls_a_very_strong_suit(first6: str, suit: int) -> None:
-    m = Match("bela4", options={"target": 10**9}, first_dealer=3)
+    m = Match("bela4", options={"target": 5001}, first_dealer=3)
     m.deal(hands=deal_with(first6, 0))
     assert bot_act(m) == Call(suit)
 
 
 @pytest.mark.parametrize("first6", ["7H 8D 7S 8C 9D 7C", "8H QD 7S 8S KC 7D"])
 def test_passes_a_very_weak_hand(first6: str) -> None:
-    m = Match("bela4", options={"target": 10**9}, first_dealer=3)
+    m = Match("bela4", options={"target": 5001}, first_dealer=3)
     m.deal(hands=deal_with(first6, 0))
     assert bot_act(m) == Pass()
 
 
 def test_dealer_must_call() -> None:
-    m = Match("bela4", options={"target": 10**9}, first_dealer=3)
+    m = Match("bela4", options={"target": 5001}, first_dealer=3)
     m.deal(hands=deal_with("7H 8D 7S QC KC 7C", 3))
     for _ in range(3):
         m.apply(Pass())

@@ -15,7 +15,7 @@ VARIANTS = ("bela4", "bela3", "bela2", "belot2")
 
 
 def play_out(variant: str, specs: list[str], seed: int) -> Match:
-    m = Match(variant, seed=seed, options={"target": 10**9})
+    m = Match(variant, seed=seed, options={"target": 5001})
     bots = [make_bot(specs[s % len(specs)], seed * 10 + s) for s in range(m.variant.seats)]
     rnd = m.deal()
     while not rnd.is_over:
@@ -55,7 +55,7 @@ def test_bot_specs_parse_settings() -> None:
 def played_to(variant: str, seed: int, stop: int, rng: random.Random) -> Match:
     """A seeded round of random legal actions, stopped ``stop`` cards into the play (or
     over)."""
-    m = Match(variant, seed=seed, options={"target": 10**9})
+    m = Match(variant, seed=seed, options={"target": 5001})
     rnd = m.deal()
     while not rnd.is_over and (rnd.phase != "play" or len(rnd.log) - len(rnd.bids) < stop):
         acts = rnd.legal_actions()
@@ -99,7 +99,7 @@ def test_pimc_orders_a_cold_trump_suit() -> None:
 
     hands = [Card.parse("JH 9H AH TH KH AS 7D 8C"), Card.parse("7H 8H QH 7S 8S 9S TS JS"),
              Card.parse("QS KS 9D TD JD QD KD AD"), Card.parse("7C 9C TC JC QC KC AC 8D")]
-    m = Match("bela4", options={"target": 10**9}, first_dealer=3)
+    m = Match("bela4", options={"target": 5001}, first_dealer=3)
     m.deal(hands)
     action = PimcBot(1, bid_samples=4).act(seat_view(m, 0))
     assert action.token() == "H"
@@ -139,7 +139,7 @@ def test_pimc_advice_plays_the_best_of_its_values(variant: str) -> None:
 
 
 def test_pimc_advice_on_other_decisions_has_no_values() -> None:
-    m = Match("bela4", seed=5, options={"target": 10**9})
+    m = Match("bela4", seed=5, options={"target": 5001})
     rnd = m.deal()
     view = seat_view(m, rnd.turn)  # bidding
     action, values = PimcBot(5, bid_samples=2).advise(view)

@@ -44,7 +44,7 @@ def new_deal(variant: str, fixed: dict[int, str], **extra: str) -> Match:
         if key not in ex:
             n = 2 if key == "extra" else 1
             ex[key], rest = rest[:n], rest[n:]
-    m = Match(variant, options={"target": 10**9}, first_dealer=FIRST_DEALER[variant])
+    m = Match(variant, options={"target": 5001}, first_dealer=FIRST_DEALER[variant])
     m.deal(hands=hands, extra=ex)
     return m
 
@@ -70,7 +70,7 @@ def play_rounds(variant: str, rounds: int, seed: int, passes: int = 0) -> Counte
     seats = VARIANTS[variant].seats
     made: Counter[str] = Counter()
     for i in range(rounds):
-        m = Match(variant, options={"target": 10**9}, seed=seed * 1000 + i,
+        m = Match(variant, options={"target": 5001}, seed=seed * 1000 + i,
                   first_dealer=FIRST_DEALER[variant])
         rnd = m.deal()
         for _ in range(passes):
@@ -120,7 +120,7 @@ def test_deterministic() -> None:
     def logs(variant: str) -> list[list[str]]:
         out = []
         for i in range(6):
-            m = Match(variant, options={"target": 10**9}, seed=i)
+            m = Match(variant, options={"target": 5001}, seed=i)
             rnd = m.deal()
             bot = HeuristicBot(i)
             while not rnd.is_over:
@@ -319,7 +319,7 @@ def test_raspas_avoids_taking_points() -> None:
     diff = 0
     for i in range(20):
         for h in (0, 1):
-            m = Match("belot2", options={"target": 10**9}, seed=500 + i, first_dealer=1)
+            m = Match("belot2", options={"target": 5001}, seed=500 + i, first_dealer=1)
             rnd = m.deal()
             apply(m, "pass", "pass", "pass", "pass")
             bots = {h: HeuristicBot(i), 1 - h: make_bot("random", i)}

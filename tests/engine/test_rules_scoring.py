@@ -30,6 +30,7 @@ from bela4_helpers import (
 )
 
 from bela.engine import IllegalAction, InvalidOptions, Match, Play
+from bela.engine.variants import TARGET_RANGE, VARIANTS
 
 TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
 PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}
@@ -316,16 +317,33 @@ def test_r24_unclaimed_revoke_scores_normally() -> None:
 
 # -- R25 ----------------------------------------------------------------------------------------
 def test_r25_target_option() -> None:
-    """R25: the target is 1001 by default, 501 as a table option."""
+    """R25: the target is 1001 by default, 501 as a table option; any whole number from 1 to
+    5001 (RULES.md readings), so that every match ends."""
     assert new_match().options.target == 1001
     assert new_match({"target": 501}).options.target == 501
-    for bad in (0, -5, "501", True, 50.5):
-        with pytest.raises(InvalidOptions):
+    assert new_match({"target": 1}).options.target == 1
+    assert new_match({"target": 5001}).options.target == 5001
+    for bad in (0, -5, 5002, 10**30, "501", True, 50.5, None):
+        with pytest.raises(InvalidOptions, match=r"target must be a whole number from 1 to "
+                           r"5001 \(R25\), not "):
             new_match({"target": bad})
     for key, value in (("tie", "maybe"), ("equal_declarations", "later"), ("enforce", "yes"),
                        ("speed", 1)):
         with pytest.raises(InvalidOptions):
             new_match({key: value})
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_r25_every_variant_bounds_its_target(variant: str) -> None:
+    """R25, R29, R33, R38: each variant's default lies in the range; the ends are taken, a
+    step outside and an endless target are refused."""
+    low, high = TARGET_RANGE
+    assert low <= VARIANTS[variant].default_target <= high
+    for ok in (low, high):
+        assert Match(variant, {"target": ok}).options.target == ok
+    for bad in (low - 1, high + 1, 10**30):
+        with pytest.raises(InvalidOptions, match=f"from {low} to {high}"):
+            Match(variant, {"target": bad})
 
 
 def test_r25_reaching_target_exactly_wins() -> None:

@@ -96,6 +96,29 @@ def test_croatian_and_english_texts_are_complete() -> None:
         assert f"outcome_{outcome}" in hr
 
 
+def test_refusals_and_statuses_have_words() -> None:
+    """The server's refusals the client says in its own words (app.js FRIENDLY_ERRORS:
+    creator-only actions, private tables, the limits) and every table status (the lobby's
+    tag; ``closed`` too) have texts in both languages."""
+    from bela.server.model import TableStatus
+
+    hr, en = _texts("hr"), _texts("en")
+    app = (WEB / "app.js").read_text(encoding="utf-8")
+    block = re.search(r"const FRIENDLY_ERRORS = \[(.*?)\];", app, re.S)
+    assert block
+    codes = set(re.findall(r'"(\w+)"', block.group(1)))
+    assert codes >= {"not_owner", "invite_required", "too_many_tables", "rate_limited",
+                     "has_players"}, codes
+    for code in codes:
+        assert f"err_{code}" in hr and f"err_{code}" in en, code
+    assert "{n}" in hr["err_rate_limited_in"] and "{n}" in en["err_rate_limited_in"]
+    for status in TableStatus:
+        assert f"status_{status.value}" in hr and f"status_{status.value}" in en, status
+    assert hr["status_closed"] == "zatvoren" and en["status_closed"] == "closed"
+    assert "only_members_start" not in hr  # only the creator adds bots and starts
+    assert "samo s pozivnicom" in hr["private_table"]
+
+
 def test_counted_and_built_keys_exist() -> None:
     """Counted texts (tn) have every plural form; declaration words exist for every shape;
     no text names a repository file or writes the ten as T."""

@@ -284,7 +284,7 @@ def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) ->
         hands: list[list[int]] = [[], []]
         hands[me] = mine
         hands[opp] = held + pool[:v.hand_cards - len(held)]
-        m = Match(v, options={"target": 10**9}, first_dealer=view.dealer)
+        m = Match(v, options={"target": 5001}, first_dealer=view.dealer)  # one round
         driver = Driver(m, {me: bot, opp: bot})
         rnd = driver.deal(hands, extra)
         for _seat, token in view.bids:

@@ -14,8 +14,9 @@ is left is the difference in play:
 
 A deal scores the sum of its games, and the result is the mean of that over the deals, with
 its standard deviation and a 95% confidence interval (normal approximation).  Each round is
-scored alone (target 10**9); a redeal (belot2, R35) scores 0.  A deal is also a *match*: A
-wins it when its score is above 0, loses it below 0, and draws at 0; from the score rate
+scored alone (target 5001, the highest, which no round reaches); a redeal (belot2, R35)
+scores 0.  A deal is also a *match*: A wins it when its score is above 0, loses it below 0,
+and draws at 0; from the score rate
 ``s = (wins + draws/2) / deals`` comes an Elo estimate (:func:`elo_estimate`).
 
 The bot at a seat gets a seed that depends only on the run seed, the deal and the seat, so in
@@ -208,7 +209,7 @@ def _play(hands: Sequence[Sequence[int]], bots: list[Bot], variant: str,
           tally: _Tally | None = None) -> Match:
     """One round of the given cards, played through the driver (``seed`` seeds the
     fallback of a failing bot); ``tally`` counts the moves and failures."""
-    m = Match(variant, options={"target": 10**9}, first_dealer=first_seat_dealer(variant))
+    m = Match(variant, options={"target": 5001}, first_dealer=first_seat_dealer(variant))
     driver = Driver(m, dict(enumerate(bots)), seed=seed,
                     on_failure=None if tally is None else tally.failed)
     driver.deal(hands, extra)

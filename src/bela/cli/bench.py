@@ -25,11 +25,13 @@ def bench_rounds(variant: str, seconds: float, seed: int) -> dict[str, Any]:
     """Play random rounds (bids, declarations, every card, scoring) for ``seconds``; every
     action goes through :meth:`Match.apply`, which verifies it."""
     rng = random.Random(seed)
-    match = Match(variant, options={"target": 10**12}, seed=seed)
+    match = Match(variant, seed=seed)
     rounds = actions = 0
     start = time.perf_counter()
     deadline = start + seconds
     while True:
+        if match.is_over:  # the target (R25) or a belot (R10): the next match
+            match = Match(variant, seed=rng.randrange(2**32))
         rnd = match.deal()
         while not rnd.is_over:
             legal = rnd.legal_actions()
@@ -49,7 +51,7 @@ def _views(variant: str, n: int, seed: int) -> list[SeatView]:
     views: list[SeatView] = []
     g = 0
     while len(views) < n:
-        m = Match(variant, seed=seed * 7919 + g, options={"target": 10**12})
+        m = Match(variant, seed=seed * 7919 + g)
         g += 1
         rnd = m.deal()
         stop = rng.randrange(40)
@@ -103,7 +105,7 @@ def bench_latency(variant: str, bot: str, rounds: int, seed: int) -> dict[str, A
     other = make_bot("heuristic", seed + 1)
     failures = 0
     for g in range(rounds):
-        m = Match(variant, seed=seed * 1009 + g, options={"target": 10**12})
+        m = Match(variant, seed=seed * 1009 + g)
         seat = g % m.variant.seats
         driver = Driver(m, {s: tested if s == seat else other for s in range(m.variant.seats)})
         driver.play_round()

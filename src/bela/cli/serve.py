@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import typer
 
 
@@ -19,6 +22,17 @@ def serve(
                                       "round and the next deal."),
     allow_seed: bool = typer.Option(False, "--allow-seed", hidden=True,
                                     help="Let clients choose a table's seed (tests only)."),
+    rate_limit_storage: str = typer.Option(
+        "memory://", "--rate-limit-storage", help="Where the rate limits' counts are kept: "
+        "memory:// (this process), or redis://host:6379 shared by several processes."),
+    no_rate_limits: bool = typer.Option(False, "--no-rate-limits", hidden=True,
+                                        help="No rate limits per address (load tests only)."),
+    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
+                                         help="Seconds a client has to send a request's "
+                                         "headers; then the connection is closed."),
+    token_ttl: float = typer.Option(30.0, "--token-ttl", min=0.01,
+                                    help="Days after which a guest token that was not "
+                                    "used expires."),
     log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
 ) -> None:
     """Start the Bela server and print its address."""
@@ -35,8 +49,15 @@ def serve(
     import socket
 
     url = db or default_db_url()
-    app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
-                     allow_seed=allow_seed)
+    limits: dict[str, Any] = ({"rate_requests": "", "rate_guests": "", "rate_tables": "",
+                               "rate_websockets": ""} if no_rate_limits else {})
+    try:
+        app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
+                         allow_seed=allow_seed, rate_limit_storage=rate_limit_storage,
+                         token_ttl=token_ttl * 86400, **limits)
+    except ValueError as exc:  # a rate limit storage that cannot be used
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -51,6 +72,7 @@ def serve(
 
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "auto"  # lighter
     config = uvicorn.Config(app, log_level=log_level, ws=ws, ws_max_size=1024 * 1024,
+                            http=header_timeout_protocol(header_timeout),
                             ws_ping_interval=20.0, ws_ping_timeout=20.0,
                             ws_per_message_deflate=False,  # small messages: CPU over bytes
                             lifespan="on")
@@ -58,6 +80,41 @@ def serve(
     gc.collect()
     gc.freeze()  # the code and data loaded so far stays: later collections skip it
     server.run(sockets=[sock])
+
+
+def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol (httptools) that closes a connection whose request headers
+    are not all there ``seconds`` after it opened or after the request's first byte:
+    uvicorn has no such timeout, and a client sending a header slowly would hold its
+    connection forever."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class HeaderTimeout(HttpToolsProtocol):
+        _timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._timer = self.loop.call_later(seconds, self.transport.close)
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            if self._timer is None:
+                self._timer = self.loop.call_later(seconds, self.transport.close)
+
+        def on_headers_complete(self) -> None:
+            self._headers_done()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._headers_done()
+            super().connection_lost(exc)
+
+        def _headers_done(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+    return HeaderTimeout
 
 
 def _safe(url: str) -> str:

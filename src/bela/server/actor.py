@@ -12,6 +12,11 @@ view, and its move comes back as a message, dropped if the table moved on meanwh
 table seed and the event number, so its play is the same whether or not the server
 restarted; a bot that fails is replaced for that move by :func:`bela.bots.driver.decide`'s
 fallback.
+
+A table with a turn clock gives the player to act ``turn_clock`` seconds: a timer posts
+:class:`ClockOver` for that state, and when it arrives with the table still there, the bot
+plays that one turn for him as it does for an absent player (his own action still counts
+until the bot's move arrives).  A timer of a state the table left is ignored.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -83,10 +89,7 @@ class NextDeal:
 
 @dataclass(frozen=True)
 class Finish:
-    """Store the result of the match that is over (the database refused it before);
-    ``events``: those of the action that ended it."""
-
-    events: tuple[Event, ...] = ()
+    """Store the result of the match that is over (the database refused it before)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,14 @@ class GraceOver:
 
     seat: int
     serial: int
+
+
+@dataclass(frozen=True)
+class ClockOver:
+    """The turn clock of ``seat`` at state ``seq`` ran out."""
+
+    seat: int
+    seq: int
 
 
 @dataclass(frozen=True)
@@ -111,7 +122,8 @@ class Leave:
     conn: Conn
 
 
-Message = Begin | Act | BotMove | BotRetry | NextDeal | Finish | GraceOver | Join | Leave
+Message = (Begin | Act | BotMove | BotRetry | NextDeal | Finish | GraceOver | ClockOver | Join
+           | Leave)
 
 
 def inactive_refusal(table: Table, conn: Conn) -> Reply:
@@ -149,6 +161,9 @@ class TableActor:
         self._bot_key: tuple[int, int] | None = None  # (seat, seq) of the bot move under way
         self._thinker: asyncio.Task[None] | None = None
         self._refusals = 0  # consecutive steps of the table the database refused
+        self._clock_key: tuple[int, int] | None = None  # (seat, seq) the turn clock runs for
+        self._clock_timer: asyncio.TimerHandle | None = None
+        self._overdue: tuple[int, int] | None = None  # (seat, seq) whose clock ran out
 
     # -- the mailbox ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -200,9 +215,10 @@ class TableActor:
     def _halt(self) -> None:
         self._stopped = True
         self._cancel_grace()
-        for timer in (self._deal_timer, self._retry_timer):
+        for timer in (self._deal_timer, self._retry_timer, self._clock_timer):
             if timer is not None:
                 timer.cancel()
+        self.table.clock = None
         if self._thinker is not None:
             self._thinker.cancel()
         while not self._queue.empty():
@@ -229,10 +245,13 @@ class TableActor:
             case NextDeal():
                 self._deal_timer = None
                 self._deal()
-            case Finish(events):
-                self._finish(events)
+            case Finish():
+                self._finish()
             case GraceOver(seat, serial):
                 self._grace_over(seat, serial)
+            case ClockOver(seat, seq):
+                if self._clock_key == (seat, seq):  # else stale: the table moved on
+                    self._overdue = (seat, seq)  # _kick starts the bot for this turn
             case Join(conn):
                 self._join(conn)
             case Leave(conn):
@@ -261,6 +280,7 @@ class TableActor:
         if conn.seat is not None:
             self._cancel_grace(conn.seat)
             self.table.seats[conn.seat].autopilot = False  # the player is back: no more bot
+            self._arm_clock()  # at his turn, his clock starts
         self.hub.welcome(self.table, conn)
 
     def _leave(self, conn: Conn) -> None:
@@ -359,7 +379,7 @@ class TableActor:
         if m.is_over:
             self._finish(events)
             return
-        self.hub.broadcast_state(self.table, events)
+        self._broadcast_state(events)
         if m.round.is_over:
             self._schedule_deal()
 
@@ -389,11 +409,12 @@ class TableActor:
         m.deal(deal.hands, deal.extra, dealer=dealer)
         table.seq += 1
         table.last = None
-        self.hub.broadcast_state(table)
+        self._broadcast_state()
 
     def _finish(self, events: tuple[Event, ...] = ()) -> None:
         """Store the match's result and send its last state (with ``events``, those of the
-        action that ended it)."""
+        action that ended it).  When the database refuses, the state of that action (stored
+        already) goes out at once, still ``running``, and the result is tried again."""
         table, m = self.table, self.table.match
         assert m is not None
         if table.status == TableStatus.FINISHED:
@@ -405,14 +426,21 @@ class TableActor:
         try:
             self.store.finish(table, result, record)
         except Exception:
-            self._refused("the match's result", Finish(events))
+            if events:
+                self.hub.broadcast_state(table, events)
+            self._refused("the match's result", Finish())
             return
         self._refusals = 0
         table.status = TableStatus.FINISHED
         table.result, table.record = result, record
         self._cancel_grace()
-        self.hub.broadcast_state(table, events)
+        self._broadcast_state(events)
         self.hub.broadcast_table(table)
+
+    def _broadcast_state(self, events: tuple[Event, ...] = ()) -> None:
+        """The new state to every connection, with the turn clock it starts."""
+        self._arm_clock()
+        self.hub.broadcast_state(self.table, events)
 
     def _refused(self, what: str, retry: Message) -> None:
         """The database refused a step of the table: nothing changed; ``retry`` comes back
@@ -426,19 +454,45 @@ class TableActor:
                       what, self._refusals, exc_info=True)
         self._retry_timer = self._loop.call_later(RETRY, self.post, retry)
 
+    # -- the turn clock ------------------------------------------------------------------------
+    def _arm_clock(self) -> None:
+        """Keep the turn clock on the player to act: it starts (``turn_clock`` seconds) for
+        each new state or returning player with a turn, and stops when nobody is to act or a
+        bot plays the seat (a bot's seat, an absent player's autopilot)."""
+        table, m = self.table, self.table.match
+        clock = table.turn_clock
+        key = None
+        if (clock is not None and table.status == TableStatus.RUNNING and m is not None
+                and m.round is not None and not m.round.is_over
+                and not table.seats[m.round.turn].bot_controlled):
+            key = (m.round.turn, table.seq)
+        if key == self._clock_key:
+            return
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+        self._clock_key, self._clock_timer, table.clock = key, None, None
+        if key is not None and clock is not None:
+            self._clock_timer = self._loop.call_later(clock, self.post, ClockOver(*key))
+            table.clock = (key[0], time.monotonic() + clock)
+
     # -- bots ----------------------------------------------------------------------------------
     def _bot_turn(self) -> int | None:
-        """The seat to act if a bot plays it now (a bot's seat, or an absent player's)."""
+        """The seat to act if a bot plays it now (a bot's seat, an absent player's, or a
+        player's whose turn clock ran out)."""
         m = self.table.match
         if (self.table.status != TableStatus.RUNNING or m is None or m.round is None
                 or m.round.is_over):
             return None
         seat = m.round.turn
-        return seat if self.table.seats[seat].bot_controlled else None
+        if self.table.seats[seat].bot_controlled or self._overdue == (seat, self.table.seq):
+            return seat
+        return None
 
     def _kick(self) -> None:
-        """After every message: a bot starts thinking when one is to act and is not yet
-        (a thinking bot whose state is gone stops)."""
+        """After every message: the turn clock follows the table, and a bot starts
+        thinking when one is to act and is not yet (a thinking bot whose state is gone
+        stops)."""
+        self._arm_clock()
         seat = self._bot_turn()
         key = None if seat is None else (seat, self.table.seq)
         if key == self._bot_key:

@@ -9,7 +9,8 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+import re
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
@@ -18,11 +19,12 @@ from fastapi import Depends, FastAPI, Header, Query, Request, Response, WebSocke
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import Field, StrictBool, StrictStr, ValidationError
-from starlette.types import ASGIApp, Receive, Scope, Send
+from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
-from ..engine.variants import VARIANTS
+from ..engine.variants import TARGET_RANGE, VARIANTS
 from ..engine.variants.base import OPTION_CHOICES
 from ..storage import Database
 from .errors import (
@@ -34,6 +36,7 @@ from .errors import (
     TooLarge,
     TooMany,
     Unauthenticated,
+    Unavailable,
 )
 from .hub import Conn, Hub, dumps
 from .lobby import Lobby
@@ -45,6 +48,7 @@ from .protocol import (
     GuestIn,
     PingMessage,
     SitIn,
+    SyncMessage,
     TableIn,
     client_message,
     error,
@@ -56,11 +60,12 @@ log = logging.getLogger("bela.server")
 
 MAX_BODY = 64 * 1024
 PAGE, MAX_PAGE = 50, 200  # tables in one answer of GET /api/tables: default, most
+SYNC_EVERY = 1.0  # seconds: a connection's syncs are answered at most this often
 
 # The HTTP status of each kind of refusal (the nearest listed class of an error decides).
 HTTP_STATUS: dict[type[Refused], int] = {
     Refused: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
-    TooLarge: 413, InvalidInput: 422, TooMany: 429,
+    TooLarge: 413, InvalidInput: 422, TooMany: 429, Unavailable: 503,
 }
 
 # The requests with a limit of their own besides ServerConfig.rate_requests.
@@ -81,6 +86,47 @@ def refusal_response(exc: Refused) -> JSONResponse:
     """The answer to a refused request (over a rate limit: with ``Retry-After``)."""
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooMany) else None
     return JSONResponse(error_body(exc), status_code=http_status(exc), headers=headers)
+
+
+def storage_refusal(exc: SQLAlchemyError) -> Unavailable:
+    """The refusal of a request the database failed: ``storage_full`` for a full disk
+    (SQLite's "database or disk is full", PostgreSQL's ``disk_full``), else ``storage``."""
+    cause = exc.orig if isinstance(exc, DBAPIError) else exc
+    text = str(cause).lower()
+    if ("disk is full" in text or "no space left" in text
+            or getattr(cause, "sqlstate", None) == "53100"):
+        return Unavailable("storage_full", "the server's storage is full: try again later")
+    return Unavailable("storage", f"the database failed ({type(cause).__name__}): "
+                       "try again later")
+
+
+_SECRET = re.compile(r"(?<=[?&;])(token|code)=[^&;\s\"']*")
+
+
+def redact(text: str) -> str:
+    """``text`` with the values of ``token=`` and ``code=`` query parameters hidden.
+
+    >>> redact('"GET /ws/tables/x?token=s3cret&code=abc HTTP/1.1" 101')
+    '"GET /ws/tables/x?token=***&code=*** HTTP/1.1" 101'
+    """
+    return _SECRET.sub(r"\1=***", text)
+
+
+class RedactSecrets(logging.Filter):
+    """Hide tokens and invite codes in log lines: uvicorn logs each request's path with its
+    query (``uvicorn.access``) and each WebSocket's (``uvicorn.error``), where a WebSocket
+    carries the player's token."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+SECRETS_FILTER = RedactSecrets()
+LOGGERS_WITH_URLS = ("uvicorn.access", "uvicorn.error")
 
 
 class RateLimit:
@@ -120,7 +166,9 @@ class RateLimit:
 
 
 class BodyLimit:
-    """Refuse HTTP request bodies larger than ``limit`` bytes (413) before reading them."""
+    """Refuse HTTP request bodies larger than ``limit`` bytes (413, and the connection is
+    closed): by their ``Content-Length`` before reading them; a body without one (chunked)
+    is read before the app sees it, and refused once it grows past the limit."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
         self.app = app
@@ -131,22 +179,36 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            refusal = TooLarge("too_large", f"request bodies are limited to {self.limit} bytes")
-            await refusal_response(refusal)(scope, receive, send)
+        if length is not None:
+            if not length.isdigit() or int(length) > self.limit:
+                await self._refuse(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
             return
+        read: list[Message] = []
         seen = 0
-
-        async def limited() -> Any:
-            nonlocal seen
+        while True:
             msg = await receive()
-            if msg["type"] == "http.request":
-                seen += len(msg.get("body", b""))
-                if seen > self.limit:
-                    raise TooLarge("too_large", "request body too large")
-            return msg
+            read.append(msg)
+            if msg["type"] != "http.request":  # the client went away
+                break
+            seen += len(msg.get("body", b""))
+            if seen > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+            if not msg.get("more_body", False):
+                break
 
-        await self.app(scope, limited, send)
+        async def replay() -> Message:
+            return read.pop(0) if read else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = refusal_response(
+            TooLarge("too_large", f"request bodies are limited to {self.limit} bytes"))
+        response.headers["Connection"] = "close"  # the rest of the body is not read
+        await response(scope, receive, send)
 
 
 async def current_player(request: Request, authorization: Annotated[str | None, Header()] = None
@@ -156,10 +218,7 @@ async def current_player(request: Request, authorization: Annotated[str | None, 
         raise Unauthenticated("no_token", "send 'Authorization: Bearer <token>' "
                               "(POST /api/guests gives a token)")
     lobby: Lobby = request.app.state.lobby
-    found = lobby.store.player_by_token(authorization[7:].strip())
-    if found is None:
-        raise Unauthenticated("bad_token", "unknown token: make a new guest")
-    return found
+    return lobby.store.player_by_token(authorization[7:].strip(), lobby.config.token_ttl)
 
 
 async def viewer(request: Request, authorization: Annotated[str | None, Header()] = None
@@ -174,9 +233,11 @@ Viewer = Annotated[dict[str, Any] | None, Depends(viewer)]
 
 class NewTableIn(TableIn):
     """``POST /api/tables``: ``private`` tables are not listed; their seats are taken with
-    the invite code the creator gets."""
+    the invite code the creator gets; ``turn_clock``: seconds a player has per turn (null:
+    no clock)."""
 
     private: StrictBool = False
+    turn_clock: StrictInt | None = None
 
 
 class SitCodeIn(SitIn):
@@ -203,6 +264,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     """
     cfg = config or ServerConfig(**options)
     rate_limits = RateLimits(cfg)
+    for name in LOGGERS_WITH_URLS:  # the same filter once, however many apps are made
+        logging.getLogger(name).addFilter(SECRETS_FILTER)
     db = Database(db_url)
     lobby = Lobby(Store(db), Hub(), cfg)
 
@@ -232,6 +295,12 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def _refused(_req: Request, exc: Refused) -> JSONResponse:
         return refusal_response(exc)
 
+    @app.exception_handler(SQLAlchemyError)
+    async def _storage(_req: Request, exc: SQLAlchemyError) -> JSONResponse:
+        cause = exc.orig if isinstance(exc, DBAPIError) else exc  # without the SQL's values
+        log.error("a request failed in the database: %s: %s", type(cause).__name__, cause)
+        return refusal_response(storage_refusal(exc))
+
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_req: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": {"code": "bad_request", "message": _errors_text(exc)}},
@@ -249,6 +318,12 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def me(p: Player) -> dict[str, Any]:
         return {"player_id": p["id"], "name": p["name"]}
 
+    @app.post("/api/players/me/token")
+    async def new_token(p: Player) -> dict[str, Any]:
+        """A new token for the player: the one sent stops working."""
+        return {"player_id": p["id"], "name": p["name"],
+                "token": lobby.store.new_token(p["id"])}
+
     @app.get("/api/players/me/history")
     async def history(p: Player) -> list[dict[str, Any]]:
         return lobby.history(p)
@@ -260,6 +335,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                              for v in VARIANTS.values()],
                 "choices": {name: [str(c) for c in choice]
                             for name, choice in OPTION_CHOICES.items()},
+                "ranges": {"target": list(TARGET_RANGE),
+                           "turn_clock": [cfg.min_turn_clock, cfg.max_turn_clock]},
                 "bots": await asyncio.to_thread(lobby.available_bots)}
 
     @app.get("/api/tables")
@@ -281,7 +358,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     @app.post("/api/tables")
     async def create_table(body: NewTableIn, p: Player) -> dict[str, Any]:
         table = lobby.create(p, body.variant, dict(body.options), body.bot, body.seat,
-                             body.seed, body.private)
+                             body.seed, body.private, body.turn_clock)
         return lobby.summary(table, p)
 
     @app.get("/api/tables/{table_id}")
@@ -319,8 +396,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         return lobby.summary(table, p)
 
     @app.get("/api/tables/{table_id}/record")
-    async def record(table_id: str) -> dict[str, Any]:
-        return lobby.record(table_id)
+    async def record(table_id: str, v: Viewer) -> dict[str, Any]:
+        return lobby.record(table_id, v)
 
     # -- play ------------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
@@ -329,15 +406,11 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         await websocket.accept()
         try:
             table = lobby.require(table_id)
-        except NotFound as exc:
-            await websocket.send_text(dumps(error(exc.code, exc.message)))
-            await websocket.close(code=4404)
-            return
-        p = lobby.store.player_by_token(token) if token else None
-        if token and p is None:
-            await websocket.send_text(dumps(error("bad_token", "unknown token: make a new "
-                                                  "guest or watch without a token")))
-            await websocket.close(code=4401)
+            p = lobby.store.player_by_token(token, cfg.token_ttl) if token else None
+        except (Refused, SQLAlchemyError) as exc:  # unknown table or token, the database
+            refusal = exc if isinstance(exc, Refused) else storage_refusal(exc)
+            await websocket.send_text(dumps(error(refusal.code, refusal.message)))
+            await websocket.close(code=4000 + http_status(refusal))  # 4404, 4401, 4503
             return
         pid = p["id"] if p else None
         if not lobby.admits(table, pid, code):
@@ -349,6 +422,20 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         loop = asyncio.get_running_loop()
         sender = loop.create_task(conn.run_sender())
         window, count = loop.time(), 0
+        synced_at = -SYNC_EVERY
+
+        def sync() -> dict[str, Any] | None:
+            """The state and summary again, at most once every ``SYNC_EVERY`` seconds (every
+            change is sent anyway: a second sync in a row is refused)."""
+            nonlocal synced_at
+            now = loop.time()
+            if now - synced_at < SYNC_EVERY:
+                return error("too_many", f"at most one sync every {SYNC_EVERY:g} s: the "
+                             "state you were sent last is the current one")
+            synced_at = now
+            lobby.sync(table, conn)
+            return None
+
         try:
             await lobby.connect(table, conn)
             while not conn.closed:
@@ -367,7 +454,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                         conn.send(error("too_many", f"at most {cfg.max_rate} messages a second; "
                                         "the others were ignored"))
                     continue
-                reply = await _handle(lobby, table, conn, msg, cfg.max_message)
+                reply = await _handle(lobby, table, conn, msg, cfg.max_message, sync)
                 if reply is not None:
                     conn.send(reply)
         finally:
@@ -393,8 +480,10 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
 
 
 async def _handle(lobby: Lobby, table: Table, conn: Conn, msg: Mapping[str, Any],
-                  limit: int) -> dict[str, Any] | None:
-    """One client message: the reply to send (``None``: nothing to say)."""
+                  limit: int, sync: Callable[[], dict[str, Any] | None]
+                  ) -> dict[str, Any] | None:
+    """One client message: the reply to send (``None``: nothing to say); ``sync`` answers
+    a sync."""
     raw = msg.get("text")
     if raw is None:
         data = msg.get("bytes") or b""
@@ -419,8 +508,8 @@ async def _handle(lobby: Lobby, table: Table, conn: Conn, msg: Mapping[str, Any]
         return {"type": "pong"}
     if isinstance(parsed, ActMessage):
         return await lobby.act(table, conn, parsed.action, parsed.seq)
-    lobby.sync(table, conn)  # sync: send the current state again
-    return None
+    assert isinstance(parsed, SyncMessage)
+    return sync()
 
 
 def _errors_text(exc: ValidationError | RequestValidationError) -> str:

@@ -19,12 +19,13 @@ class Refused(Exception):
 
 
 class Unauthenticated(Refused):
-    """No player token, or one the server does not know."""
+    """No player token, one the server does not know, or one unused for too long."""
 
 
 class Forbidden(Refused):
     """The player may not do this (not the table's creator, a private table without its
-    invite code, a seed on a server that takes none)."""
+    invite code, a private table's record without a player's token, a seed on a server that
+    takes none)."""
 
 
 class NotFound(Refused):
@@ -51,3 +52,7 @@ class TooMany(Refused):
     def __init__(self, code: str, message: str, retry_after: int) -> None:
         super().__init__(code, message)
         self.retry_after = retry_after
+
+
+class Unavailable(Refused):
+    """The database refused the request (full, unreachable): try again later."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -103,24 +104,32 @@ class Hub:
                        "connected": any(c.seat == i for c in conns),
                        "autopilot": s.autopilot} for i, s in enumerate(table.seats)],
             "spectators": sum(1 for c in conns if c.seat is None),
+            "private": table.private,  # never its invite code: that is the creator's
             "invite": f"/?table={table.id}",
             "totals": list(table.match.totals) if table.match else None,
             "winner": table.match.winner if table.match else None,
             "bot_fallback": table.bot_failures > 0,
+            "turn_clock": table.turn_clock,
         }
 
     def state_text(self, table: Table, seat: int | None, events: tuple[Event, ...] = ()) -> str:
         """The state message for ``seat`` (``None``: a spectator); ``events``: those of the
-        action that made the state, secrets included (none for a deal or a resent state)."""
+        action that made the state, secrets included (none for a deal or a resent state);
+        ``clock``: the turn clock running, if any."""
         m = table.match
         assert m is not None
+        clock = None
+        if table.clock is not None:
+            turn, deadline = table.clock
+            clock = {"seat": turn,
+                     "deadline_in": round(max(0.0, deadline - time.monotonic()), 1)}
         last = None
         if table.last is not None:
             actor, token = table.last
             shown = public_token(token, actor == seat)
             last = None if shown is None else {"seat": actor, "action": shown}
         return dumps({"type": "state", "seq": table.seq, "status": table.status,
-                      "last": last,
+                      "last": last, "clock": clock,
                       "events": [event_json(e, m.variant) for e in seen_by(events, seat)],
                       "view": view_json(seat_view(m, seat))})
 

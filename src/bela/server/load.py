@@ -100,7 +100,8 @@ def check_loopback(url: str) -> None:
 
 
 def start_server(db_dir: str) -> tuple[subprocess.Popen[str], str]:
-    """A server subprocess on 127.0.0.1 with a fresh database; its process and URL."""
+    """A server subprocess on 127.0.0.1 with a fresh database and no rate limits (the load
+    comes from one address); its process and URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -108,7 +109,7 @@ def start_server(db_dir: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "bela.server", "--host", "127.0.0.1", "--port", str(port),
          "--db", f"sqlite:///{db_dir}/load.db", "--bot-delay", "0", "--round-pause", "0",
-         "--grace", "3600"], stdout=subprocess.PIPE, text=True, env=env)
+         "--grace", "3600", "--no-rate-limits"], stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if "http://" not in line:

@@ -22,6 +22,7 @@ import json
 import logging
 import secrets
 import time
+from collections import OrderedDict
 from typing import Any
 
 from ..bots import BOTS, make_bot
@@ -38,6 +39,7 @@ log = logging.getLogger("bela.server")
 ACTIVE = (TableStatus.OPEN, TableStatus.RUNNING)
 ENDED = (TableStatus.FINISHED, TableStatus.CLOSED)
 MAX_PAGES = 64  # cached pages of the lobby list between two rebuilds
+ENDED_CACHE = 16  # finished or closed tables kept in memory after a lookup (most recent)
 
 
 class Lobby:
@@ -50,6 +52,8 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.actors: dict[str, TableActor] = {}  # of tables started and still in memory
         self.broken: dict[str, str] = {}  # tables whose log no longer replays: id -> reason
+        # ended tables loaded from the database for a lookup, least recently used first
+        self.ended: OrderedDict[str, Table] = OrderedDict()
         self._bots: list[str] | None = None
         self._listed: list[Table] | None = None  # the lobby list, newest first (None: stale)
         self._listed_at = 0.0  # time.monotonic() of its last rebuild
@@ -107,9 +111,14 @@ class Lobby:
 
     # -- lookups -----------------------------------------------------------------------------
     def get(self, table_id: str) -> Table | None:
-        """A table in memory, or a finished one loaded from the database."""
+        """A table in memory, or an ended one loaded from the database; of those only the
+        ``ENDED_CACHE`` used last stay in memory."""
         table = self.tables.get(table_id)
         if table is not None:
+            return table
+        table = self.ended.get(table_id)
+        if table is not None:
+            self.ended.move_to_end(table_id)
             return table
         if not isinstance(table_id, str) or len(table_id) > 32 or table_id in self.broken:
             return None
@@ -121,7 +130,9 @@ class Lobby:
         except BrokenLog as exc:
             self.broken[table_id] = str(exc)
             return None
-        self.tables[table.id] = table
+        self.ended[table.id] = table
+        if len(self.ended) > ENDED_CACHE:
+            self.ended.popitem(last=False)
         return table
 
     def require(self, table_id: str) -> Table:
@@ -169,16 +180,23 @@ class Lobby:
         self.hub.broadcast_table(table)
         self._listed = None
 
-    def record(self, table_id: str) -> dict[str, Any]:
-        """The record of a finished match (it holds every hand: not before the end)."""
-        table = self.tables.get(table_id)
-        if table is None:
-            row = self.store.load_row(table_id)
+    def record(self, table_id: str, viewer: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The record of a finished match (it holds every hand: not before the end), read
+        from the database when the table is not in memory (and not kept there).  A private
+        table's record is for its creator and its players only."""
+        table = self.tables.get(table_id) or self.ended.get(table_id)
+        if table is not None:
+            status, record, private = table.status, table.record, table.private
+            players = {table.owner_id, *(s.player_id for s in table.seats)}
+        else:
+            row = self.store.load_row(table_id) if len(table_id) <= 32 else None
             if row is None:
                 raise NotFound("unknown_table", f"there is no table {table_id!r}")
-            status, record = row["status"], row["record"]
-        else:
-            status, record = table.status, table.record
+            status, record, private = row["status"], row["record"], bool(row["private"])
+            players = {row["owner_id"], *(s["player_id"] for s in row["seats"])}
+        if private and (viewer is None or viewer["id"] not in players):
+            raise Forbidden("private_record", "the table is private: its record is for its "
+                            "players (send the token of one)")
         if status == TableStatus.CLOSED:
             raise Conflict("closed", "the table was closed before its match was over: "
                            "it has no record")
@@ -204,10 +222,12 @@ class Lobby:
 
     # -- open tables -------------------------------------------------------------------------
     def create(self, player: dict[str, Any], variant: str, options: dict[str, Any], bot: str,
-               seat: int | None, seed: int | None = None, private: bool = False) -> Table:
+               seat: int | None, seed: int | None = None, private: bool = False,
+               turn_clock: int | None = None) -> Table:
         """A new open table of ``player``, who sits in ``seat`` (``None``: nowhere); a
-        ``private`` one gets an invite code.  A guest has at most ``tables_per_guest`` open
-        or running tables he created."""
+        ``private`` one gets an invite code; ``turn_clock``: the seconds a player has per
+        turn (``None``: no clock).  A guest has at most ``tables_per_guest`` open or running
+        tables he created."""
         if variant not in VARIANTS:
             raise InvalidInput("bad_variant", f"unknown variant {variant!r} "
                                f"(known: {', '.join(VARIANTS)})")
@@ -224,6 +244,10 @@ class Lobby:
                                f"{', '.join(self.available_bots())}")
         if seat is not None and not 0 <= seat < v.seats:
             raise InvalidInput("bad_seat", f"{variant} has seats 0..{v.seats - 1}")
+        low, high = self.config.min_turn_clock, self.config.max_turn_clock
+        if turn_clock is not None and not low <= turn_clock <= high:
+            raise InvalidInput("bad_turn_clock", f"turn_clock is {low} to {high} seconds a "
+                               "turn, or null for no clock")
         if seed is not None:
             if not self.config.allow_seed:
                 raise Forbidden("seed_not_allowed",
@@ -245,7 +269,7 @@ class Lobby:
                       seed=seed, bot=bot, status=TableStatus.OPEN, owner_id=player["id"],
                       seats=[Seat() for _ in range(v.seats)], private=private,
                       invite_code=secrets.token_urlsafe(9) if private else None,
-                      active_at=time.time())
+                      active_at=time.time(), turn_clock=turn_clock)
         self.store.create(table)
         self.tables[table_id] = table
         self._listed = None
@@ -271,8 +295,7 @@ class Lobby:
         table.active_at = time.time()
         if current is not None:
             self._clear_seat(table, current)
-        table.seats[seat] = Seat(player_id=player["id"], name=player["name"])
-        self.store.save_seat(table, seat)
+        self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"]))
         for conn in self.hub.conns(table):  # a watching connection of this player takes it
             if conn.player_id == player["id"]:
                 conn.seat = seat
@@ -299,11 +322,12 @@ class Lobby:
             if which is not None and not table.seats[seat].free:
                 raise Conflict("seat_taken", f"seat {seat} is taken")
         table.active_at = time.time()
-        for seat in targets:
-            if table.seats[seat].free:
-                table.seats[seat] = Seat(name=f"Bot {seat + 1}", is_bot=True)
-                self.store.save_seat(table, seat)
-        self._changed(table)
+        try:
+            for seat in targets:
+                if table.seats[seat].free:
+                    self._set_seat(table, seat, Seat(name=f"Bot {seat + 1}", is_bot=True))
+        finally:  # the seats stored before a refusal of the database stay
+            self._changed(table)
 
     async def start(self, table: Table, player: dict[str, Any]) -> None:
         """Start the match (the creator's call): its actor takes the table over and deals
@@ -315,7 +339,11 @@ class Lobby:
             raise Conflict("seats_free", f"seats {', '.join(map(str, free))} are empty: "
                            "wait for players or fill them with bots")
         table.status = TableStatus.RUNNING
-        self.store.save_status(table)
+        try:
+            self.store.save_status(table)
+        except Exception:  # the database refused: the table stays open
+            table.status = TableStatus.OPEN
+            raise
         table.match = Match(table.variant, table.options, seed=table.seed)
         table.watched_at = time.time()
         actor = self._spawn(table)
@@ -402,11 +430,20 @@ class Lobby:
                 and secrets.compare_digest(code.encode(), table.invite_code.encode()))
 
     def _clear_seat(self, table: Table, seat: int) -> None:
+        self._set_seat(table, seat, Seat())
         for conn in self.hub.conns(table):
             if conn.seat == seat:
                 conn.seat = None
-        table.seats[seat] = Seat()
-        self.store.save_seat(table, seat)
+
+    def _set_seat(self, table: Table, seat: int, new: Seat) -> None:
+        """Put ``new`` in ``seat``, stored first (raises, changing nothing, when the database
+        refuses)."""
+        old, table.seats[seat] = table.seats[seat], new
+        try:
+            self.store.save_seat(table, seat)
+        except Exception:
+            table.seats[seat] = old
+            raise
 
     # -- connections -------------------------------------------------------------------------
     async def connect(self, table: Table, conn: Conn) -> None:

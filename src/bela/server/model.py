@@ -39,6 +39,9 @@ class ServerConfig:
     unwatched_bot_table_ttl: float = 300.0  # a running all-bot table nobody watches is closed
     sweep_every: float = 30.0  # how often the two above are checked
     listing_ttl: float = 1.0  # GET /api/tables is rebuilt at most this often (or on change)
+    token_ttl: float = 30 * 86400.0  # a guest token unused this long expires
+    min_turn_clock: int = 15  # the bounds of a table's turn clock (tests: shorter)
+    max_turn_clock: int = 600
 
 
 class TableStatus(StrEnum):
@@ -92,6 +95,8 @@ class Table:
     invite_code: str | None = None  # of a private table
     active_at: float = 0.0  # time.time() of the creation or the last seat change
     watched_at: float = 0.0  # time.time() the table started or a connection came or went
+    turn_clock: int | None = None  # seconds a player has per turn (None: no clock)
+    clock: tuple[int, float] | None = None  # the running clock: seat, time.monotonic() deadline
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""

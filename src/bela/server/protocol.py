@@ -14,7 +14,7 @@ import re
 from dataclasses import fields, is_dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 
 from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
 from ..engine.cards import RANKS, SUITS, Card, CardSet
@@ -44,10 +44,12 @@ class TableIn(_Body):
     bot: StrictStr = Field(default="heuristic", max_length=32)
     seat: StrictInt | None = 0  # where the creator sits; null: not at all
     seed: StrictInt | None = None  # only with a server started with allow_seed (tests)
+    private: StrictBool = False  # not listed; seats are taken with the invite code
 
 
 class SitIn(_Body):
     seat: StrictInt
+    code: StrictStr | None = Field(default=None, max_length=64)  # a private table's invite
 
 
 class BotsIn(_Body):

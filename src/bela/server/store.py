@@ -7,15 +7,24 @@ engine, so a server killed at any point comes back where its last committed even
 
 from __future__ import annotations
 
+import logging
+import time
 from datetime import UTC, datetime
 from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from ..engine import BelaError, Match, parse_action
 from ..engine.actions import Action, Claim
 from ..engine.cards import Card, format_cards
 from ..engine.variants import Deal
 from ..storage import Database
+from .errors import Unauthenticated
 from .model import Seat, Table, TableStatus
+
+log = logging.getLogger("bela.server")
+
+SEEN_EVERY = 3600.0  # seconds: a token's use is written at most this often
 
 
 class BrokenLog(Exception):
@@ -33,9 +42,29 @@ class Store:
         """A new guest: (player id, secret token)."""
         return self.db.create_player(name)
 
-    def player_by_token(self, token: str) -> dict[str, Any] | None:
-        """The player (``id``, ``name``) whose token this is, if any."""
-        return self.db.player_by_token(token)
+    def player_by_token(self, token: str, ttl: float) -> dict[str, Any]:
+        """The player (``id``, ``name``) whose token this is: raises
+        :class:`Unauthenticated` for an unknown token (``bad_token``) or one unused for
+        ``ttl`` seconds (``token_expired``).  A use is written at most once an hour (a
+        token made before uses were noted counts from its first use)."""
+        found = self.db.player_by_token(token)
+        if found is None:
+            raise Unauthenticated("bad_token", "unknown token: make a new guest")
+        now, seen = time.time(), found["last_seen_at"]
+        idle = 0.0 if seen is None else now - _timestamp(seen)
+        if idle > ttl:
+            raise Unauthenticated("token_expired", "this token was not used for too long: "
+                                  "make a new guest")
+        if seen is None or idle >= min(SEEN_EVERY, ttl / 2):
+            try:
+                self.db.player_seen(found["id"], _datetime(now))
+            except SQLAlchemyError:  # a full disk must not lock players out
+                log.debug("the use of a token could not be noted", exc_info=True)
+        return {"id": found["id"], "name": found["name"]}
+
+    def new_token(self, player_id: str) -> str:
+        """A new token for the player; the old one stops working."""
+        return self.db.new_token(player_id)
 
     def history(self, player_id: str) -> list[dict[str, Any]]:
         """The player's finished tables, newest first (rows with seats and result)."""
@@ -55,7 +84,8 @@ class Store:
     def create(self, table: Table) -> None:
         self.db.create_table(table.id, table.variant, table.options, table.seed, table.bot,
                              table.owner_id, len(table.seats), private=table.private,
-                             invite_code=table.invite_code, active_at=_datetime(table.active_at))
+                             invite_code=table.invite_code, active_at=_datetime(table.active_at),
+                             turn_clock=table.turn_clock)
 
     def save_seat(self, table: Table, seat: int) -> None:
         """A seat and the table's ``active_at``."""
@@ -102,7 +132,8 @@ def _rebuild(row: dict[str, Any]) -> Table:
                   owner_id=row["owner_id"], seats=seats,
                   result=row.get("result"), record=row.get("record"),
                   private=bool(row.get("private")), invite_code=row.get("invite_code"),
-                  active_at=_timestamp(row.get("active_at") or row["created_at"]))
+                  active_at=_timestamp(row.get("active_at") or row["created_at"]),
+                  turn_clock=row.get("turn_clock"))
     events: list[tuple[int, str, dict[str, Any]]] = (
         [(r["seq"], "deal", r) for r in row.get("rounds", [])]
         + [(a["seq"], "act", a) for a in row.get("actions", [])])

@@ -147,26 +147,44 @@ class Database:
         """A guest account: its id and its secret token (only the hash is stored)."""
         pid = secrets.token_hex(8)
         token = secrets.token_urlsafe(32)
+        made = now()
         with self.begin() as conn:
             conn.execute(insert(players).values(id=pid, name=name, token_hash=hash_token(token),
-                                                created_at=now()))
+                                                created_at=made, last_seen_at=made))
         return pid, token
 
     def player_by_token(self, token: str) -> dict[str, Any] | None:
+        """The player (``id``, ``name``, ``last_seen_at``: the token's last noted use) of a
+        token."""
         with self.begin() as conn:
-            row = conn.execute(select(players.c.id, players.c.name)
+            row = conn.execute(select(players.c.id, players.c.name, players.c.last_seen_at)
                                .where(players.c.token_hash == hash_token(token))).first()
-        return None if row is None else {"id": row.id, "name": row.name}
+        return None if row is None else dict(row._mapping)
+
+    def player_seen(self, player_id: str, when: datetime) -> None:
+        """Note a use of the player's token."""
+        with self.begin() as conn:
+            conn.execute(update(players).where(players.c.id == player_id)
+                         .values(last_seen_at=when))
+
+    def new_token(self, player_id: str) -> str:
+        """A new secret token for the player; the old one stops working."""
+        token = secrets.token_urlsafe(32)
+        with self.begin() as conn:
+            conn.execute(update(players).where(players.c.id == player_id)
+                         .values(token_hash=hash_token(token), last_seen_at=now()))
+        return token
 
     # -- tables --------------------------------------------------------------------------
     def create_table(self, table_id: str, variant: str, options: dict[str, Any], seed: int,
                      bot: str, owner_id: str | None, n_seats: int, *, private: bool,
-                     invite_code: str | None, active_at: datetime) -> None:
+                     invite_code: str | None, active_at: datetime,
+                     turn_clock: int | None) -> None:
         with self.begin() as conn:
             conn.execute(insert(tables).values(
                 id=table_id, variant=variant, options=options, seed=seed, bot=bot,
                 status="open", owner_id=owner_id, created_at=now(), private=private,
-                invite_code=invite_code, active_at=active_at))
+                invite_code=invite_code, active_at=active_at, turn_clock=turn_clock))
             conn.execute(insert(seats), [
                 {"table_id": table_id, "seat": s, "player_id": None, "is_bot": False, "name": ""}
                 for s in range(n_seats)])

@@ -3,10 +3,11 @@
 const KEY = "bela.guest";
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfter = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter; // seconds, from a 429's Retry-After header
   }
 }
 
@@ -24,7 +25,7 @@ export function storeGuest(g) {
   else localStorage.removeItem(KEY);
 }
 
-export async function api(method, path, body) {
+async function request(method, path, body, again = true) {
   const headers = {};
   const g = storedGuest();
   if (g) headers.Authorization = `Bearer ${g.token}`;
@@ -40,9 +41,27 @@ export async function api(method, path, body) {
   }
   if (!r.ok) {
     const e = (data && data.error) || {};
-    throw new ApiError(r.status, e.code || "http_" + r.status, e.message || r.statusText);
+    if (r.status === 401 && e.code === "token_expired" && g && again) {
+      // an expired guest: a new one with the same name, then this request once more
+      if (await renewGuest(g)) return request(method, path, body, false);
+    }
+    const wait = Number.parseInt(r.headers.get("Retry-After") || "", 10);
+    throw new ApiError(r.status, e.code || "http_" + r.status, e.message || r.statusText,
+      Number.isFinite(wait) && wait >= 0 ? wait : null);
   }
-  return data;
+  return { data, headers: r.headers };
+}
+
+export async function api(method, path, body) {
+  return (await request(method, path, body)).data;
+}
+
+/** A page of a list (GET): its items and the length of the whole list (X-Total-Count). */
+export async function apiPage(path) {
+  const { data, headers } = await request("GET", path);
+  const items = Array.isArray(data) ? data : [];
+  const total = Number.parseInt(headers.get("X-Total-Count") || "", 10);
+  return { items, total: Number.isFinite(total) ? total : items.length };
 }
 
 /** A new guest with this name (the server gives the token the browser keeps). */
@@ -52,13 +71,46 @@ export async function newGuest(name) {
   return storedGuest();
 }
 
+// -- an expired token (401 token_expired, WebSocket close 4401) ---------------------------
+let renewing = null; // the renewal under way: every request that met the expired token waits on it
+let renewed = () => {};
+
+/** ``fn(guest)`` is called once for each renewal of an expired guest (to tell the player). */
+export function onGuestRenewed(fn) {
+  renewed = fn;
+}
+
+/** The guest ``old`` was refused as expired: forget its token and make a new guest with the
+ *  same name (POST /api/guests), once however many requests and sockets saw it expire.
+ *  The new guest, or null when none could be made (the name form asks again). */
+export async function renewGuest(old) {
+  const now = storedGuest();
+  if (now && old && now.token !== old.token) return now; // renewed already
+  if (renewing) return renewing;
+  if (!now || !old) return null; // forgotten: nothing to renew
+  storeGuest(null);
+  renewing = (async () => {
+    try {
+      const g = await newGuest(old.name);
+      renewed(g);
+      return g;
+    } catch {
+      return null;
+    } finally {
+      renewing = null;
+    }
+  })();
+  return renewing;
+}
+
 /** The stored guest if the server still knows its token, else null (and forget it). */
 export async function checkGuest() {
   const g = storedGuest();
   if (!g) return null;
   try {
     const me = await api("GET", "/api/players/me");
-    const fresh = { ...g, name: me.name, player_id: me.player_id };
+    // an expired token was renewed on the way: the new guest's token
+    const fresh = { ...(storedGuest() || g), name: me.name, player_id: me.player_id };
     storeGuest(fresh);
     return fresh;
   } catch (e) {
@@ -70,9 +122,42 @@ export async function checkGuest() {
   }
 }
 
-export function wsUrl(tableId) {
+export function wsUrl(tableId, code = null) {
   const g = storedGuest();
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const q = g ? `?token=${encodeURIComponent(g.token)}` : "";
-  return `${proto}://${location.host}/ws/tables/${encodeURIComponent(tableId)}${q}`;
+  const q = [];
+  if (g) q.push(`token=${encodeURIComponent(g.token)}`);
+  if (code) q.push(`code=${encodeURIComponent(code)}`); // a private table's invite code
+  return `${proto}://${location.host}/ws/tables/${encodeURIComponent(tableId)}${q.length ? "?" + q.join("&") : ""}`;
+}
+
+// The invite codes of private tables, by table id: those this browser created (the server
+// gives the code to the creator) and those it was invited to with a link.
+const CODES = "bela.codes";
+const MAX_CODES = 100;
+
+function loadCodes() {
+  try {
+    const c = JSON.parse(localStorage.getItem(CODES) || "{}");
+    return c && typeof c === "object" && !Array.isArray(c) ? c : {};
+  } catch {
+    return {};
+  }
+}
+
+export function storedCode(tableId) {
+  const c = loadCodes()[tableId];
+  return typeof c === "string" && c ? c : null;
+}
+
+export function storeCode(tableId, code) {
+  if (!tableId || !code) return;
+  const codes = loadCodes();
+  delete codes[tableId]; // the newest last: the oldest are forgotten first
+  codes[tableId] = String(code);
+  const ids = Object.keys(codes);
+  for (const id of ids.slice(0, Math.max(0, ids.length - MAX_CODES))) delete codes[id];
+  try {
+    localStorage.setItem(CODES, JSON.stringify(codes));
+  } catch { /* storage full or off: the link still carries the code */ }
 }

@@ -3,23 +3,41 @@
 
 import { LANGS, defaultLang, lang, setLang, t } from "./i18n.js";
 import { DECKS, ensureSprite } from "./cards.js";
-import { api, checkGuest, newGuest, storedGuest, wsUrl } from "./api.js";
 import {
-  declKey, declareGroups, declarePending, fullDeclare, makeNames, reasonText, refusalOf,
-  renderTablePage,
+  api, apiPage, checkGuest, newGuest, storeCode, storedCode, storedGuest, wsUrl,
+} from "./api.js";
+import {
+  declKey, declareGroups, declarePending, fullDeclare, isOwner, makeNames, reasonText,
+  refusalOf, renderTablePage,
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
 
 const PREFS = "bela.prefs";
 const HOLD_MS = 900; // a finished trick stays on the table this long
 const COLLECT_MS = 320;
+const PAGE = 50; // tables in one page of the lobby list (GET /api/tables?limit=&offset=)
+
+// The server's refusals said in the UI's words (i18n "err_<code>"); any other code shows
+// the server's message.
+const FRIENDLY_ERRORS = ["not_owner", "invite_required", "too_many_tables", "rate_limited",
+  "has_players"];
+
+/** A refused request in words: rate_limited with the Retry-After seconds when given. */
+export function errorText(e) {
+  if (e && e.code === "rate_limited" && e.retryAfter > 0) return t("err_rate_limited_in", { n: e.retryAfter });
+  if (e && FRIENDLY_ERRORS.includes(e.code)) return t("err_" + e.code);
+  return (e && e.message) || String(e);
+}
 
 const S = {
   prefs: loadPrefs(),
   guest: storedGuest(),
   variants: null,
   tables: [],
+  tablesTotal: 0, // X-Total-Count of the lobby list
+  tablePages: 1, // pages of it shown (the "more" control adds one)
   tableId: null,
+  code: null, // the invite code of the private table shown (from its link or kept)
   tableError: null,
   summary: null,
   view: null,
@@ -119,7 +137,7 @@ function toast(text, kind = "") {
   S.toast = { text, kind };
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { S.toast = null; render(); }, 3500);
-  if (S.tableId && S.view) render();
+  if (S.tableId && (S.view || S.summary)) render();
   else showLobbyMessage(text, kind);
 }
 
@@ -171,12 +189,16 @@ function renderCreateForm() {
     ${opts ? `<fieldset><legend>${esc(t("house_rules"))}</legend>${opts}</fieldset>` : ""}
     <label>${esc(t("bot"))} <select name="bot" id="bot-select">${bots}</select></label>
     <label class="check"><input type="checkbox" name="sit" id="sit-check" checked> ${esc(t("sit_myself"))}</label>
+    <label class="check"><input type="checkbox" name="private" id="private-check"> ${esc(t("private_table"))}</label>
     <button class="btn primary" id="create-table">${esc(t("create"))}</button>
   </form>`;
 }
 
 function renderTableList() {
   if (!S.tables.length) return `<p class="muted">${esc(t("no_tables"))}</p>`;
+  const rest = S.tablesTotal - S.tables.length;
+  const more = rest > 0 ? `<button class="btn small more-tables" data-cmd="more-tables" id="more-tables">${
+    esc(t("more_tables", { n: rest }))}</button>` : "";
   return `<ul class="table-list">${S.tables.map((tb) => {
     const names = tb.seats.map((s) => s.name ? esc(s.name) : `<span class="free">${esc(t("free_seat"))}</span>`).join(", ");
     const free = tb.seats.some((s) => !s.kind);
@@ -186,15 +208,32 @@ function renderTableList() {
     return `<li data-table="${tb.id}"><div><b>${esc(t("vname_" + tb.variant))}</b> ${esc(t("target_short", { n: tb.options.target }))}
       <span class="tag">${esc(t("status_" + tb.status))}</span>${tb.spectators ? ` <small class="muted">${esc(t("spectators", { n: tb.spectators }))}</small>` : ""}
       <div class="muted">${names}</div></div>${btn}</li>`;
-  }).join("")}</ul>`;
+  }).join("")}</ul>${more}`;
 }
 
+let tablesAsked = 0;
+
+/** The lobby list: the pages shown so far (the first alone until "more" is used), newest
+ *  first; a table that moved to the next page while they were read is listed once. */
 async function loadTables() {
+  const asked = ++tablesAsked;
+  const pages = S.tablePages;
   try {
-    S.tables = await api("GET", "/api/tables");
+    const got = await Promise.all([...Array(pages).keys()].map((i) =>
+      apiPage(`/api/tables?limit=${PAGE}&offset=${i * PAGE}`)));
+    if (asked === tablesAsked) { // a later call asked for more pages: its answer counts
+      const seen = new Set();
+      S.tables = got.flatMap((p) => p.items).filter((tb) => !seen.has(tb.id) && seen.add(tb.id));
+      S.tablesTotal = Math.max(got[0].total, S.tables.length);
+      S.tablePages = Math.min(S.tablePages, Math.max(1, Math.ceil(S.tablesTotal / PAGE)));
+    }
   } catch { /* keep the old list */ }
   const list = document.getElementById("table-list");
-  if (list && !S.tableId) list.innerHTML = renderTableList();
+  if (list && !S.tableId && asked === tablesAsked) {
+    const more = document.activeElement && document.activeElement.id === "more-tables";
+    list.innerHTML = renderTableList();
+    if (more) document.getElementById("more-tables")?.focus({ preventScroll: true });
+  }
   if (S.guest) {
     try {
       S.history = await api("GET", "/api/players/me/history");
@@ -233,7 +272,7 @@ let attempts = 0;
 function connect() {
   disconnect();
   const id = S.tableId;
-  const ws = new WebSocket(wsUrl(id));
+  const ws = new WebSocket(wsUrl(id, S.code));
   S.ws = ws;
   S.conn = "connecting";
   ws.onopen = () => { if (S.ws === ws) { S.conn = "open"; attempts = 0; render(); } };
@@ -243,6 +282,10 @@ function connect() {
     S.ws = null;
     S.conn = "closed";
     if (ev.code === 4404) { S.tableError = t("unknown_table"); S.summary = null; render(); return; }
+    if (ev.code === 4403) { // a private table without its invite code: no use trying again
+      S.tableError = t("err_invite_required"); S.summary = null; S.view = null; render(); return;
+    }
+    if (S.summary && S.summary.status === "closed") { render(); return; } // nothing to wait for
     if (ev.code === 4401) { checkGuest().then((g) => { S.guest = g; renderHeader(); }); }
     if (S.tableId === id) {
       render();
@@ -273,20 +316,51 @@ function act(token) {
   return true;
 }
 
+let codeAsked = null;
+
+/** A new table summary (welcome, table, or a REST answer): a closed table ends the
+ *  connection (no reconnecting to it); the creator of a private table keeps its code. */
+function applySummary(table) {
+  S.summary = table;
+  if (table.status !== "running" && table.status !== "finished") {
+    S.view = null;
+  }
+  if (table.status === "closed") {
+    S.queue.length = 0;
+    disconnect();
+  }
+  if (table.invite_code) {
+    S.code = table.invite_code;
+    storeCode(table.id, table.invite_code);
+  } else if (table.private && !S.code && isOwner(S) && codeAsked !== table.id) {
+    codeAsked = table.id; // made in another browser: the server tells its creator the code
+    fetchCode(table.id);
+  }
+  renderHeader();
+  if (!S.busy) render();
+}
+
+async function fetchCode(id) {
+  try {
+    const tb = await api("GET", `/api/tables/${encodeURIComponent(id)}`);
+    if (tb.invite_code && S.tableId === id) {
+      S.code = tb.invite_code;
+      storeCode(id, tb.invite_code);
+      if (!S.busy) render();
+    }
+  } catch { /* the link stays hidden */ }
+}
+
 function onMessage(msg) {
   if (msg.type === "welcome" || msg.type === "table") {
-    S.summary = msg.table;
-    if (msg.table.status !== "running" && msg.table.status !== "finished") {
-      S.view = null;
-    }
-    renderHeader();
-    if (!S.busy) render();
+    applySummary(msg.table);
   } else if (msg.type === "state") {
     S.queue.push(msg);
     pump();
   } else if (msg.type === "error") {
     if (msg.code === "stale") { send({ type: "sync" }); return; } // acted on an old view
     if (msg.code === "unknown_table") { S.tableError = t("unknown_table"); }
+    if (msg.code === "invite_required") { S.tableError = t("err_invite_required"); return; }
     // the server's messages are English sentences for developers: say it in the UI's words
     const own = { not_your_turn: "not_your_turn", spectator: "spectator_cards",
       illegal: "illegal_action", wrong_seat: "illegal_action" }[msg.code];
@@ -299,6 +373,7 @@ async function pump() {
   S.busy = true;
   try {
     while (S.queue.length) {
+      if (S.summary && S.summary.status === "closed") { S.queue.length = 0; break; }
       const msg = S.queue.shift();
       const v = msg.view;
       // what the action did comes with the state (docs/PROTOCOL.md, events): the cards
@@ -353,12 +428,15 @@ function applyState(msg) {
 let routed = false;
 
 function route() {
-  const id = new URLSearchParams(location.search).get("table");
+  const params = new URLSearchParams(location.search);
+  const id = params.get("table");
+  const code = id && params.get("code"); // an invite link to a private table
+  if (code) storeCode(id, code);
   if (id !== S.tableId || !routed) { // the first time too: the lobby lists its tables at once
     routed = true;
     disconnect();
     Object.assign(S, { tableId: id, summary: null, view: null, tableError: null, queue: [],
-      rounds: {}, seq: 0, status: null, toast: null });
+      rounds: {}, seq: 0, status: null, toast: null, code: id ? code || storedCode(id) : null });
     S.ui = freshUi();
     S.anim = { trick: null, collect: false, entered: new Set() };
     if (id) connect();
@@ -379,7 +457,7 @@ async function run(fn) {
   try {
     return await fn();
   } catch (e) {
-    toast(e.message || String(e), "error");
+    toast(errorText(e), "error");
     return null;
   }
 }
@@ -397,10 +475,22 @@ async function onCommand(cmd, el, ev) {
       break;
     }
     case "change-name": S.ui.editName = true; render(); document.getElementById("guest-name")?.focus(); break;
-    case "sit": await run(() => api("POST", `/api/tables/${tid}/sit`, { seat: Number(arg) })); break;
+    case "more-tables": S.tablePages += 1; loadTables(); break;
+    case "sit": {
+      const body = { seat: Number(arg) };
+      if (S.code) body.code = S.code; // a private table's seats take its invite code
+      await run(() => api("POST", `/api/tables/${tid}/sit`, body));
+      break;
+    }
     case "leave": await run(() => api("POST", `/api/tables/${tid}/leave`)); break;
     case "bots": await run(() => api("POST", `/api/tables/${tid}/bots`)); break;
     case "start": await run(() => api("POST", `/api/tables/${tid}/start`)); break;
+    case "close": { // the creator closes his open table or stops his table of bots only
+      if (!confirm(t("close_confirm"))) break;
+      const tb = await run(() => api("POST", `/api/tables/${tid}/close`));
+      if (tb && S.tableId === tid) applySummary(tb);
+      break;
+    }
     case "copy": {
       const input = document.getElementById("invite-link");
       input.select();
@@ -410,7 +500,7 @@ async function onCommand(cmd, el, ev) {
     }
     case "sheet": S.ui.sheet = !S.ui.sheet; S.ui.lastTrick = false; render(); break;
     case "lasttrick": S.ui.lastTrick = !S.ui.lastTrick; S.ui.sheet = false; render(); break;
-    case "close":
+    case "close-dialog":
       if (el.classList.contains("overlay") && ev.target !== el) return;
       S.ui.sheet = false; S.ui.lastTrick = false; render(); break;
     case "close-match": S.ui.matchDismissed = true; render(); break;
@@ -505,9 +595,12 @@ async function onSubmit(ev) {
     const info = variantInfo(variant);
     const options = { target: Number(data.get("target")) || info.defaults.target };
     for (const o of info.options) if (Object.hasOwn(S.variants.choices, o) && data.get("opt_" + o)) options[o] = String(data.get("opt_" + o));
-    const body = { variant, options, bot: String(data.get("bot")), seat: data.get("sit") ? 0 : null };
+    const body = { variant, options, bot: String(data.get("bot")), seat: data.get("sit") ? 0 : null,
+      private: !!data.get("private") };
     const tb = await run(() => api("POST", "/api/tables", body));
-    if (tb) go(tb.id);
+    if (!tb) return;
+    if (tb.invite_code) storeCode(tb.id, tb.invite_code); // only its creator is told the code
+    go(tb.id);
   }
 }
 

@@ -142,29 +142,55 @@ function miniCards(codes, N) {
 export function renderTablePage(S) {
   const sum = S.summary;
   if (!sum) {
-    return `<section class="panel"><p>${esc(S.tableError || t("connecting"))}</p>
+    const text = S.tableError ? `<p class="table-error" role="alert">${esc(S.tableError)}</p>`
+      : `<p>${esc(t("connecting"))}</p>`;
+    return `<section class="panel table-missing">${text}
       <button class="btn" data-cmd="lobby">${esc(t("back_lobby"))}</button></section>`;
   }
   if (!S.view) return renderWaitingRoom(S);
   return renderGame(S);
 }
 
+/** Whether this browser's guest created the table (summary.owner): only he fills seats with
+ *  bots, starts and closes it. */
+export function isOwner(S) {
+  return !!(S.guest && S.summary && S.summary.owner && S.summary.owner === S.guest.player_id);
+}
+
+/** Whether the creator may close the table now: open, or running with bots only (a table
+ *  with players ends with its match). */
+export function canClose(S) {
+  const sum = S.summary;
+  if (!sum || !isOwner(S)) return false;
+  return sum.status === "open" || (sum.status === "running" && sum.seats.every((s) => s.kind === "bot"));
+}
+
+/** The link that invites to the table: a private table's carries its invite code. */
+export function inviteLink(S) {
+  const sum = S.summary;
+  if (!sum.private) return location.origin + sum.invite;
+  const code = S.code || sum.invite_code;
+  if (!code) return null; // only its creator and those invited know it
+  return `${location.origin}/?table=${encodeURIComponent(sum.id)}&code=${encodeURIComponent(code)}`;
+}
+
 function renderWaitingRoom(S) {
   const sum = S.summary;
-  const N = makeNames(S);
   const mine = mySeatIn(S);
-  const member = S.guest && (sum.owner === S.guest.player_id || mine !== null);
+  const owner = isOwner(S);
+  const open = sum.status === "open";
+  const closed = sum.status === "closed";
   const free = sum.seats.filter((s) => !s.kind).length;
-  const link = location.origin + sum.invite;
+  const link = open ? inviteLink(S) : null;
   const seats = sum.seats.map((s) => {
     let who;
     if (s.kind === "bot") who = `${esc(s.name)} <span class="tag">${esc(t("bot_label"))}</span>`;
     else if (s.kind === "human") who = esc(s.name) + (s.seat === mine ? ` <span class="tag you">${esc(t("you"))}</span>` : "");
     else who = `<span class="free">${esc(t("free_seat"))}</span>`;
     let btn = "";
-    if (!s.kind && sum.status === "open" && S.guest) {
+    if (!s.kind && open && S.guest) {
       btn = `<button class="btn small" data-cmd="sit:${s.seat}">${esc(t("sit_here"))}</button>`;
-    } else if (s.seat === mine && sum.status === "open") {
+    } else if (s.seat === mine && open) {
       btn = `<button class="btn small ghost" data-cmd="leave">${esc(t("leave_seat"))}</button>`;
     }
     const team = sum.variant === "bela4" ? `<span class="team team-${s.seat % 2}">${s.seat % 2 ? "B" : "A"}</span>` : "";
@@ -174,23 +200,33 @@ function renderWaitingRoom(S) {
   const opts = sum.options;
   const rules = Object.entries(opts).filter(([k]) => k !== "target")
     .map(([k, v]) => `${esc(t("opt_" + k))}: ${esc(t(`opt_${k}_${v}`))}`).join(" · ");
-  const nameForm = S.guest ? "" : `<form class="name-form" data-form="guest">
+  const nameForm = S.guest || !open ? "" : `<form class="name-form" data-form="guest">
       <p>${esc(t("need_name"))}</p>
       <label>${esc(t("your_name"))} <input name="name" maxlength="40" required autocomplete="nickname" placeholder="${esc(t("name_placeholder"))}"></label>
       <button class="btn primary">${esc(t("continue"))}</button></form>`;
-  return `<section class="panel waiting" data-status="${sum.status}">
-    <h2>${esc(t("vname_" + sum.variant))} <small>${esc(t("target_short", { n: opts.target }))}</small></h2>
+  // the creator's controls: bots and start while the table is open, closing it (canClose)
+  const controls = [];
+  if (owner && open) {
+    controls.push(`<button class="btn" data-cmd="bots" ${free ? "" : "disabled"}>${esc(t("fill_bots"))}</button>`,
+      `<button class="btn primary" data-cmd="start" ${free ? "disabled" : ""}>${esc(t("start"))}</button>`);
+  }
+  if (canClose(S)) controls.push(`<button class="btn warn" data-cmd="close">${esc(t("close_table"))}</button>`);
+  const hint = !open ? "" : owner ? (free ? t("need_all_seats") : "") : t("only_creator_starts");
+  const toast = S.toast ? `<p class="toast ${S.toast.kind || ""}" role="status">${esc(S.toast.text)}</p>` : "";
+  const invite = link ? `<div class="invite"><label for="invite-link">${esc(t(sum.private ? "invite_private" : "invite"))}</label>
+      <div class="row"><input id="invite-link" readonly value="${esc(link)}">
+      <button class="btn small" data-cmd="copy">${esc(t("copy"))}</button></div></div>` : "";
+  return `<section class="panel waiting" data-status="${sum.status}"${sum.private ? ` data-private="true"` : ""}>
+    <h2>${esc(t("vname_" + sum.variant))} <small>${esc(t("target_short", { n: opts.target }))}${
+      sum.private ? ` <span class="tag private">${esc(t("private_tag"))}</span>` : ""}</small></h2>
+    ${closed ? `<p class="closed-note" role="status">${esc(t("table_closed"))}</p>` : ""}
     <p class="muted">${rules} · ${esc(t("bot"))}: ${esc(t("bot_" + sum.bot))}</p>
     ${nameForm}
     <ul class="seat-list">${seats}</ul>
-    <div class="row">
-      <button class="btn" data-cmd="bots" ${member && free ? "" : "disabled"}>${esc(t("fill_bots"))}</button>
-      <button class="btn primary" data-cmd="start" ${member && !free ? "" : "disabled"}>${esc(t("start"))}</button>
-    </div>
-    <p class="muted">${esc(free ? t("need_all_seats") : member ? "" : t("only_members_start"))}</p>
-    <div class="invite"><label for="invite-link">${esc(t("invite"))}</label>
-      <div class="row"><input id="invite-link" readonly value="${esc(link)}">
-      <button class="btn small" data-cmd="copy">${esc(t("copy"))}</button></div></div>
+    ${controls.length ? `<div class="row owner-controls">${controls.join("")}</div>` : ""}
+    ${hint ? `<p class="muted">${esc(hint)}</p>` : ""}
+    ${toast}
+    ${invite}
     <p><button class="btn ghost" data-cmd="lobby">${esc(t("back_lobby"))}</button></p>
   </section>`;
 }
@@ -236,9 +272,11 @@ function renderTopbar({ S, v, N }) {
     ? `<span class="round-pts">${N.order.map((side) => `<span data-side="${side}">${esc(N.sideName(side))}: ${esc(tn("tricks", v.tricks_won[side]))}, ${v.card_points[side]}</span>`).join(" · ")}</span>` : "";
   const watching = v.seat === null ? `<span class="tag watch">${esc(t("spectating"))}</span>` : "";
   const fallback = S.summary && S.summary.bot_fallback ? ` <span class="tag warn bot-fallback">${esc(t("bot_fallback"))}</span>` : "";
+  // the creator watching his table of bots only may stop it
+  const close = canClose(S) ? ` <button class="btn small warn" data-cmd="close">${esc(t("close_table"))}</button>` : "";
   return `<div class="topbar">
     <div class="tb-left"><button class="btn small ghost" data-cmd="lobby" title="${esc(t("back_lobby"))}">←</button>
-      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}${fallback}</div>
+      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}${fallback}${close}</div>
     <div class="tb-mid">${contract} ${tricks}</div>
     <div class="tb-right"><span class="totals">${totals} <small>${esc(t("target_short", { n: v.options.target }))}</small></span>
       <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${esc(t("last_trick"))}</button>
@@ -483,8 +521,8 @@ function renderHand({ S, v, N, myTurn }) {
 
 // -- dialogs ----------------------------------------------------------------------------
 function dialog(id, title, body) {
-  return `<div class="overlay" data-cmd="close" id="${id}-overlay"><div class="dialog ${id}" role="dialog" aria-modal="true" aria-label="${esc(title)}" id="${id}">
-    <div class="dialog-head"><h3>${esc(title)}</h3><button class="btn small ghost" data-cmd="close" aria-label="${esc(t("close"))}">✕</button></div>
+  return `<div class="overlay" data-cmd="close-dialog" id="${id}-overlay"><div class="dialog ${id}" role="dialog" aria-modal="true" aria-label="${esc(title)}" id="${id}">
+    <div class="dialog-head"><h3>${esc(title)}</h3><button class="btn small ghost" data-cmd="close-dialog" aria-label="${esc(t("close"))}">✕</button></div>
     ${body}</div></div>`;
 }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import InvalidOptions
-from .base import Deal, TableOptions, Variant
+from .base import TARGET_RANGE, Deal, TableOptions, Variant
 from .bela2 import BELA2
 from .bela3 import BELA3
 from .bela4 import BELA4
@@ -19,4 +19,4 @@ def get_variant(name: str) -> Variant:
         raise InvalidOptions(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})") from None
 
 
-__all__ = ["VARIANTS", "Deal", "TableOptions", "Variant", "get_variant"]
+__all__ = ["TARGET_RANGE", "VARIANTS", "Deal", "TableOptions", "Variant", "get_variant"]

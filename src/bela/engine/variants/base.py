@@ -39,6 +39,8 @@ class TableOptions:
                 "tie": str(self.tie), "enforce": str(self.enforce)}
 
 
+TARGET_RANGE = (1, 5001)  # the targets a table may play to (R25; RULES.md readings)
+
 OPTION_CHOICES: dict[str, type[StrEnum]] = {
     "equal_declarations": EqualDeclarations,
     "tie": Tie,
@@ -125,14 +127,20 @@ class Variant:
 
     # -- options -----------------------------------------------------------------------------
     def make_options(self, given: dict[str, Any] | None) -> TableOptions:
+        """The table options ``given`` (JSON values), checked: every option is one of this
+        variant's, ``target`` a whole number in :data:`TARGET_RANGE`, the others one of their
+        choices; a missing option takes its default (raises :class:`InvalidOptions`)."""
         given = dict(given or {})
+        low, high = TARGET_RANGE
         for key, value in given.items():
             if key not in self.options:
                 raise InvalidOptions(f"{self.name} has no table option {key!r} "
                                      f"(options: {', '.join(self.options)})")
             if key == "target":
-                if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                    raise InvalidOptions(f"target must be a positive whole number, not {value!r}")
+                if (isinstance(value, bool) or not isinstance(value, int)
+                        or not low <= value <= high):
+                    raise InvalidOptions(f"target must be a whole number from {low} to {high} "
+                                         f"(R25), not {value!r:.40}")
             elif value not in [str(c) for c in OPTION_CHOICES[key]]:
                 raise InvalidOptions(f"option {key} must be one of "
                                      f"{', '.join(OPTION_CHOICES[key])}, not {value!r}")
