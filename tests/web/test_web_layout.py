@@ -183,6 +183,36 @@ def test_declaration_prompt_keeps_the_hand_together_and_the_trick_clear(
     _check(b, f"bela4 declare {size}")
 
 
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_turn_clock_fits_beside_the_status_line(layout_page: Any, artifacts: Path,
+                                                    size: str) -> None:
+    """Our turn with the declaration prompt up and 8 s on the turn clock: the countdowns (our
+    plate, beside the status line) are inside the window, clear of the hand and the prompt,
+    and the hand stays one row in the window."""
+    v = position("bela4", declare=True)
+    layout_page.set_viewport_size(SIZES[size])
+    layout_page.evaluate("""(S) => {
+        S.clock = {seat: S.view.seat, deadline: performance.now() + 8000};
+        window.showTable(S); }""", state(v))
+    layout_page.wait_for_timeout(50)
+    b = layout_page.evaluate(BOXES)
+    clocks = layout_page.evaluate("""() => [...document.querySelectorAll('[data-clock]')].map(
+        (e) => { const r = e.getBoundingClientRect();
+                 return {x: r.left, y: r.top, r: r.right, b: r.bottom, kind: e.dataset.clock,
+                         text: e.textContent, urgent: e.classList.contains('urgent')}; })""")
+    layout_page.screenshot(path=str(artifacts / f"layout-clock-{size}.png"))
+    assert [c["kind"] for c in clocks] == ["seat", "mine"], clocks
+    assert all(c["urgent"] for c in clocks)
+    assert clocks[1]["text"] in ("Još 8 s", "Još 7 s"), clocks
+    w, h = b["win"]["w"], b["win"]["h"]
+    for c in clocks:
+        assert c["x"] >= -1 and c["r"] <= w + 1 and c["y"] >= -1 and c["b"] <= h + 1, (size, c)
+        for other in b["hand"] + b["prompt"]:
+            assert not _overlap(c, other), f"{size}: the countdown {c} covers {other}"
+    _check(b, f"bela4 clock {size}")
+    assert b["scroll"] <= h + 1, f"{size}: the page scrolls"
+
+
 @pytest.mark.parametrize("variant", ["bela4", "bela3", "bela2", "belot2"])
 @pytest.mark.parametrize("size", list(SIZES))
 def test_trick_cards_never_cover_name_plates(layout_page: Any, artifacts: Path, variant: str,

@@ -242,7 +242,9 @@ def test_the_lobby_pages_and_words_the_refusals(browser: Any, bela_url: str) -> 
             (429, "rate_limited", {"Retry-After": "7"}, EN["err_rate_limited_in"].replace(
                 "{n}", "7")),
             (429, "rate_limited", {}, EN["err_rate_limited"]),
-            (409, "too_many_tables", {}, EN["err_too_many_tables"])):
+            (409, "too_many_tables", {}, EN["err_too_many_tables"]),
+            (422, "bad_options", {}, EN["err_bad_options"]),
+            (422, "bad_turn_clock", {}, EN["err_bad_turn_clock"])):
         refusal.update(status=status, code=code, headers=headers)
         page.click("#create-table")
         page.wait_for_function("t => document.getElementById('lobby-msg').textContent === t",

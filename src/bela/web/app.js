@@ -4,11 +4,11 @@
 import { LANGS, defaultLang, lang, setLang, t } from "./i18n.js";
 import { DECKS, ensureSprite } from "./cards.js";
 import {
-  api, apiPage, checkGuest, newGuest, storeCode, storedCode, storedGuest, wsUrl,
+  api, apiPage, checkGuest, newGuest, onGuestRenewed, storeCode, storedCode, storedGuest, wsUrl,
 } from "./api.js";
 import {
   declKey, declareGroups, declarePending, fullDeclare, isOwner, makeNames, reasonText,
-  refusalOf, renderTablePage,
+  refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
 
@@ -16,11 +16,13 @@ const PREFS = "bela.prefs";
 const HOLD_MS = 900; // a finished trick stays on the table this long
 const COLLECT_MS = 320;
 const PAGE = 50; // tables in one page of the lobby list (GET /api/tables?limit=&offset=)
+const CLOCKS = [null, 30, 60, 120]; // the create form's turn clocks (seconds; null: none)
+const PUBLIC_CLOCK = 60; // preselected for a public table; a private one has none
 
 // The server's refusals said in the UI's words (i18n "err_<code>"); any other code shows
 // the server's message.
 const FRIENDLY_ERRORS = ["not_owner", "invite_required", "too_many_tables", "rate_limited",
-  "has_players"];
+  "has_players", "bad_options", "bad_turn_clock"];
 
 /** A refused request in words: rate_limited with the Retry-After seconds when given. */
 export function errorText(e) {
@@ -51,13 +53,16 @@ const S = {
   picked: new Set(),
   rounds: {},
   toast: null,
+  clock: null, // the turn clock shown: {seat, deadline} (performance.now() milliseconds)
+  sent: null, // the last action this page sent: {seq, action} (seq: the state it acted on)
+  lastMine: null, // the last state received whose action was this seat's: {seq, told}
   ui: freshUi(),
 };
 window.__bela = S; // for debugging and the browser tests
 
 function freshUi() {
   return { sheet: false, lastTrick: false, belaCard: null, declAnswered: null, discardSel: [],
-    resultDismissed: null, matchDismissed: false, editName: false };
+    resultDismissed: null, matchDismissed: false, editName: false, clockTouched: false };
 }
 
 function loadPrefs() {
@@ -133,10 +138,16 @@ function restoreInputs(el, saved) {
 }
 
 let toastTimer = null;
-function toast(text, kind = "") {
+/** A transient notice (the status line at the table, the message line in the lobby),
+ *  drawn with the next render. */
+function notify(text, kind = "", ms = 3500) {
   S.toast = { text, kind };
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { S.toast = null; render(); }, 3500);
+  toastTimer = setTimeout(() => { S.toast = null; render(); }, ms);
+}
+
+function toast(text, kind = "", ms = 3500) {
+  notify(text, kind, ms);
   if (S.tableId && (S.view || S.summary)) render();
   else showLobbyMessage(text, kind);
 }
@@ -162,7 +173,8 @@ function renderLobby() {
       <div id="table-list">${renderTableList()}</div></section>
     ${S.guest ? `<section class="panel" id="history-panel"><h2>${esc(t("history"))}</h2>
       <div id="history-list">${renderHistory()}</div></section>` : ""}
-    <p id="lobby-msg" class="lobby-msg" role="status" aria-live="polite"></p>
+    <p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
+      S.toast ? esc(S.toast.text) : ""}</p>
     <p class="muted kbd-help">${esc(t("keyboard_help"))}</p>
   </div>`;
 }
@@ -182,16 +194,43 @@ function renderCreateForm() {
       `<option value="${x}" ${info.defaults[o] === x ? "selected" : ""}>${esc(t(`opt_${o}_${x}`))}</option>`).join("")}</select></label>`;
   }).join("");
   const bots = S.variants.bots.map((b) => `<option value="${b}" ${b === "heuristic" ? "selected" : ""}>${esc(t("bot_" + b))}</option>`).join("");
+  const [tmin, tmax] = range("target", [1, 5001]);
+  const clocks = clockChoices();
+  const clock = defaultClock(false);
   return `<form class="create-form" data-form="create">
     <label>${esc(t("variant"))} <select name="variant" id="variant-select" data-fresh="1">${S.variants.variants.map((v) =>
       `<option value="${v.id}" ${v.id === chosen ? "selected" : ""}>${esc(t("variant_" + v.id))}</option>`).join("")}</select></label>
-    <label>${esc(t("target"))} <input type="number" name="target" id="target-input" min="1" step="1" value="${info.defaults.target}" data-fresh="1"></label>
+    <label>${esc(t("target"))} <input type="number" name="target" id="target-input" min="${tmin}" max="${tmax}" step="1" value="${info.defaults.target}" data-fresh="1"></label>
     ${opts ? `<fieldset><legend>${esc(t("house_rules"))}</legend>${opts}</fieldset>` : ""}
     <label>${esc(t("bot"))} <select name="bot" id="bot-select">${bots}</select></label>
+    <label>${esc(t("turn_clock"))} <select name="turn_clock" id="clock-select">${clocks.map((c) =>
+      `<option value="${c ?? ""}" ${c === clock ? "selected" : ""}>${esc(clockLabel(c))}</option>`).join("")}</select></label>
     <label class="check"><input type="checkbox" name="sit" id="sit-check" checked> ${esc(t("sit_myself"))}</label>
     <label class="check"><input type="checkbox" name="private" id="private-check"> ${esc(t("private_table"))}</label>
     <button class="btn primary" id="create-table">${esc(t("create"))}</button>
   </form>`;
+}
+
+/** The lowest and highest whole numbers of a setting (GET /api/variants "ranges"). */
+function range(name, fallback) {
+  const r = S.variants && S.variants.ranges && S.variants.ranges[name];
+  return Array.isArray(r) && r.length === 2 ? r : fallback;
+}
+
+/** The turn clocks offered: none, and those of CLOCKS within the server's range. */
+function clockChoices() {
+  const [low, high] = range("turn_clock", [15, 600]);
+  return CLOCKS.filter((c) => c === null || (c >= low && c <= high));
+}
+
+/** The clock preselected: 60 s for a public table, none for a private one. */
+function defaultClock(isPrivate) {
+  return !isPrivate && clockChoices().includes(PUBLIC_CLOCK) ? PUBLIC_CLOCK : null;
+}
+
+function clockLabel(c) {
+  if (c === null) return t("clock_none");
+  return c % 60 === 0 && c >= 120 ? t("clock_minutes", { n: c / 60 }) : t("clock_seconds", { n: c });
 }
 
 function renderTableList() {
@@ -205,7 +244,8 @@ function renderTableList() {
     const btn = tb.status === "open" && free
       ? `<button class="btn small primary" data-cmd="open:${tb.id}">${esc(t("join"))}</button>`
       : `<button class="btn small" data-cmd="open:${tb.id}">${esc(t("watch"))}</button>`;
-    return `<li data-table="${tb.id}"><div><b>${esc(t("vname_" + tb.variant))}</b> ${esc(t("target_short", { n: tb.options.target }))}
+    const clock = tb.turn_clock ? ` <small class="clock-info">${esc(turnClockText(tb))}</small>` : "";
+    return `<li data-table="${tb.id}"><div><b>${esc(t("vname_" + tb.variant))}</b> ${esc(t("target_short", { n: tb.options.target }))}${clock}
       <span class="tag">${esc(t("status_" + tb.status))}</span>${tb.spectators ? ` <small class="muted">${esc(t("spectators", { n: tb.spectators }))}</small>` : ""}
       <div class="muted">${names}</div></div>${btn}</li>`;
   }).join("")}</ul>${more}`;
@@ -305,14 +345,18 @@ function disconnect() {
 }
 
 function send(msg) {
-  if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify(msg));
-  else toast(t("reconnecting"), "warn");
+  if (S.ws && S.ws.readyState === WebSocket.OPEN) {
+    S.ws.send(JSON.stringify(msg));
+    return true;
+  }
+  toast(t("reconnecting"), "warn");
+  return false;
 }
 
 function act(token) {
   S.ui.belaCard = null;
   if (S.queue.length) return false; // newer states are on their way: this view is out of date
-  send({ type: "act", action: token, seq: S.seq });
+  if (send({ type: "act", action: token, seq: S.seq })) S.sent = { seq: S.seq, action: token };
   return true;
 }
 
@@ -355,10 +399,25 @@ function onMessage(msg) {
   if (msg.type === "welcome" || msg.type === "table") {
     applySummary(msg.table);
   } else if (msg.type === "state") {
+    // the clock counts from now: the state may wait behind a trick being shown
+    msg.deadline = msg.clock ? performance.now() + Math.max(0, Number(msg.clock.deadline_in) || 0) * 1000 : null;
+    msg.ranOut = ranOut(msg);
     S.queue.push(msg);
     pump();
   } else if (msg.type === "error") {
-    if (msg.code === "stale") { send({ type: "sync" }); return; } // acted on an old view
+    if (msg.code === "stale") { // acted on an old view
+      // the bot's move for this seat came before ours: its clock had run out
+      const mine = S.lastMine;
+      if (S.sent && mine && mine.seq === S.sent.seq + 1 && !mine.told) {
+        mine.told = true;
+        toast(t("clock_ran_out"), "warn", 6000);
+      }
+      send({ type: "sync" });
+      return;
+    }
+    if (msg.code === "token_expired") return; // the close (4401) renews the guest and says so
+    // our action was refused: nothing of ours is on its way (a move for us is the bot's)
+    if (["illegal", "not_your_turn", "wrong_seat", "bad_action", "not_running", "storage"].includes(msg.code)) S.sent = null;
     if (msg.code === "unknown_table") { S.tableError = t("unknown_table"); }
     if (msg.code === "invite_required") { S.tableError = t("err_invite_required"); return; }
     // the server's messages are English sentences for developers: say it in the UI's words
@@ -366,6 +425,18 @@ function onMessage(msg) {
       illegal: "illegal_action", wrong_seat: "illegal_action" }[msg.code];
     toast(own ? t(own) : msg.message, "error");
   }
+}
+
+/** Whether this state is the bot's move for this page's seat (its turn clock ran out): the
+ *  action was the seat's (``last``, with its events: not a resent state) and this page did
+ *  not send it.  Said when the state is shown. */
+function ranOut(msg) {
+  const seat = msg.view && msg.view.seat;
+  const last = msg.last;
+  if (seat === null || seat === undefined || !last || last.seat !== seat || !(msg.events || []).length) return false;
+  const sentIt = !!S.sent && S.sent.seq === msg.seq - 1;
+  S.lastMine = { seq: msg.seq, told: !sentIt };
+  return !sentIt;
 }
 
 async function pump() {
@@ -384,6 +455,7 @@ async function pump() {
       const gained = events.filter((e) => e.seat === v.seat).flatMap((e) =>
         e.type === "talon_taken" ? e.cards : e.type === "swapped" ? [e.taken] : []);
       applyState(msg);
+      if (msg.ranOut) notify(t("clock_ran_out"), "warn", 6000);
       if (gained.length) {
         S.picked = new Set(gained);
         setTimeout(() => { S.picked = new Set(); if (!S.busy) render(); }, 2500);
@@ -412,6 +484,8 @@ function applyState(msg) {
   S.seq = msg.seq;
   S.status = msg.status;
   S.view = v;
+  S.clock = msg.clock && msg.deadline !== null ? { seat: msg.clock.seat, deadline: msg.deadline } : null;
+  tickClock();
   if (S.summary) S.summary.status = msg.status;
   if (!prev || prev.round_index !== v.round_index) {
     S.ui.belaCard = null;
@@ -422,6 +496,20 @@ function applyState(msg) {
     S.rounds[v.round_index] = { result: v.result };
   }
   if (v.phase !== "discard") S.ui.discardSel = [];
+}
+
+// -- the turn clock ---------------------------------------------------------------------
+let clockTimer = null;
+
+/** Every second while a turn clock runs: the countdowns are rewritten (not the table), at
+ *  each whole second left; at 0 it waits for the next state (the bot plays the turn). */
+function tickClock() {
+  clearTimeout(clockTimer);
+  clockTimer = null;
+  if (!S.clock || !S.tableId) return;
+  updateClocks(S, root());
+  const ms = S.clock.deadline - performance.now();
+  if (ms > 0) clockTimer = setTimeout(tickClock, (ms % 1000 || 1000) + 15);
 }
 
 // -- navigation -------------------------------------------------------------------------
@@ -436,7 +524,9 @@ function route() {
     routed = true;
     disconnect();
     Object.assign(S, { tableId: id, summary: null, view: null, tableError: null, queue: [],
-      rounds: {}, seq: 0, status: null, toast: null, code: id ? code || storedCode(id) : null });
+      rounds: {}, seq: 0, status: null, toast: null, code: id ? code || storedCode(id) : null,
+      clock: null, sent: null, lastMine: null });
+    tickClock(); // stops the countdown
     S.ui = freshUi();
     S.anim = { trick: null, collect: false, entered: new Set() };
     if (id) connect();
@@ -595,8 +685,9 @@ async function onSubmit(ev) {
     const info = variantInfo(variant);
     const options = { target: Number(data.get("target")) || info.defaults.target };
     for (const o of info.options) if (Object.hasOwn(S.variants.choices, o) && data.get("opt_" + o)) options[o] = String(data.get("opt_" + o));
+    const clock = Number(data.get("turn_clock"));
     const body = { variant, options, bot: String(data.get("bot")), seat: data.get("sit") ? 0 : null,
-      private: !!data.get("private") };
+      private: !!data.get("private"), turn_clock: Number.isInteger(clock) && clock > 0 ? clock : null };
     const tb = await run(() => api("POST", "/api/tables", body));
     if (!tb) return;
     if (tb.invite_code) storeCode(tb.id, tb.invite_code); // only its creator is told the code
@@ -620,6 +711,11 @@ function onChange(ev) {
   } else if (el.id === "variant-select") {
     S.createVariant = el.value;
     render();
+  } else if (el.id === "clock-select") {
+    S.ui.clockTouched = true; // the player's choice stays, private or not
+  } else if (el.id === "private-check" && !S.ui.clockTouched) {
+    const select = document.getElementById("clock-select");
+    if (select) select.value = String(defaultClock(el.checked) ?? "");
   }
 }
 
@@ -646,6 +742,17 @@ function onKey(ev) {
   }
 }
 
+/** The guest's token had expired (401 token_expired, or the socket's 4401): api.js made a
+ *  new guest with the same name; the player is told once and the table is joined again. */
+function guestRenewed(g) {
+  S.guest = g;
+  S.ui.editName = false;
+  renderHeader();
+  toast(t("guest_renewed", { name: g.name }), "warn", 8000);
+  if (S.tableId) connect();
+  else { render(); loadTables(); }
+}
+
 // -- start ------------------------------------------------------------------------------
 async function main() {
   setLang(S.prefs.lang);
@@ -655,6 +762,7 @@ async function main() {
   document.addEventListener("change", onChange);
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", route);
+  onGuestRenewed(guestRenewed);
   route();
   const before = S.guest && S.guest.token;
   S.guest = await checkGuest();

@@ -228,6 +228,20 @@ const HR = {
   rank_J_hu: "dečko", rank_Q_hu: "baba", rank_K_hu: "kralj", rank_A_hu: "as",
   card_hu: "{suit} {rank}",
   history: "Tvoje odigrane partije",
+  turn_clock: "Vrijeme za potez",
+  clock_none: "bez ograničenja",
+  clock_seconds: "{n} s",
+  clock_minutes: "{n} min",
+  turn_clock_info: "{n} s po potezu",
+  clock_seat: "{n} s",
+  clock_mine: "Još {n} s",
+  seconds_left_one: "još {n} sekunda za potez",
+  seconds_left_few: "još {n} sekunde za potez",
+  seconds_left_other: "još {n} sekundi za potez",
+  clock_ran_out: "Isteklo ti je vrijeme: bot je odigrao umjesto tebe.",
+  err_bad_options: "Takva pravila stola nisu dopuštena: provjeri do koliko se igra.",
+  err_bad_turn_clock: "To vrijeme za potez nije dopušteno: odaberi jedno od ponuđenih.",
+  guest_renewed: "Tvoja prijava je istekla: sad igraš kao novi igrač s imenom {name}.",
 };
 
 const EN = {
@@ -456,6 +470,20 @@ const EN = {
   rank_J_hu: "Unter", rank_Q_hu: "Ober", rank_K_hu: "King", rank_A_hu: "Ace",
   card_hu: "{rank} of {suit}",
   history: "Your finished matches",
+  turn_clock: "Time per turn",
+  clock_none: "no limit",
+  clock_seconds: "{n} s",
+  clock_minutes: "{n} min",
+  turn_clock_info: "{n} s a turn",
+  clock_seat: "{n} s",
+  clock_mine: "{n} s left",
+  seconds_left_one: "{n} second left for the turn",
+  seconds_left_few: "{n} seconds left for the turn",
+  seconds_left_other: "{n} seconds left for the turn",
+  clock_ran_out: "Your time ran out: the bot played for you.",
+  err_bad_options: "Those table rules are not allowed: check the score to play to.",
+  err_bad_turn_clock: "That time per turn is not allowed: choose one of those offered.",
+  guest_renewed: "Your sign-in expired: you now play as a new player named {name}.",
 };
 
 const TEXTS = { hr: HR, en: EN };

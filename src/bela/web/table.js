@@ -66,6 +66,48 @@ export function mySeatIn(S) {
   return s ? s.seat : null;
 }
 
+// -- the turn clock ----------------------------------------------------------------------
+const URGENT_S = 10; // the last seconds are stressed
+
+/** Whole seconds left on the turn clock (``S.clock``: its seat and its deadline on
+ *  ``performance.now()``, set from the state's ``deadline_in``), rounded up; null without one. */
+export function clockLeft(S) {
+  const c = S.clock;
+  if (!c) return null;
+  return Math.max(0, Math.ceil((c.deadline - performance.now()) / 1000));
+}
+
+/** A countdown element: on a seat's plate (``kind`` "seat") or, for one's own turn, next to
+ *  the status line above the hand ("mine"); app.js's timer rewrites only these each second. */
+function clockBadge(S, kind) {
+  const n = clockLeft(S);
+  if (n === null) return "";
+  const cls = kind === "mine" ? "my-clock" : "seat-clock";
+  return `<span class="${cls}${n <= URGENT_S ? " urgent" : ""}" data-clock="${kind}" role="timer" aria-live="off"
+    aria-label="${esc(tn("seconds_left", n))}">${esc(clockText(kind, n))}</span>`;
+}
+
+function clockText(kind, n) {
+  return t(kind === "mine" ? "clock_mine" : "clock_seat", { n });
+}
+
+/** The countdowns shown under ``el`` set to the seconds left now (nothing else is drawn). */
+export function updateClocks(S, el) {
+  const n = clockLeft(S);
+  if (n === null) return;
+  el.querySelectorAll("[data-clock]").forEach((c) => {
+    const text = clockText(c.dataset.clock, n);
+    if (c.textContent !== text) c.textContent = text;
+    c.setAttribute("aria-label", tn("seconds_left", n));
+    c.classList.toggle("urgent", n <= URGENT_S);
+  });
+}
+
+/** The table's turn clock in words ("60 s po potezu"), or "" without one. */
+export function turnClockText(sum) {
+  return sum && sum.turn_clock ? t("turn_clock_info", { n: sum.turn_clock }) : "";
+}
+
 // The duty a refused card breaks (the view's refusals[].kind) and its words.
 const REASON_KEYS = { follow: "reason_follow", beat: "reason_beat",
   overtrump: "reason_beat_trump", trump: "reason_trump" };
@@ -220,7 +262,8 @@ function renderWaitingRoom(S) {
     <h2>${esc(t("vname_" + sum.variant))} <small>${esc(t("target_short", { n: opts.target }))}${
       sum.private ? ` <span class="tag private">${esc(t("private_tag"))}</span>` : ""}</small></h2>
     ${closed ? `<p class="closed-note" role="status">${esc(t("table_closed"))}</p>` : ""}
-    <p class="muted">${rules} · ${esc(t("bot"))}: ${esc(t("bot_" + sum.bot))}</p>
+    <p class="muted">${rules} · ${esc(t("bot"))}: ${esc(t("bot_" + sum.bot))}${
+      sum.turn_clock ? ` · <span class="clock-info" data-turn-clock="${sum.turn_clock}">${esc(turnClockText(sum))}</span>` : ""}</p>
     ${nameForm}
     <ul class="seat-list">${seats}</ul>
     ${controls.length ? `<div class="row owner-controls">${controls.join("")}</div>` : ""}
@@ -248,7 +291,8 @@ function renderGame(S) {
       <div class="center">${renderCenter(ctx)}</div>
       ${renderFaceUp(ctx)}
     </div>
-    <div class="status-line" role="status" aria-live="polite">${renderStatus(ctx)}</div>
+    <div class="status-line" role="status" aria-live="polite">${renderStatus(ctx)}${
+      S.clock && v.seat !== null && S.clock.seat === v.seat ? clockBadge(S, "mine") : ""}</div>
     <div class="actions">${renderActions(ctx)}</div>
     ${renderHand(ctx)}
   </div>
@@ -274,9 +318,11 @@ function renderTopbar({ S, v, N }) {
   const fallback = S.summary && S.summary.bot_fallback ? ` <span class="tag warn bot-fallback">${esc(t("bot_fallback"))}</span>` : "";
   // the creator watching his table of bots only may stop it
   const close = canClose(S) ? ` <button class="btn small warn" data-cmd="close">${esc(t("close_table"))}</button>` : "";
+  const clock = S.summary && S.summary.turn_clock
+    ? ` <span class="tag clock-info" data-turn-clock="${S.summary.turn_clock}">${esc(turnClockText(S.summary))}</span>` : "";
   return `<div class="topbar">
     <div class="tb-left"><button class="btn small ghost" data-cmd="lobby" title="${esc(t("back_lobby"))}">←</button>
-      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}${fallback}${close}</div>
+      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}${clock}${fallback}${close}</div>
     <div class="tb-mid">${contract} ${tricks}</div>
     <div class="tb-right"><span class="totals">${totals} <small>${esc(t("target_short", { n: v.options.target }))}</small></span>
       <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${esc(t("last_trick"))}</button>
@@ -303,7 +349,8 @@ function renderSeat({ S, v, N, pos }, seat) {
     Array.from({ length: v.hand_sizes[seat] }, () => `<span class="back-mini">${cardBackSVG()}</span>`).join("")}</div>`;
   const team = v.variant === "bela4" ? ` team-${seat % 2}` : "";
   return `<div class="seat pos-${p}${v.turn === seat ? " turn" : ""}${seat === v.seat ? " me" : ""}${team}" data-seat="${seat}">
-    <div class="seat-head"><span class="seat-name">${esc(N.seatName(seat))}</span>${tags.join("")}</div>
+    <div class="seat-head"><span class="seat-name">${esc(N.seatName(seat))}</span>${tags.join("")}${
+      S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}</div>
     ${backs}
     <div class="seat-info">${bids ? `<div class="bids">${bids}</div>` : ""}${decl}${belas}${ex}</div>
   </div>`;
