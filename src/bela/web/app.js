@@ -416,6 +416,7 @@ function onMessage(msg) {
       return;
     }
     if (msg.code === "token_expired") return; // the close (4401) renews the guest and says so
+    if (msg.code === "too_many") return; // e.g. a second sync within a second: its state came
     // our action was refused: nothing of ours is on its way (a move for us is the bot's)
     if (["illegal", "not_your_turn", "wrong_seat", "bad_action", "not_running", "storage"].includes(msg.code)) S.sent = null;
     if (msg.code === "unknown_table") { S.tableError = t("unknown_table"); }
