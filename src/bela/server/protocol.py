@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields, is_dataclass
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
@@ -118,7 +119,7 @@ def event_json(e: Event, variant: Variant) -> dict[str, Any]:
     >>> event_json(CardPlayed(1, Card.from_code("9H"), False), get_variant("bela4"))
     {'type': 'card_played', 'seat': 1, 'card': '9H', 'bela': False}
     """
-    out: dict[str, Any] = {"type": re.sub(r"(?<!^)(?=[A-Z])", "_", type(e).__name__).lower()}
+    out: dict[str, Any] = {"type": _type_name(type(e))}
     match e:
         case BidMade(seat, action):
             out |= {"seat": seat, "bid": action.token()}
@@ -187,6 +188,23 @@ def view_json(v: SeatView) -> dict[str, Any]:
 _RENAMED = {"contract"}  # serialized under another form ("contract" as its token)
 
 
+_TYPE_NAMES: dict[type, str] = {}
+
+
+def _type_name(kind: type) -> str:
+    """An event class's name in snake case (``CardPlayed`` → ``card_played``), worked out
+    once per class."""
+    name = _TYPE_NAMES.get(kind)
+    if name is None:
+        name = _TYPE_NAMES[kind] = re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower()
+    return name
+
+
+@cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
+
+
 def _plain(x: Any) -> Any:
     """A generic JSON form: cards as codes, card sets as lists, actions as tokens."""
     if isinstance(x, Card):
@@ -198,7 +216,7 @@ def _plain(x: Any) -> Any:
     if hasattr(x, "token") and callable(x.token):
         return x.token()
     if is_dataclass(x) and not isinstance(x, type):
-        return {f.name: _plain(getattr(x, f.name)) for f in fields(x)}
+        return {name: _plain(getattr(x, name)) for name in _field_names(type(x))}
     if isinstance(x, dict):
         return {str(k): _plain(val) for k, val in x.items()}
     if isinstance(x, (list, tuple, set, frozenset)):
