@@ -22,21 +22,18 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 
-from web_helpers import click_first_legal, enter_name, open_page, texts  # noqa: E402
+from web_helpers import (  # noqa: E402
+    assert_no_errors,
+    click_first_legal,
+    close_pages,
+    enter_name,
+    open_page,
+    texts,
+)
 
 HR, EN = texts("hr"), texts("en")
 MINE = ".status-line [data-clock='mine']"
 NAMES = ["Ana", "Bruno", "Cvita", "Dino"]
-
-
-def _close(*pages: Any) -> None:
-    for p in pages:
-        p.context.close()
-
-
-def _no_errors(*pages: Any) -> None:
-    for p in pages:
-        assert not p.bela_errors, p.bela_errors
 
 
 def _seconds(text: str, pattern: str) -> int:
@@ -127,8 +124,8 @@ def test_the_create_form_and_the_countdown(browser: Any, bela_url: str, artifact
     assert left is None or left > 25, left
     assert EN["clock_ran_out"] not in page.locator(".status-line").inner_text()
     assert page.evaluate("() => window.__bela.toast") is None
-    _no_errors(page)
-    _close(page)
+    assert_no_errors(page)
+    close_pages(page)
 
 
 # -- a faked table: the bot's move for a player whose time ran out --------------------------
@@ -256,8 +253,8 @@ def test_the_player_is_told_when_the_bot_played_for_him(browser: Any, bela_url: 
     page.wait_for_function("t => document.querySelector('.status-line .toast')?.textContent === t",
                            arg=EN["clock_ran_out"])
     fake.wait_for(page, {"type": "sync"})  # then the current state, as for any stale
-    _no_errors(page)
-    _close(page)
+    assert_no_errors(page)
+    close_pages(page)
 
 
 # -- an expired guest token ---------------------------------------------------------------
@@ -316,8 +313,8 @@ def test_an_expired_guest_is_renewed_once_in_the_lobby(browser: Any, bela_url: s
     page.wait_for_timeout(4500)  # the lobby's refresh: the new token, no more refusals
     assert seen["refused"] == refused <= 4, seen
     assert seen["guests"] == [{"name": "Ana"}]
-    _no_errors(page)
-    _close(page)
+    assert_no_errors(page)
+    close_pages(page)
 
 
 def test_an_expired_guest_at_a_table_is_renewed_once(browser: Any, bela_url: str) -> None:
@@ -349,5 +346,5 @@ def test_an_expired_guest_at_a_table_is_renewed_once(browser: Any, bela_url: str
     assert expired <= 2 and refused <= 3, seen
     assert seen["guests"] == [{"name": "Bruno"}]
     assert "this token" not in page.locator(".waiting").inner_text()  # the server's English
-    _no_errors(host, page)
-    _close(host, page)
+    assert_no_errors(host, page)
+    close_pages(host, page)

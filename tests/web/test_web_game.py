@@ -18,23 +18,15 @@ pytest.importorskip("playwright.sync_api")
 from web_helpers import (  # noqa: E402
     DESKTOP,
     PHONE,
+    assert_no_errors,
     click_first_legal,
+    close_pages,
     diagnose,
     enter_name,
     open_page,
     play_until,
     view,
 )
-
-
-def _close(*pages: Any) -> None:
-    for p in pages:
-        p.context.close()
-
-
-def _no_errors(*pages: Any) -> None:
-    for p in pages:
-        assert not p.bela_errors, p.bela_errors
 
 
 def test_four_browsers_play_a_full_bela4_round(browser: Any, bela_url: str,
@@ -101,8 +93,8 @@ def test_four_browsers_play_a_full_bela4_round(browser: Any, bela_url: str,
         assert p.locator("#sheet").count() == 0
     assert all(s == sheets[0] for s in sheets), sheets
     host.screenshot(path=str(artifacts / "bela4-after-round.png"))
-    _no_errors(*pages)
-    _close(*pages)
+    assert_no_errors(*pages)
+    close_pages(*pages)
 
 
 HAND_AND_VIEW = """() => { const S = window.__bela;
@@ -242,8 +234,8 @@ def test_one_human_and_three_bots_finish_a_match(browser: Any, bela_url: str,
         page.locator("#history-list li").first.locator("button").click()
     kept = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
     assert kept["rounds"] == record["rounds"]
-    _no_errors(page, watcher)
-    _close(page, watcher)
+    assert_no_errors(page, watcher)
+    close_pages(page, watcher)
 
 
 def _table_shots(page: Any, artifacts: Path) -> None:
@@ -311,8 +303,8 @@ def test_language_and_deck_switches(browser: Any, bela_url: str, artifacts: Path
         box = page.locator("#all-cards")
         assert box.locator(f".card-svg[data-deck='{deck}']").count() == 32
         box.screenshot(path=str(artifacts / f"deck-{deck}.png"))
-    _no_errors(page)
-    _close(page)
+    assert_no_errors(page)
+    close_pages(page)
 
 
 def test_enforce_off_plays_a_card_that_breaks_a_rule_with_a_warning(
@@ -352,8 +344,8 @@ def test_enforce_off_plays_a_card_that_breaks_a_rule_with_a_warning(
                 break
         if not click_first_legal(page):
             page.wait_for_timeout(60)
-    _no_errors(page)
-    _close(page)
+    assert_no_errors(page)
+    close_pages(page)
 
 
 @pytest.mark.parametrize("variant", ["bela3", "bela2", "belot2"])
@@ -419,8 +411,8 @@ def test_other_variants_against_bots(browser: Any, bela_url: str, artifacts: Pat
     else:
         assert "faceup" in seen
     page.screenshot(path=str(artifacts / f"{variant}-result.png"))
-    _no_errors(page)
-    _close(page)
+    assert_no_errors(page)
+    close_pages(page)
 
 
 def test_lobby_lists_tables_and_history_at_once(browser: Any, bela_url: str) -> None:
@@ -440,5 +432,5 @@ def test_lobby_lists_tables_and_history_at_once(browser: Any, bela_url: str) -> 
     page.locator(f"[data-table='{table_id}']").wait_for(timeout=2000)
     assert time.monotonic() - started < 3.5
     assert "nema otvorenih" not in page.locator("#table-list").inner_text()
-    _no_errors(host, page)
-    _close(host)
+    assert_no_errors(host, page)
+    close_pages(host)

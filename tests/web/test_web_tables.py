@@ -18,20 +18,10 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 
-from web_helpers import enter_name, open_page, texts  # noqa: E402
+from web_helpers import assert_no_errors, close_pages, enter_name, open_page, texts  # noqa: E402
 
 HR, EN = texts("hr"), texts("en")
 OWNER_CONTROLS = ("bots", "start", "close")
-
-
-def _close(*pages: Any) -> None:
-    for p in pages:
-        p.context.close()
-
-
-def _no_errors(*pages: Any) -> None:
-    for p in pages:
-        assert not p.bela_errors, p.bela_errors
 
 
 def _controls(page: Any) -> dict[str, int]:
@@ -105,8 +95,8 @@ def test_only_the_creator_fills_starts_and_closes_a_table(browser: Any, bela_url
     guest.locator(".closed-note").wait_for()
     guest.wait_for_function("() => window.__bela.ws === null")
     _assert_no_reconnect(guest, _sockets_opened(guest))
-    _no_errors(host, guest)
-    _close(host, guest)
+    assert_no_errors(host, guest)
+    close_pages(host, guest)
 
 
 def test_the_creator_stops_his_table_of_bots(browser: Any, bela_url: str) -> None:
@@ -130,8 +120,8 @@ def test_the_creator_stops_his_table_of_bots(browser: Any, bela_url: str) -> Non
         p.locator(".closed-note").wait_for()
         assert p.locator(".closed-note").inner_text() == lang["table_closed"]
         assert p.locator(".game").count() == 0
-    _no_errors(host, watcher)
-    _close(host, watcher)
+    assert_no_errors(host, watcher)
+    close_pages(host, watcher)
 
 
 def test_a_private_table_is_joined_by_its_invite_link(browser: Any, bela_url: str,
@@ -178,8 +168,8 @@ def test_a_private_table_is_joined_by_its_invite_link(browser: Any, bela_url: st
     _accept_confirm(host)
     host.click("[data-cmd='close']")
     friend.locator(".closed-note").wait_for()
-    _no_errors(host, friend, stranger)
-    _close(host, friend, stranger)
+    assert_no_errors(host, friend, stranger)
+    close_pages(host, friend, stranger)
 
 
 def _fake_table(i: int) -> dict[str, Any]:
@@ -251,5 +241,5 @@ def test_the_lobby_pages_and_words_the_refusals(browser: Any, bela_url: str) -> 
                                arg=text)
         assert "error" in (msg.get_attribute("class") or "")
         page.evaluate("() => { document.getElementById('lobby-msg').textContent = ''; }")
-    _no_errors(page)
-    _close(page)
+    assert_no_errors(page)
+    close_pages(page)

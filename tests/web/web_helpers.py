@@ -106,3 +106,15 @@ def texts(lang: str) -> dict[str, str]:
     block = re.search(rf"const {lang.upper()} = \{{(.*?)\n\}};", src, re.S)
     assert block, lang
     return dict(re.findall(r'(\w+): "((?:[^"\\]|\\.)*)"', block.group(1)))
+
+
+def close_pages(*pages: Any) -> None:
+    """Close each page's browser context."""
+    for p in pages:
+        p.context.close()
+
+
+def assert_no_errors(*pages: Any) -> None:
+    """No page logged a script error or a failed request (``bela_errors``)."""
+    for p in pages:
+        assert not p.bela_errors, p.bela_errors
