@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,41 @@ def test_load_script_plays_tables_without_errors() -> None:
     assert report["errors"] == 0 and report["actions"] > 20
     assert report["latency_ms"]["samples"] > 20 and report["latency_ms"]["p99"] > 0
     assert report["memory_per_table_kb"] is not None
+
+
+def test_load_spreads_over_several_urls(tmp_path: Path) -> None:
+    """Two ``--url``s (here one server twice): tables round-robin, each table's seats through
+    both URLs; the report has one entry per URL."""
+    from bela.server.load import start_server, stop_servers
+
+    server, url = start_server(str(tmp_path))
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "bela.server.load", "--url", url, "--url", url,
+             "--tables", "3", "--duration", "3", "--think", "0.01", "--variant", "bela2",
+             "--json"], capture_output=True, text=True, timeout=120)
+    finally:
+        stop_servers([server])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["tables"] == 3 and report["connections"] == 6
+    assert report["errors"] == 0 and report["latency_ms"]["samples"] > 10
+    assert [(i["tables"], i["connections"]) for i in report["instances"]] == [(2, 3), (1, 3)]
+    assert report["memory_per_table_kb"] is None  # a server it did not start
+
+
+def test_seat_url_and_cluster_options() -> None:
+    from bela.server.load import main, seat_url
+
+    urls = ["a", "b"]
+    assert {seat_url(urls, k, 0) for k in range(4)} == {"a", "b"}
+    assert all(seat_url(urls, k, 0) != seat_url(urls, k, 1) for k in range(4))
+    for argv in (["--cluster", "2"], ["--cluster", "2", "--db", "sqlite://", "--redis", "r"],
+                 ["--cluster", "2", "--db", "postgresql://x", "--url", "http://127.0.0.1:1"],
+                 ["--db", "postgresql://x"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
 
 
 def test_load_refuses_other_hosts() -> None:

@@ -24,7 +24,8 @@ def serve(
                                     help="Let clients choose a table's seed (tests only)."),
     rate_limit_storage: str = typer.Option(
         "memory://", "--rate-limit-storage", help="Where the rate limits' counts are kept: "
-        "memory:// (this process), or redis://host:6379 shared by several processes."),
+        "memory:// (this process), or redis://host:6379 shared by several processes "
+        "(with --redis: that Redis, unless given)."),
     no_rate_limits: bool = typer.Option(False, "--no-rate-limits", hidden=True,
                                         help="No rate limits per address (load tests only)."),
     header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
@@ -33,7 +34,21 @@ def serve(
     token_ttl: float = typer.Option(30.0, "--token-ttl", min=0.01,
                                     help="Days after which a guest token that was not "
                                     "used expires."),
-    log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
+    redis: str | None = typer.Option(
+        None, "--redis", help="Redis URL shared by the instances of one site "
+        "(redis://host:6379/0): which instance runs each live table, table updates for "
+        "connections held by other instances, the lobby list, the rate limits. Without it: "
+        "this process alone. Use a PostgreSQL --db with it."),
+    instance: str | None = typer.Option(
+        None, "--instance", help="This instance's name among those of the site (default: "
+        "host-pid); it appears in the logs, /healthz and Redis keys."),
+    lease_ttl: float = typer.Option(
+        5.0, "--lease-ttl", min=0.5, help="Seconds a table's lease lasts unrenewed: another "
+        "instance takes over the tables of one that died after this long."),
+    log_format: str = typer.Option("text", "--log-format", help="Logs on stderr as 'text' "
+                                   "or 'json' (one object per line, with table ids)."),
+    log_level: str = typer.Option("warning", "--log-level", help="Log level (debug, info, "
+                                  "warning, error)."),
 ) -> None:
     """Start the Bela server and print its address."""
     try:
@@ -48,13 +63,26 @@ def serve(
     import gc
     import socket
 
+    from ..server import logs
+    from ..server.app import default_instance
+
+    if log_format not in ("text", "json"):
+        typer.echo(f"--log-format is 'text' or 'json', not {log_format!r}", err=True)
+        raise typer.Exit(2)
     url = db or default_db_url()
+    if redis is not None and url.startswith("sqlite"):
+        typer.echo("several instances (--redis) share one database server: give a "
+                   "PostgreSQL --db (postgresql+psycopg://user:password@host/db)", err=True)
+        raise typer.Exit(2)
+    name = instance or default_instance()
+    logs.setup(log_format, log_level, name)
     limits: dict[str, Any] = ({"rate_requests": "", "rate_guests": "", "rate_tables": "",
                                "rate_websockets": ""} if no_rate_limits else {})
     try:
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
                          allow_seed=allow_seed, rate_limit_storage=rate_limit_storage,
-                         token_ttl=token_ttl * 86400, **limits)
+                         token_ttl=token_ttl * 86400, redis_url=redis, instance=name,
+                         lease_ttl=lease_ttl, **limits)
     except ValueError as exc:  # a rate limit storage that cannot be used
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
@@ -67,11 +95,14 @@ def serve(
         raise typer.Exit(1) from None
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"Bela server on http://{shown}:{bound}/ (database: {_safe(url)})", err=False)
+    site = f", Redis: {_safe(redis)}, instance {name}" if redis else ""
+    typer.echo(f"Bela server on http://{shown}:{bound}/ (database: {_safe(url)}{site})",
+               err=False)
     from uvicorn.config import WS_PROTOCOLS
 
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "auto"  # lighter
-    config = uvicorn.Config(app, log_level=log_level, ws=ws, ws_max_size=1024 * 1024,
+    config = uvicorn.Config(app, log_level=log_level, log_config=None,  # logs.setup's
+                            ws=ws, ws_max_size=1024 * 1024,
                             http=header_timeout_protocol(header_timeout),
                             ws_ping_interval=20.0, ws_ping_timeout=20.0,
                             ws_per_message_deflate=False,  # small messages: CPU over bytes

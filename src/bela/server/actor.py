@@ -13,6 +13,11 @@ table seed and the event number, so its play is the same whether or not the serv
 restarted; a bot that fails is replaced for that move by :func:`bela.bots.driver.decide`'s
 fallback.
 
+A write the database fences off (:class:`~bela.storage.LogConflict`: another process
+appended to the table's log, believing it ran the table) stops the actor: ``on_conflict``
+hands the table back to the lobby, which reloads it from the database or lets the process
+that holds its lease run it.
+
 A table with a turn clock gives the player to act ``turn_clock`` seconds: a timer posts
 :class:`ClockOver` for that state, and when it arrives with the table still there, the bot
 plays that one turn for him as it does for an absent player (his own action still counts
@@ -36,7 +41,10 @@ from ..engine.actions import Action, ActionParseError, Claim
 from ..engine.events import Event
 from ..engine.record import score, to_record
 from ..engine.views import SeatView, seat_view
+from ..storage import LogConflict
 from .hub import Conn, Hub
+from .logs import TableLog
+from .metrics import Metrics
 from .model import ServerConfig, Table, TableStatus, bot_seed, round_deal
 from .protocol import error
 from .store import Store
@@ -140,16 +148,22 @@ def inactive_refusal(table: Table, conn: Conn) -> Reply:
 class TableActor:
     """The owner of one table's match from its start until it is over and nobody watches:
     its task handles the table's messages one at a time.  ``on_idle(table)`` is called
-    when the table is finished and has no connection left (the actor has stopped then)."""
+    when the table is finished and has no connection left, ``on_conflict(table)`` when the
+    database fenced off a write (the actor has stopped then)."""
 
     def __init__(self, table: Table, store: Store, hub: Hub, config: ServerConfig,
-                 on_idle: Callable[[Table], None]) -> None:
+                 on_idle: Callable[[Table], None], on_conflict: Callable[[Table], None],
+                 metrics: Metrics) -> None:
         self.table = table
         self.store = store
         self.hub = hub
         self.config = config
         self.on_idle = on_idle
-        self._queue: asyncio.Queue[tuple[Message, asyncio.Future[Reply] | None]] = (
+        self.on_conflict = on_conflict
+        self.metrics = metrics
+        self.log = TableLog(log, table.id)
+        # each message with the time.perf_counter() it was queued, and its reply's future
+        self._queue: asyncio.Queue[tuple[Message, asyncio.Future[Reply] | None, float]] = (
             asyncio.Queue())
         self._loop = asyncio.get_running_loop()
         self._task: asyncio.Task[None] | None = None
@@ -172,14 +186,14 @@ class TableActor:
     def post(self, msg: Message) -> None:
         """Queue a message without waiting for it."""
         if not self._stopped:
-            self._queue.put_nowait((msg, None))
+            self._queue.put_nowait((msg, None, time.perf_counter()))
 
     async def ask(self, msg: Message) -> Reply:
         """Queue a message and wait until it is handled: its reply."""
         if self._stopped:
             return self._gone(msg)
         reply: asyncio.Future[Reply] = self._loop.create_future()
-        self._queue.put_nowait((msg, reply))
+        self._queue.put_nowait((msg, reply, time.perf_counter()))
         return await reply
 
     async def stop(self) -> None:
@@ -194,19 +208,33 @@ class TableActor:
 
     async def _run(self) -> None:
         while not self._stopped:
-            msg, reply = await self._queue.get()
+            msg, reply, queued = await self._queue.get()
+            seq = self.table.seq
             try:
                 answer = self._handle(msg)
                 self._kick()
+            except LogConflict:  # another process wrote to the table: it is not ours
+                self.metrics.errors.labels(kind="log_conflict").inc()
+                self.log.warning("table %s: another process wrote to its log; handing it "
+                                 "back", self.table.id)
+                if reply is not None and not reply.done():
+                    reply.set_result(error("table_moving", "the table moved to another "
+                                           "server process: connect again"))
+                self._halt()
+                self.on_conflict(self.table)
+                return
             except Exception as exc:  # a bug: the table goes on; the asker (or the log) hears
+                self.metrics.errors.labels(kind="internal").inc()
                 if reply is None:
-                    log.exception("table %s: %s could not be handled", self.table.id,
-                                  type(msg).__name__)
+                    self.log.exception("table %s: %s could not be handled", self.table.id,
+                                       type(msg).__name__)
                 elif not reply.done():
                     reply.set_exception(exc)
             else:
                 if reply is not None and not reply.done():
                     reply.set_result(answer)
+            if self.table.seq != seq and isinstance(msg, (Act, BotMove)):  # an update went out
+                self.metrics.action_update.observe(time.perf_counter() - queued)
             if (self.table.status == TableStatus.FINISHED and not self.hub.conns(self.table)
                     and self._queue.empty()):
                 self._halt()
@@ -222,7 +250,7 @@ class TableActor:
         if self._thinker is not None:
             self._thinker.cancel()
         while not self._queue.empty():
-            msg, reply = self._queue.get_nowait()
+            msg, reply, _queued = self._queue.get_nowait()
             if reply is not None and not reply.done():
                 reply.set_result(self._gone(msg))
 
@@ -342,22 +370,25 @@ class TableActor:
             return error("not_your_turn", f"it is seat {rnd.turn}'s turn, not yours "
                          f"(seat {conn.seat})")
         try:
-            events = self._commit(conn.seat, action)
+            events = self._commit(conn.seat, action, "human")
         except IllegalAction as exc:
             return error("illegal", exc.reason, exc.rule, list(exc.legal))
         except BelaError as exc:
             return error("illegal", str(exc))
+        except LogConflict:
+            raise
         except Exception as exc:  # the database refused: nothing was applied
-            log.exception("table %s: could not store an action", table.id)
+            self.metrics.errors.labels(kind="storage").inc()
+            self.log.exception("table %s: could not store an action", table.id)
             return error("storage", f"the action could not be stored ({type(exc).__name__}); "
                          "nothing was changed")
         self._moved(events)
         return None
 
     # -- the match -----------------------------------------------------------------------------
-    def _commit(self, seat: int, action: Action) -> tuple[Event, ...]:
-        """Apply and store an action (raises, changing nothing, when the engine or the
-        database refuses it); the events it caused."""
+    def _commit(self, seat: int, action: Action, by: str) -> tuple[Event, ...]:
+        """Apply and store an action of a ``by`` ("human" or "bot") (raises, changing
+        nothing, when the engine or the database refuses it); the events it caused."""
         m = self.table.match
         assert m is not None
         events = m.apply(action)
@@ -369,6 +400,7 @@ class TableActor:
         self._refusals = 0
         self.table.seq += 1
         self.table.last = (seat, action.token())
+        self.metrics.actions.labels(by=by).inc()
         return events
 
     def _moved(self, events: tuple[Event, ...]) -> None:
@@ -402,6 +434,8 @@ class TableActor:
         deal = round_deal(table.variant, table.seed, idx, dealer)
         try:
             self.store.add_deal(table, idx, dealer, deal)
+        except LogConflict:
+            raise
         except Exception:
             self._refused("a deal", NextDeal())
             return
@@ -446,11 +480,12 @@ class TableActor:
         """The database refused a step of the table: nothing changed; ``retry`` comes back
         in a second.  Logged once, not every second while it lasts."""
         self._refusals += 1
+        self.metrics.errors.labels(kind="storage").inc()
         if self._refusals == 1:
-            log.exception("table %s: %s could not be stored; retrying every second",
-                          self.table.id, what)
+            self.log.exception("table %s: %s could not be stored; retrying every second",
+                               self.table.id, what)
         else:
-            log.debug("table %s: %s could not be stored again (%d times)", self.table.id,
+            self.log.debug("table %s: %s could not be stored again (%d times)", self.table.id,
                       what, self._refusals, exc_info=True)
         self._retry_timer = self._loop.call_later(RETRY, self.post, retry)
 
@@ -512,6 +547,7 @@ class TableActor:
         spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
         decision = await asyncio.to_thread(
             decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+        self.metrics.bot_think.observe(self._loop.time() - started)
         await asyncio.sleep(max(0.0, self.config.bot_delay - (self._loop.time() - started)))
         self.post(BotMove(seat, seq, decision))
 
@@ -521,7 +557,9 @@ class TableActor:
         if decision.failure is not None:
             self._bot_failed(seat, decision.failure)
         try:
-            events = self._commit(seat, decision.action)
+            events = self._commit(seat, decision.action, "bot")
+        except LogConflict:
+            raise
         except Exception:
             self._refused("a bot's move", BotRetry(seat, seq))
             return
@@ -531,12 +569,13 @@ class TableActor:
         """The table's bot could not move: a fallback moved instead.  Logged once a table."""
         table = self.table
         table.bot_failures += 1
+        self.metrics.errors.labels(kind="bot").inc()
         if table.bot_failures == 1:
-            log.error("table %s: the bot %r failed at seat %d (%s: %s); the heuristic bot "
+            self.log.error("table %s: the bot %r failed at seat %d (%s: %s); the heuristic bot "
                       "plays its moves instead", table.id, table.bot, seat,
                       type(failure).__name__, failure,
                       exc_info=(type(failure), failure, failure.__traceback__))
             self.hub.broadcast_table(table)  # the summary says so (bot_fallback)
         else:
-            log.debug("table %s: the bot %r failed again (%d moves)", table.id, table.bot,
+            self.log.debug("table %s: the bot %r failed again (%d moves)", table.id, table.bot,
                       table.bot_failures)

@@ -9,9 +9,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib import resources
 from typing import Annotated, Any
 
@@ -38,9 +41,10 @@ from .errors import (
     Unauthenticated,
     Unavailable,
 )
-from .hub import Conn, Hub, dumps
+from .hub import Conn, Hub
 from .lobby import Lobby
-from .model import ServerConfig, Table
+from .metrics import Metrics
+from .model import ServerConfig
 from .protocol import (
     MAX_NAME,
     ActMessage,
@@ -54,7 +58,8 @@ from .protocol import (
     error,
 )
 from .ratelimit import RateLimits, address_key
-from .store import Store
+from .router import Router, Session
+from .store import Store, storage_refusal
 
 log = logging.getLogger("bela.server")
 
@@ -86,18 +91,6 @@ def refusal_response(exc: Refused) -> JSONResponse:
     """The answer to a refused request (over a rate limit: with ``Retry-After``)."""
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooMany) else None
     return JSONResponse(error_body(exc), status_code=http_status(exc), headers=headers)
-
-
-def storage_refusal(exc: SQLAlchemyError) -> Unavailable:
-    """The refusal of a request the database failed: ``storage_full`` for a full disk
-    (SQLite's "database or disk is full", PostgreSQL's ``disk_full``), else ``storage``."""
-    cause = exc.orig if isinstance(exc, DBAPIError) else exc
-    text = str(cause).lower()
-    if ("disk is full" in text or "no space left" in text
-            or getattr(cause, "sqlstate", None) == "53100"):
-        return Unavailable("storage_full", "the server's storage is full: try again later")
-    return Unavailable("storage", f"the database failed ({type(cause).__name__}): "
-                       "try again later")
 
 
 _SECRET = re.compile(r"(?<=[?&;])(token|code)=[^&;\s\"']*")
@@ -258,36 +251,47 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     """The server app on the database at ``db_url`` (default: the user's data folder).
 
     ``options`` set :class:`ServerConfig` fields (``grace``, ``bot_delay``, ``round_pause``,
-    ``allow_seed``, ``max_message``, the rate limits, the tables' time limits...).  The
-    database is migrated to the newest schema here; the tables are loaded and resumed when
-    the app starts, and swept every ``sweep_every`` seconds while it runs.
+    ``allow_seed``, ``max_message``, the rate limits, the tables' time limits, and
+    ``redis_url`` / ``instance`` / ``lease_ttl`` for one of several instances).  The
+    database is migrated to the newest schema here; when the app starts, the tables are
+    resumed (one process) or the instance joins the others (its scans take over the tables
+    nobody runs), and open tables are swept every ``sweep_every`` seconds while it runs.
     """
     cfg = config or ServerConfig(**options)
+    if cfg.redis_url and cfg.rate_limit_storage == "memory://":  # shared by the instances
+        cfg = replace(cfg, rate_limit_storage=cfg.redis_url)
     rate_limits = RateLimits(cfg)
     for name in LOGGERS_WITH_URLS:  # the same filter once, however many apps are made
         logging.getLogger(name).addFilter(SECRETS_FILTER)
     db = Database(db_url)
-    lobby = Lobby(Store(db), Hub(), cfg)
+    metrics = Metrics()
+    lobby = Lobby(Store(db, metrics), Hub(), cfg)
+    router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
+    started = asyncio.Event()
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(lobby.available_bots)  # imports the bots' modules once
-        await lobby.resume_all()
+        await router.start()
         sweeper = asyncio.create_task(lobby.run_sweeps(), name="bela sweep")
+        started.set()
         try:
             yield
         finally:
+            started.clear()
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
-            await lobby.shutdown()
+            await router.stop()
             db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",
                   openapi_url="/api/openapi.json", redoc_url=None)
     app.state.db = db
     app.state.lobby = lobby
+    app.state.router = router
     app.state.config = cfg
+    app.state.metrics = metrics
     app.add_middleware(BodyLimit)
     app.add_middleware(RateLimit, limits=rate_limits)  # the outermost: first to count
 
@@ -299,6 +303,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def _storage(_req: Request, exc: SQLAlchemyError) -> JSONResponse:
         cause = exc.orig if isinstance(exc, DBAPIError) else exc  # without the SQL's values
         log.error("a request failed in the database: %s: %s", type(cause).__name__, cause)
+        metrics.errors.labels(kind="storage").inc()
         return refusal_response(storage_refusal(exc))
 
     @app.exception_handler(RequestValidationError)
@@ -306,6 +311,32 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         return JSONResponse({"error": {"code": "bad_request", "message": _errors_text(exc)}},
                             status_code=422)
 
+    # -- operations ------------------------------------------------------------------------
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        """The process answers."""
+        return {"status": "ok", "instance": router.instance}
+
+    @app.get("/readyz")
+    async def readyz() -> JSONResponse:
+        """Ready for players: started, the database answers, and (several instances) the
+        link to the others works; else 503."""
+        checks = {"started": started.is_set(), "database": True, "cluster": True}
+        try:
+            await asyncio.to_thread(db.ping)
+        except SQLAlchemyError:
+            checks["database"] = False
+        checks["cluster"] = await router.ready()
+        ok = all(checks.values())
+        return JSONResponse({"status": "ready" if ok else "unavailable",
+                             "instance": router.instance, "checks": checks},
+                            status_code=200 if ok else 503)
+
+    @app.get("/metrics")
+    async def metrics_text() -> Response:
+        """The Prometheus metrics of this process (see :mod:`bela.server.metrics`)."""
+        body, content_type = metrics.render()
+        return Response(body, media_type=content_type)
 
     # -- lobby -----------------------------------------------------------------------------
     @app.post("/api/guests")
@@ -344,7 +375,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                           offset: Annotated[int, Query(ge=0)] = 0) -> Response:
         """The open and running public tables, newest first, ``limit`` from ``offset``;
         ``X-Total-Count`` counts them all, ``Link`` gives the next and previous pages."""
-        body, total = lobby.listing(offset, limit)
+        body, total = await router.listing(offset, limit)
         links = [f'</api/tables?limit={limit}&offset={offset + limit}>; rel="next"'
                  ] if offset + limit < total else []
         if offset:
@@ -357,43 +388,33 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
 
     @app.post("/api/tables")
     async def create_table(body: NewTableIn, p: Player) -> dict[str, Any]:
-        table = lobby.create(p, body.variant, dict(body.options), body.bot, body.seat,
-                             body.seed, body.private, body.turn_clock)
-        return lobby.summary(table, p)
+        return await router.create(p, variant=body.variant, options=dict(body.options),
+                                   bot=body.bot, seat=body.seat, seed=body.seed,
+                                   private=body.private, turn_clock=body.turn_clock)
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str, v: Viewer) -> dict[str, Any]:
-        return lobby.summary(lobby.require(table_id), v)
+        return await router.table_op("summary", table_id, v)
 
     @app.post("/api/tables/{table_id}/sit")
     async def sit(table_id: str, body: SitCodeIn, p: Player) -> dict[str, Any]:
-        table = lobby.require(table_id)
-        lobby.sit(table, p, body.seat, body.code)
-        return lobby.summary(table, p)
+        return await router.table_op("sit", table_id, p, seat=body.seat, code=body.code)
 
     @app.post("/api/tables/{table_id}/leave")
     async def leave(table_id: str, p: Player) -> dict[str, Any]:
-        table = lobby.require(table_id)
-        lobby.leave(table, p)
-        return lobby.summary(table, p)
+        return await router.table_op("leave", table_id, p)
 
     @app.post("/api/tables/{table_id}/bots")
     async def bots(table_id: str, p: Player, body: BotsIn | None = None) -> dict[str, Any]:
-        table = lobby.require(table_id)
-        lobby.fill_bots(table, p, body.seats if body else None)
-        return lobby.summary(table, p)
+        return await router.table_op("bots", table_id, p, seats=body.seats if body else None)
 
     @app.post("/api/tables/{table_id}/start")
     async def start(table_id: str, p: Player) -> dict[str, Any]:
-        table = lobby.require(table_id)
-        await lobby.start(table, p)
-        return lobby.summary(table, p)
+        return await router.table_op("start", table_id, p)
 
     @app.post("/api/tables/{table_id}/close")
     async def close(table_id: str, p: Player) -> dict[str, Any]:
-        table = lobby.require(table_id)
-        await lobby.close(table, p)
-        return lobby.summary(table, p)
+        return await router.table_op("close", table_id, p)
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str, v: Viewer) -> dict[str, Any]:
@@ -404,69 +425,38 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def table_socket(websocket: WebSocket, table_id: str,
                            token: str | None = None, code: str | None = None) -> None:
         await websocket.accept()
-        try:
-            table = lobby.require(table_id)
-            p = lobby.store.player_by_token(token, cfg.token_ttl) if token else None
-        except (Refused, SQLAlchemyError) as exc:  # unknown table or token, the database
-            refusal = exc if isinstance(exc, Refused) else storage_refusal(exc)
-            await websocket.send_text(dumps(error(refusal.code, refusal.message)))
-            await websocket.close(code=4000 + http_status(refusal))  # 4404, 4401, 4503
-            return
-        pid = p["id"] if p else None
-        if not lobby.admits(table, pid, code):
-            await websocket.send_text(dumps(error("invite_required", "this table is private: "
-                                                  "watch it with its invite code")))
-            await websocket.close(code=4403)
-            return
-        conn = Conn(websocket.send_text, pid, table.seat_of(pid))
+
+        async def close_socket(close_code: int) -> None:
+            with contextlib.suppress(Exception):
+                await websocket.close(code=close_code)
+
+        conn = Conn(websocket.send_text, None, None, close_socket)
         loop = asyncio.get_running_loop()
         sender = loop.create_task(conn.run_sender())
-        window, count = loop.time(), 0
-        synced_at = -SYNC_EVERY
-
-        def sync() -> dict[str, Any] | None:
-            """The state and summary again, at most once every ``SYNC_EVERY`` seconds (every
-            change is sent anyway: a second sync in a row is refused)."""
-            nonlocal synced_at
-            now = loop.time()
-            if now - synced_at < SYNC_EVERY:
-                return error("too_many", f"at most one sync every {SYNC_EVERY:g} s: the "
-                             "state you were sent last is the current one")
-            synced_at = now
-            lobby.sync(table, conn)
-            return None
-
+        metrics.connections.inc()
+        session: Session | None = None
         try:
-            await lobby.connect(table, conn)
-            while not conn.closed:
-                try:
-                    msg = await websocket.receive()
-                except (WebSocketDisconnect, RuntimeError):
-                    break
-                if msg["type"] == "websocket.disconnect":
-                    break
-                now = loop.time()
-                if now - window > 1.0:
-                    window, count = now, 0
-                count += 1
-                if count > cfg.max_rate:
-                    if count == cfg.max_rate + 1:
-                        conn.send(error("too_many", f"at most {cfg.max_rate} messages a second; "
-                                        "the others were ignored"))
-                    continue
-                reply = await _handle(lobby, table, conn, msg, cfg.max_message, sync)
-                if reply is not None:
-                    conn.send(reply)
+            try:
+                p = lobby.store.player_by_token(token, cfg.token_ttl) if token else None
+                conn.player_id = p["id"] if p else None
+                session = await router.open(table_id, conn, code)
+            except (Refused, SQLAlchemyError) as exc:  # unknown table or token, private...
+                refusal = exc if isinstance(exc, Refused) else storage_refusal(exc)
+                conn.send(error(refusal.code, refusal.message))
+                conn.close(4000 + http_status(refusal))  # 4404, 4401, 4403, 4503
+                return
+            await _serve_socket(websocket, session, conn, cfg)
         finally:
-            await lobby.disconnect(table, conn)
+            if session is not None:
+                await session.close()
+            conn.close()
             try:
                 await asyncio.wait_for(sender, timeout=1.0)
             except (Exception, asyncio.CancelledError):
                 sender.cancel()
-            try:
+            with contextlib.suppress(Exception):
                 await websocket.close()
-            except Exception:
-                pass
+            metrics.connections.dec()
 
     # -- the UI ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)
@@ -479,8 +469,54 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     return app
 
 
-async def _handle(lobby: Lobby, table: Table, conn: Conn, msg: Mapping[str, Any],
-                  limit: int, sync: Callable[[], dict[str, Any] | None]
+def default_instance() -> str:
+    """This process's name among the instances of a site: host and process id."""
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+async def _serve_socket(websocket: WebSocket, session: Session, conn: Conn,
+                        cfg: ServerConfig) -> None:
+    """Read a connection's messages until it closes: each answered (actions, syncs, pings),
+    at most ``max_rate`` a second."""
+    loop = asyncio.get_running_loop()
+    window, count = loop.time(), 0
+    synced_at = -SYNC_EVERY
+
+    async def sync() -> dict[str, Any] | None:
+        """The state and summary again, at most once every ``SYNC_EVERY`` seconds (every
+        change is sent anyway: a second sync in a row is refused)."""
+        nonlocal synced_at
+        now = loop.time()
+        if now - synced_at < SYNC_EVERY:
+            return error("too_many", f"at most one sync every {SYNC_EVERY:g} s: the "
+                         "state you were sent last is the current one")
+        synced_at = now
+        await session.sync()
+        return None
+
+    while not conn.closed:
+        try:
+            msg = await websocket.receive()
+        except (WebSocketDisconnect, RuntimeError):
+            break
+        if msg["type"] == "websocket.disconnect":
+            break
+        now = loop.time()
+        if now - window > 1.0:
+            window, count = now, 0
+        count += 1
+        if count > cfg.max_rate:
+            if count == cfg.max_rate + 1:
+                conn.send(error("too_many", f"at most {cfg.max_rate} messages a second; "
+                                "the others were ignored"))
+            continue
+        reply = await _handle(session, msg, cfg.max_message, sync)
+        if reply is not None:
+            conn.send(reply)
+
+
+async def _handle(session: Session, msg: Mapping[str, Any], limit: int,
+                  sync: Callable[[], Awaitable[dict[str, Any] | None]]
                   ) -> dict[str, Any] | None:
     """One client message: the reply to send (``None``: nothing to say); ``sync`` answers
     a sync."""
@@ -507,9 +543,9 @@ async def _handle(lobby: Lobby, table: Table, conn: Conn, msg: Mapping[str, Any]
     if isinstance(parsed, PingMessage):
         return {"type": "pong"}
     if isinstance(parsed, ActMessage):
-        return await lobby.act(table, conn, parsed.action, parsed.seq)
+        return await session.act(parsed.action, parsed.seq)
     assert isinstance(parsed, SyncMessage)
-    return sync()
+    return await sync()
 
 
 def _errors_text(exc: ValidationError | RequestValidationError) -> str:

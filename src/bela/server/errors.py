@@ -55,4 +55,13 @@ class TooMany(Refused):
 
 
 class Unavailable(Refused):
-    """The database refused the request (full, unreachable): try again later."""
+    """The database refused the request (full, unreachable), or the server process running
+    the table cannot be reached now (it stopped and another takes the table over): try again
+    later."""
+
+
+# every kind of refusal by name: a refusal made at another server process is raised again
+# as the same kind (bela.server.cluster)
+REFUSALS: dict[str, type[Refused]] = {
+    c.__name__: c for c in (Refused, Unauthenticated, Forbidden, NotFound, Conflict, TooLarge,
+                            InvalidInput, TooMany, Unavailable)}

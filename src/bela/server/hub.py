@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..engine.events import Event, seen_by
@@ -21,6 +21,7 @@ from .model import Table
 from .protocol import event_json, public_token, view_json
 
 MAX_QUEUE = 2000  # outgoing messages waiting for one slow connection before it is dropped
+RECONNECT = 1012  # WebSocket close code "service restart": the client connects again
 
 
 def dumps(msg: dict[str, Any]) -> str:
@@ -29,15 +30,20 @@ def dumps(msg: dict[str, Any]) -> str:
 
 
 class Conn:
-    """One WebSocket connection: who it is and its queue of outgoing messages."""
+    """One WebSocket connection: who it is and its queue of outgoing messages;
+    ``close_socket(code)`` closes the socket when the server ends the connection with a
+    close code."""
 
     def __init__(self, send_text: Callable[[str], Any], player_id: str | None,
-                 seat: int | None) -> None:
+                 seat: int | None,
+                 close_socket: Callable[[int], Awaitable[None]] | None = None) -> None:
         self.send_text = send_text
+        self.close_socket = close_socket
         self.player_id = player_id
         self.seat = seat
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
+        self.close_code: int | None = None
 
     def send(self, msg: dict[str, Any] | str) -> None:
         if self.closed:
@@ -47,9 +53,12 @@ class Conn:
             return
         self.queue.put_nowait(msg if isinstance(msg, str) else dumps(msg))
 
-    def close(self) -> None:
+    def close(self, code: int | None = None) -> None:
+        """No more messages; with a ``code`` the socket is closed with it once the queued
+        messages are sent (:data:`RECONNECT`: the client should connect again)."""
         if not self.closed:
             self.closed = True
+            self.close_code = code
             self.queue.put_nowait(None)
 
     async def run_sender(self) -> None:
@@ -57,6 +66,8 @@ class Conn:
         while True:
             text = await self.queue.get()
             if text is None:
+                if self.close_code is not None and self.close_socket is not None:
+                    await self.close_socket(self.close_code)
                 return
             await self.send_text(text)
 
@@ -85,9 +96,16 @@ class Hub:
         return any(c.seat == seat and not c.closed for c in self._conns.get(table.id, ()))
 
     def close_all(self) -> None:
+        """Close every connection, asking the clients to connect again (server shutdown)."""
         for conns in self._conns.values():
             for conn in conns:
-                conn.close()
+                conn.close(RECONNECT)
+
+    def forget(self, table: Table, code: int | None = RECONNECT) -> None:
+        """Close the table's connections (``code``: :data:`RECONNECT`, they connect again,
+        to whichever process runs the table then) and forget them."""
+        for conn in self._conns.pop(table.id, ()):
+            conn.close(code)
 
     # -- messages ----------------------------------------------------------------------------
     def summary(self, table: Table) -> dict[str, Any]:

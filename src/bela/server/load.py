@@ -8,6 +8,13 @@ reports the latency from an action to every seat's update (p50/p99: the time fro
 an action until the resulting state has reached all seats of the table), the errors, the
 actions per second and the server's memory per table (growth of its RSS / tables).
 
+Several instances of one site: ``--url`` given several times, or ``--cluster N --db
+postgresql://... --redis redis://...`` (N server subprocesses on that database and Redis).
+Tables are made round-robin over the instances and the seats of a table connect through
+different instances (seat i of table k through instance (k + i) mod N), so every update
+crosses instances; memory and CPU are summed over the started processes, and given per
+instance in the JSON report.
+
 Bounded in time: play stops after ``--duration`` seconds (or when every match is over).
 """
 
@@ -20,12 +27,13 @@ import ipaddress
 import json
 import os
 import random
-import socket
+import re
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,23 +107,88 @@ def check_loopback(url: str) -> None:
     raise SystemExit(f"the load test runs on loopback only, not on {host!r}")
 
 
+_ADDRESS = re.compile(r"http://[^\s/\"']+")
+_LOAD_ARGS = ["--host", "127.0.0.1", "--port", "0", "--bot-delay", "0", "--round-pause", "0",
+              "--grace", "3600", "--no-rate-limits"]
+
+
+def _spawn(args: list[str], data_dir: str) -> subprocess.Popen[str]:
+    """``python -m bela.server`` on 127.0.0.1 (any free port) with the load settings (no bot
+    delay, no rate limits: the load comes from one address) and ``args``."""
+    env = {**os.environ, "BELA_DATA_DIR": data_dir}
+    return subprocess.Popen([sys.executable, "-m", "bela.server", *_LOAD_ARGS, *args],
+                            stdout=subprocess.PIPE, text=True, env=env)
+
+
+def _address(proc: subprocess.Popen[str], timeout: float = 120.0) -> str:
+    """The URL a started server prints; its output is drained from then on."""
+    seen: list[str] = []
+    ready = threading.Event()
+
+    def drain() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if not ready.is_set():
+                seen.append(line)
+                if _ADDRESS.search(line):
+                    ready.set()
+        ready.set()  # the process ended
+
+    threading.Thread(target=drain, daemon=True).start()
+    found = _ADDRESS.search(seen[-1]) if ready.wait(timeout) and seen else None
+    if found is None:
+        stop_servers([proc])
+        raise SystemExit(f"the server did not start: {''.join(seen[-5:])!r}")
+    return found.group(0)
+
+
+def start_instance(args: list[str], data_dir: str) -> tuple[subprocess.Popen[str], str]:
+    """One server subprocess (see :func:`_spawn`) once it listens: its process and URL."""
+    proc = _spawn(args, data_dir)
+    return proc, _address(proc)
+
+
 def start_server(db_dir: str) -> tuple[subprocess.Popen[str], str]:
-    """A server subprocess on 127.0.0.1 with a fresh database and no rate limits (the load
-    comes from one address); its process and URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "BELA_DATA_DIR": db_dir}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bela.server", "--host", "127.0.0.1", "--port", str(port),
-         "--db", f"sqlite:///{db_dir}/load.db", "--bot-delay", "0", "--round-pause", "0",
-         "--grace", "3600", "--no-rate-limits"], stdout=subprocess.PIPE, text=True, env=env)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if "http://" not in line:
-        raise SystemExit(f"the server did not start: {line!r}")
-    threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep the pipe drained
-    return proc, f"http://127.0.0.1:{port}"
+    """A server subprocess on 127.0.0.1 with a fresh SQLite database in ``db_dir`` and no
+    rate limits; its process and URL."""
+    return start_instance(["--db", f"sqlite:///{db_dir}/load.db"], db_dir)
+
+
+def start_cluster(n: int, db: str, redis: str,
+                  data_dir: str) -> list[tuple[subprocess.Popen[str], str]]:
+    """``n`` server subprocesses (instances ``load-0``...) on one database and one Redis,
+    started together; their processes and URLs once all listen."""
+    procs = [_spawn(["--db", db, "--redis", redis, "--instance", f"load-{i}"], data_dir)
+             for i in range(n)]
+    try:
+        return [(proc, _address(proc)) for proc in procs]
+    except BaseException:
+        stop_servers(procs)
+        raise
+
+
+def stop_servers(procs: Sequence[subprocess.Popen[str]]) -> None:
+    """Terminate the processes, together; kill those still there after 10 s."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def seat_url(urls: Sequence[str], table_index: int, seat: int) -> str:
+    """The instance through which a seat connects: seat i of table k through ``urls[(k + i)
+    mod n]``, so a table's updates cross instances; seat 0's is also the instance that
+    creates and starts the table (round-robin over the tables).
+
+    >>> [[seat_url(["a", "b", "c"], k, i) for i in range(4)] for k in range(2)]
+    [['a', 'b', 'c', 'a'], ['b', 'c', 'a', 'b']]
+    """
+    return urls[(table_index + seat) % len(urls)]
 
 
 async def _wait_up(http: Any, url: str) -> None:
@@ -211,9 +284,13 @@ async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
             pending.cancel()
 
 
-async def run_load(url: str, tables: int, variant: str, think: float, duration: float,
-                   bot: str, target: int | None, server_pid: int | None,
+async def run_load(url: str | Sequence[str], tables: int, variant: str, think: float,
+                   duration: float, bot: str, target: int | None,
+                   server_pid: int | Sequence[int | None] | None,
                    seed: int = 1) -> dict[str, Any]:
+    """Play ``tables`` tables on the server at ``url``, or spread over the instances of one
+    site at the URLs (see :func:`seat_url`); ``server_pid``: the process of each, where known,
+    for its memory and CPU.  The report (a dict, as JSON)."""
     import httpx
 
     try:
@@ -222,30 +299,40 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
         # the legacy client: its own type on websockets 12-13 (unused on 14+)
         from websockets import connect  # type: ignore[no-redef,attr-defined,unused-ignore]
 
-    check_loopback(url)
+    urls = [url] if isinstance(url, str) else list(url)
+    pids = (list(server_pid) if isinstance(server_pid, Sequence)
+            else [server_pid] * len(urls))
+    if not urls or len(pids) != len(urls):
+        raise ValueError("one server process (or None) per URL")
+    for u in urls:
+        check_loopback(u)
+    known = [i for i, pid in enumerate(pids) if pid]
     stats = Stats()
     rng = random.Random(seed)
     limits = httpx.Limits(max_connections=32)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
-        await _wait_up(http, url)
-        rss0 = rss_bytes(server_pid) if server_pid else 0
+        await asyncio.gather(*(_wait_up(http, u) for u in set(urls)))
+        rss0 = [rss_bytes(pid) if pid else 0 for pid in pids]
         sem = asyncio.Semaphore(16)
 
-        async def one(i: int) -> tuple[str, list[str]]:
+        async def one(k: int) -> tuple[int, str, list[str]]:
             async with sem:
-                return await _setup_table(http, url, variant, target, i)
+                return (k, *await _setup_table(http, seat_url(urls, k, 0), variant, target, k))
 
         t_setup = time.perf_counter()
-        made = await asyncio.gather(*(one(i) for i in range(tables)), return_exceptions=True)
+        made = await asyncio.gather(*(one(k) for k in range(tables)), return_exceptions=True)
         setups = [m for m in made if not isinstance(m, BaseException)]
         for m in made:
             if isinstance(m, BaseException):
                 stats.error(f"setup: {type(m).__name__}: {m}")
-        ws_url = url.replace("http://", "ws://", 1)
+        per_url_tables = [0] * len(urls)
+        per_url_sockets = [0] * len(urls)
         sockets: list[tuple[TableRun, int, Any]] = []
-        for tid, tokens in setups:
+        for k, tid, tokens in setups:
+            per_url_tables[k % len(urls)] += 1
             run = TableRun(tid, len(tokens))
             for seat, tok in enumerate(tokens):
+                ws_url = seat_url(urls, k, seat).replace("http://", "ws://", 1)
                 try:
                     ws = await connect(f"{ws_url}/ws/tables/{tid}?token={tok}",
                                        max_size=2 ** 20, open_timeout=30, ping_interval=None)
@@ -253,6 +340,7 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
                     stats.error(f"connect: {type(exc).__name__}: {exc}")
                     continue
                 sockets.append((run, seat, ws))
+                per_url_sockets[(k + seat) % len(urls)] += 1
         setup_s = time.perf_counter() - t_setup
         gc.collect()
         gc.freeze()  # the clients' own long-lived objects: keep GC pauses out of the numbers
@@ -260,8 +348,8 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
         tasks = [asyncio.create_task(_seat(ws, run, seat, stats, bot, think,
                                            random.Random(rng.random()), stop_at))
                  for run, seat, ws in sockets]
-        for tid, tokens in setups:
-            r = await http.post(f"{url}/api/tables/{tid}/start",
+        for k, tid, tokens in setups:
+            r = await http.post(f"{seat_url(urls, k, 0)}/api/tables/{tid}/start",
                                 headers={"Authorization": f"Bearer {tokens[0]}"})
             if r.status_code != 200:
                 stats.error(f"start: {r.text}")
@@ -275,21 +363,26 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
 
         watcher = asyncio.create_task(watch_loop())
         t0 = time.perf_counter()
-        cpu0 = cpu_seconds(server_pid) if server_pid else 0.0
+        cpu0 = [cpu_seconds(pid) if pid else 0.0 for pid in pids]
         own0 = cpu_seconds(os.getpid())
-        rss_peak = 0
+        rss_peak = [0] * len(urls)
         while time.monotonic() < stop_at and not all(t.done() for t in tasks):
             await asyncio.sleep(0.5)
-            if server_pid:
-                rss_peak = max(rss_peak, rss_bytes(server_pid))
+            for i in known:
+                rss_peak[i] = max(rss_peak[i], rss_bytes(pids[i] or 0))
         elapsed = time.perf_counter() - t0
-        cpu = (cpu_seconds(server_pid) - cpu0) if server_pid else 0.0
+        cpu = [cpu_seconds(pid) - c0 if pid else 0.0 for pid, c0 in zip(pids, cpu0)]
         own = cpu_seconds(os.getpid()) - own0
         watcher.cancel()
         for _run, _seat_no, ws in sockets:
             await ws.close()
         await asyncio.gather(*tasks, return_exceptions=True)
-    per_table = (rss_peak - rss0) / max(1, len(setups)) if server_pid else None
+    growth = sum(rss_peak[i] - rss0[i] for i in known)
+    per_table = growth / max(1, len(setups)) if known else None
+    instances = [{"url": u, "tables": per_url_tables[i], "connections": per_url_sockets[i],
+                  "rss_mb": round(rss_peak[i] / 2 ** 20, 1) if i in known else None,
+                  "cpu_pct": round(100 * cpu[i] / elapsed, 1) if i in known else None}
+                 for i, u in enumerate(urls)]
     return {
         "tables": len(setups), "connections": len(sockets), "variant": variant, "bot": bot,
         "think_s": think, "duration_s": round(elapsed, 1), "setup_s": round(setup_s, 1),
@@ -304,10 +397,12 @@ async def run_load(url: str, tables: int, variant: str, think: float, duration: 
                                "max": round(max(lags, default=0.0) * 1000, 2)},
         "errors": stats.errors, "error_samples": stats.error_samples,
         "matches_finished": stats.finished,
-        "server_rss_mb": round(rss_peak / 2 ** 20, 1) if server_pid else None,
+        # over the processes known: the sum of their peaks, of their growth, of their CPU
+        "server_rss_mb": round(sum(rss_peak) / 2 ** 20, 1) if known else None,
         "memory_per_table_kb": round(per_table / 1024, 1) if per_table is not None else None,
-        "server_cpu_pct": round(100 * cpu / elapsed, 1) if server_pid else None,
+        "server_cpu_pct": round(100 * sum(cpu) / elapsed, 1) if known else None,
         "client_cpu_pct": round(100 * own / elapsed, 1),
+        "instances": instances,
     }
 
 
@@ -315,8 +410,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bela.server.load", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tables", type=int, default=200)
-    p.add_argument("--url", default=None, help="a running server (loopback only); default: "
-                   "start one with a temporary database")
+    p.add_argument("--url", action="append", default=None,
+                   help="a running server (loopback only); several times: instances of one "
+                   "site, the load spread over them; default: start one with a temporary "
+                   "database")
+    p.add_argument("--cluster", type=int, default=None, metavar="N",
+                   help="start N server instances on --db and --redis, the load spread over "
+                   "them")
+    p.add_argument("--db", default=None, help="PostgreSQL URL for --cluster")
+    p.add_argument("--redis", default=None, help="Redis URL for --cluster")
     p.add_argument("--variant", default="bela4", choices=list(VARIANTS))
     p.add_argument("--think", type=float, default=0.5,
                    help="mean seconds a seat thinks before acting (uniform 0.5x-1.5x)")
@@ -327,36 +429,48 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the report as JSON only")
     args = p.parse_args(argv)
+    if args.cluster is not None:
+        if args.url:
+            p.error("--cluster starts its own servers: not with --url")
+        if args.cluster < 1:
+            p.error("--cluster needs at least 1 instance")
+        if not args.db or not args.db.startswith("postgresql"):
+            p.error("--cluster needs --db postgresql://...")
+        if not args.redis:
+            p.error("--cluster needs --redis redis://...")
+    elif args.db or args.redis:
+        p.error("--db and --redis are for --cluster")
+    for u in args.url or []:
+        check_loopback(u)
     try:
         import uvloop
         uvloop.install()
     except ImportError:
         pass
-    proc = None
+    procs: list[subprocess.Popen[str]] = []
     tmp = None
-    url = args.url
-    pid = None
-    if url is None:
-        tmp = tempfile.TemporaryDirectory(prefix="bela-load-")
-        proc, url = start_server(tmp.name)
-        pid = proc.pid
+    urls: list[str] = args.url or []
     try:
-        report = asyncio.run(run_load(url, args.tables, args.variant, args.think,
-                                      args.duration, args.bot, args.target, pid, args.seed))
+        if not urls:
+            tmp = tempfile.TemporaryDirectory(prefix="bela-load-")
+            started = (start_cluster(args.cluster, args.db, args.redis, tmp.name)
+                       if args.cluster is not None else [start_server(tmp.name)])
+            procs = [proc for proc, _ in started]
+            urls = [u for _, u in started]
+        pids: list[int | None] = [proc.pid for proc in procs] or [None] * len(urls)
+        report = asyncio.run(run_load(urls, args.tables, args.variant, args.think,
+                                      args.duration, args.bot, args.target, pids, args.seed))
     finally:
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_servers(procs)
         if tmp is not None:
             tmp.cleanup()
     if args.json:
         print(json.dumps(report))
     else:
         lat = report["latency_ms"]
-        print(f"{report['tables']} tables ({report['connections']} WebSockets, {args.variant}, "
+        n = len(report["instances"])
+        print(f"{report['tables']} tables over {n} instance{'s' * (n != 1)} "
+              f"({report['connections']} WebSockets, {args.variant}, "
               f"think {args.think}s), {report['duration_s']}s: {report['actions']} actions "
               f"({report['actions_per_s']}/s)")
         print(f"latency action -> every seat: p50 {lat['p50']} ms, p99 {lat['p99']} ms, "
@@ -365,10 +479,16 @@ def main(argv: list[str] | None = None) -> int:
               f"(load generator's loop lag: p99 {report['client_loop_lag_ms']['p99']} ms, "
               f"max {report['client_loop_lag_ms']['max']} ms)")
         if report["memory_per_table_kb"] is not None:
-            print(f"server: RSS {report['server_rss_mb']} MB, "
+            print(f"server{'s' * (n != 1)}: RSS {report['server_rss_mb']} MB, "
                   f"{report['memory_per_table_kb']} KB per table, "
                   f"CPU {report['server_cpu_pct']}% (load clients: "
                   f"{report['client_cpu_pct']}%)")
+        if n > 1:
+            for inst in report["instances"]:
+                figures = (f", RSS {inst['rss_mb']} MB, CPU {inst['cpu_pct']}%"
+                           if inst["rss_mb"] is not None else "")
+                print(f"  {inst['url']}: {inst['tables']} tables, "
+                      f"{inst['connections']} WebSockets{figures}")
         for e in report["error_samples"]:
             print("  error:", e)
     return 0 if report["errors"] == 0 else 1

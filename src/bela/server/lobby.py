@@ -5,9 +5,12 @@ It lists tables, creates them, seats players and bots while a table is open, sta
 lobby routes every change to it), and answers the lookups of summaries, records and
 history.  Refusals are the domain errors of :mod:`bela.server.errors`.
 
-On start the lobby rebuilds every open or running table from the database
-(:meth:`Store.rebuild`) and resumes the running ones, so a server killed at any point goes
-on where the last committed event left it.
+A single server process rebuilds every open or running table from the database on start
+(:meth:`Store.rebuild`, :meth:`Lobby.resume_all`) and resumes the running ones, so a server
+killed at any point goes on where the last committed event left it.  Several processes on
+one Redis (:mod:`bela.server.cluster`) each keep the tables whose lease they hold: a table
+is taken over with :meth:`Lobby.adopt` and let go with :meth:`Lobby.evict`; the hooks
+``on_change``, ``on_drop`` and ``on_conflict`` tell the cluster what the lobby did.
 
 Only a table's creator fills its seats with bots, starts it and closes it; a private table's
 seats are taken with its invite code.  A periodic :meth:`Lobby.sweep` closes the open tables
@@ -23,6 +26,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from ..bots import BOTS, make_bot
@@ -31,6 +35,8 @@ from ..engine.variants import VARIANTS
 from .actor import Act, Begin, Join, Leave, Reply, TableActor, inactive_refusal
 from .errors import Conflict, Forbidden, InvalidInput, NotFound
 from .hub import Conn, Hub
+from .logs import TableLog
+from .metrics import Metrics
 from .model import Seat, ServerConfig, Table, TableStatus
 from .store import BrokenLog, Store
 
@@ -49,6 +55,14 @@ class Lobby:
         self.store = store
         self.hub = hub
         self.config = config
+        self.metrics: Metrics = store.metrics
+        self.metrics.watch(lambda: len(self.actors), lambda: sum(
+            1 for t in self.tables.values() if t.status == TableStatus.OPEN))
+        # what the lobby did, for the cluster: a table's summary changed, a table left
+        # memory, a table's log was written by another process (no-ops for one process)
+        self.on_change: Callable[[Table], None] = lambda table: None
+        self.on_drop: Callable[[Table], None] = lambda table: None
+        self.on_conflict: Callable[[Table], None] = self._reload
         self.tables: dict[str, Table] = {}
         self.actors: dict[str, TableActor] = {}  # of tables started and still in memory
         self.broken: dict[str, str] = {}  # tables whose log no longer replays: id -> reason
@@ -59,6 +73,7 @@ class Lobby:
         self._listed_at = 0.0  # time.monotonic() of its last rebuild
         self._pages: dict[tuple[int, int], bytes] = {}  # (offset, limit) -> its JSON
         self.listing_builds = 0  # rebuilds of the lobby list so far
+        self._tasks: set[asyncio.Task[None]] = set()  # reloads under way
 
     # -- bots that can run -------------------------------------------------------------------
     def available_bots(self) -> list[str]:
@@ -79,18 +94,53 @@ class Lobby:
 
     # -- start and stop ----------------------------------------------------------------------
     async def resume_all(self) -> None:
-        """Rebuild every open or running table from the database and resume it."""
+        """Rebuild every open or running table from the database and resume it (a single
+        server process, at its start)."""
         for row in self.store.active_rows():
-            try:
-                table = self.store.rebuild(row)
-            except BrokenLog as exc:
-                log.error("table %s cannot be replayed: %s", row["id"], exc)
-                self.broken[row["id"]] = str(exc)
-                continue
-            self.tables[table.id] = table
-            if table.status == TableStatus.RUNNING:
-                table.watched_at = time.time()
-                self._spawn(table).post(Begin())
+            self.adopt(row)
+
+    def adopt(self, row: dict[str, Any]) -> Table | None:
+        """Keep and run the table of a stored row from its last stored event: an open table
+        waits for its players, a running one's actor resumes it.  ``None`` (noted in
+        ``broken``) when its log does not replay."""
+        try:
+            table = self.store.rebuild(row)
+        except BrokenLog as exc:
+            TableLog(log, row["id"]).error("table %s cannot be replayed: %s", row["id"], exc)
+            self.broken[row["id"]] = str(exc)
+            return None
+        self.tables[table.id] = table
+        self._listed = None
+        if table.status == TableStatus.RUNNING:
+            table.watched_at = time.time()
+            self._spawn(table).post(Begin())
+        return table
+
+    async def evict(self, table_id: str) -> None:
+        """Let a table go without changing it (another process runs it now, or it is
+        reloaded): its actor stops, its connections are closed with
+        :data:`~bela.server.hub.RECONNECT` (their clients connect again, to whichever
+        process runs it)."""
+        table = self.tables.pop(table_id, None)
+        actor = self.actors.pop(table_id, None)
+        if actor is not None:
+            await actor.stop()
+        if table is not None:
+            self.hub.forget(table)
+        self._listed = None
+
+    def _reload(self, table: Table) -> None:
+        """A single process's answer to a log written by another process on its database:
+        the table is read again from the database (the log is the truth)."""
+        async def reload() -> None:
+            await self.evict(table.id)
+            row = self.store.load_row(table.id, with_log=True)
+            if row is not None and row["status"] in ACTIVE:
+                self.adopt(row)
+
+        task = asyncio.get_running_loop().create_task(reload())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def shutdown(self) -> None:
         for actor in list(self.actors.values()):
@@ -98,7 +148,8 @@ class Lobby:
         self.hub.close_all()
 
     def _spawn(self, table: Table) -> TableActor:
-        actor = TableActor(table, self.store, self.hub, self.config, on_idle=self._drop)
+        actor = TableActor(table, self.store, self.hub, self.config, on_idle=self._drop,
+                           on_conflict=lambda t: self.on_conflict(t), metrics=self.metrics)
         self.actors[table.id] = actor
         actor.start()
         return actor
@@ -108,6 +159,7 @@ class Lobby:
         again on demand)."""
         self.tables.pop(table.id, None)
         self.actors.pop(table.id, None)
+        self.on_drop(table)
 
     # -- lookups -----------------------------------------------------------------------------
     def get(self, table_id: str) -> Table | None:
@@ -179,6 +231,7 @@ class Lobby:
         rebuilt at the next poll."""
         self.hub.broadcast_table(table)
         self._listed = None
+        self.on_change(table)
 
     def record(self, table_id: str, viewer: dict[str, Any] | None = None) -> dict[str, Any]:
         """The record of a finished match (it holds every hand: not before the end), read
@@ -257,8 +310,7 @@ class Lobby:
         else:
             seed = secrets.randbits(62)
         limit = self.config.tables_per_guest
-        if sum(1 for t in self.tables.values()
-               if t.owner_id == player["id"] and t.status in ACTIVE) >= limit:
+        if self.store.count_active(player["id"]) >= limit:
             raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
                            "start, finish or close one first")
         table_id = secrets.token_urlsafe(6)
@@ -269,10 +321,11 @@ class Lobby:
                       seed=seed, bot=bot, status=TableStatus.OPEN, owner_id=player["id"],
                       seats=[Seat() for _ in range(v.seats)], private=private,
                       invite_code=secrets.token_urlsafe(9) if private else None,
-                      active_at=time.time(), turn_clock=turn_clock)
+                      created_at=time.time(), active_at=time.time(), turn_clock=turn_clock)
         self.store.create(table)
         self.tables[table_id] = table
         self._listed = None
+        self.on_change(table)
         if seat is not None:
             self.sit(table, player, seat)
         return table
@@ -418,6 +471,14 @@ class Lobby:
     def _require_owner(self, table: Table, player: dict[str, Any]) -> None:
         if player["id"] != table.owner_id:
             raise Forbidden("not_owner", "only the table's creator may do that")
+
+    def admit(self, table: Table, conn: Conn, code: str | None) -> None:
+        """Let ``conn`` (its ``player_id`` set) watch ``table``, in its player's seat if he
+        has one; raises :class:`Forbidden` at a private table without the invite code."""
+        if not self.admits(table, conn.player_id, code):
+            raise Forbidden("invite_required", "this table is private: watch it with its "
+                            "invite code")
+        conn.seat = table.seat_of(conn.player_id)
 
     def admits(self, table: Table, player_id: str | None, code: str | None) -> bool:
         """Whether ``table`` lets this player (``None``: anonymous) with this invite ``code``

@@ -42,6 +42,12 @@ class ServerConfig:
     token_ttl: float = 30 * 86400.0  # a guest token unused this long expires
     min_turn_clock: int = 15  # the bounds of a table's turn clock (tests: shorter)
     max_turn_clock: int = 600
+    # One of several instances of a site (bela.server.cluster): the Redis they share
+    # (None: this process alone), this instance's name, and the seconds a table's lease
+    # lasts unrenewed (how soon another instance takes over the tables of one that died).
+    redis_url: str | None = None
+    instance: str = ""
+    lease_ttl: float = 5.0
 
 
 class TableStatus(StrEnum):
@@ -93,6 +99,7 @@ class Table:
     bot_failures: int = 0  # moves the table's bot failed (a fallback made them)
     private: bool = False  # not listed; seats are taken with the invite code only
     invite_code: str | None = None  # of a private table
+    created_at: float = 0.0  # time.time() of the creation (the lobby list's order)
     active_at: float = 0.0  # time.time() of the creation or the last seat change
     watched_at: float = 0.0  # time.time() the table started or a connection came or went
     turn_clock: int | None = None  # seconds a player has per turn (None: no clock)

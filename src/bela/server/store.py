@@ -12,14 +12,15 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from ..engine import BelaError, Match, parse_action
 from ..engine.actions import Action, Claim
 from ..engine.cards import Card, format_cards
 from ..engine.variants import Deal
 from ..storage import Database
-from .errors import Unauthenticated
+from .errors import Unauthenticated, Unavailable
+from .metrics import Metrics
 from .model import Seat, Table, TableStatus
 
 log = logging.getLogger("bela.server")
@@ -27,15 +28,29 @@ log = logging.getLogger("bela.server")
 SEEN_EVERY = 3600.0  # seconds: a token's use is written at most this often
 
 
+def storage_refusal(exc: SQLAlchemyError) -> Unavailable:
+    """The refusal of a request the database failed: ``storage_full`` for a full disk
+    (SQLite's "database or disk is full", PostgreSQL's ``disk_full``), else ``storage``."""
+    cause = exc.orig if isinstance(exc, DBAPIError) else exc
+    text = str(cause).lower()
+    if ("disk is full" in text or "no space left" in text
+            or getattr(cause, "sqlstate", None) == "53100"):
+        return Unavailable("storage_full", "the server's storage is full: try again later")
+    return Unavailable("storage", f"the database failed ({type(cause).__name__}): "
+                       "try again later")
+
+
 class BrokenLog(Exception):
     """A stored table whose log no longer replays through the engine."""
 
 
 class Store:
-    """Reads and writes of the server's rows (one :class:`Database`)."""
+    """Reads and writes of the server's rows (one :class:`Database`); the writes of a
+    table's log are timed in ``metrics``."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, metrics: Metrics | None = None) -> None:
         self.db = db
+        self.metrics = metrics or Metrics()
 
     # -- players -----------------------------------------------------------------------------
     def create_player(self, name: str) -> tuple[str, str]:
@@ -81,6 +96,14 @@ class Store:
         """Every open or running table, with its log."""
         return self.db.load_active()
 
+    def active_ids(self) -> list[str]:
+        """The ids of every open or running table."""
+        return self.db.active_table_ids()
+
+    def count_active(self, owner_id: str) -> int:
+        """The open or running tables ``owner_id`` created (on every server process)."""
+        return self.db.count_active_tables(owner_id)
+
     def create(self, table: Table) -> None:
         self.db.create_table(table.id, table.variant, table.options, table.seed, table.bot,
                              table.owner_id, len(table.seats), private=table.private,
@@ -103,16 +126,19 @@ class Store:
         """The deal of round ``idx`` as the table's next event."""
         stored = {"hands": [format_cards(h) for h in deal.hands],
                   "extra": {k: format_cards(v) for k, v in deal.extra.items()}}
-        self.db.add_round(table.id, idx, table.seq + 1, dealer, stored)
+        with self.metrics.writing("deal"):
+            self.db.add_round(table.id, idx, table.seq + 1, dealer, stored)
 
     def add_action(self, table: Table, seat: int, action: Action) -> None:
         """An action of the round being played as the table's next event."""
         assert table.match is not None
-        self.db.add_action(table.id, table.seq + 1, len(table.match.rounds) - 1, seat,
-                           action.token())
+        with self.metrics.writing("action"):
+            self.db.add_action(table.id, table.seq + 1, len(table.match.rounds) - 1, seat,
+                               action.token())
 
     def finish(self, table: Table, result: dict[str, Any], record: dict[str, Any]) -> None:
-        self.db.finish_table(table.id, result, record)
+        with self.metrics.writing("result"):
+            self.db.finish_table(table.id, result, record)
 
     # -- replay ------------------------------------------------------------------------------
     def rebuild(self, row: dict[str, Any]) -> Table:
@@ -133,6 +159,7 @@ def _rebuild(row: dict[str, Any]) -> Table:
                   result=row.get("result"), record=row.get("record"),
                   private=bool(row.get("private")), invite_code=row.get("invite_code"),
                   active_at=_timestamp(row.get("active_at") or row["created_at"]),
+                  created_at=_timestamp(row["created_at"]),
                   turn_clock=row.get("turn_clock"))
     events: list[tuple[int, str, dict[str, Any]]] = (
         [(r["seq"], "deal", r) for r in row.get("rounds", [])]

@@ -1,5 +1,5 @@
 """Storage of the server: SQLAlchemy 2 models, the database, Alembic migrations."""
 
-from .db import Database, data_dir, default_db_url, make_engine, migrate
+from .db import Database, LogConflict, data_dir, default_db_url, make_engine, migrate
 
-__all__ = ["Database", "data_dir", "default_db_url", "make_engine", "migrate"]
+__all__ = ["Database", "LogConflict", "data_dir", "default_db_url", "make_engine", "migrate"]

@@ -18,13 +18,30 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    bindparam,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.pool import StaticPool
 
 from .models import actions, players, rounds, seats, tables
 
 MIGRATIONS = "bela.storage"
+MIGRATION_LOCK = 0x62656C61  # PostgreSQL advisory lock: one process migrates at a time
 _INSERT_ACTION = insert(actions)
+
+
+class LogConflict(Exception):
+    """An event written at a ``seq`` the table's log has already passed: another process
+    appended to the table (it believed it ran the table too).  Nothing was written."""
 
 
 def data_dir() -> Path:
@@ -86,8 +103,24 @@ def migrate(engine: Engine) -> None:
 
     cfg = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":  # server processes starting together
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+_ADVANCE = (update(tables)
+            .where(tables.c.id == bindparam("tid"), tables.c.seq == bindparam("prev"))
+            .values(seq=bindparam("next")))
+
+
+def _advance(conn: Connection, table_id: str, seq: int) -> None:
+    """Move the table's stored event count from ``seq - 1`` to ``seq`` in the transaction
+    that writes event ``seq``: raises :class:`LogConflict` (the transaction is rolled back)
+    when the log is elsewhere."""
+    if conn.execute(_ADVANCE, {"tid": table_id, "prev": seq - 1, "next": seq}).rowcount != 1:
+        raise LogConflict(f"table {table_id}: event {seq} was already written, or the one "
+                          "before it is missing")
 
 
 def hash_token(token: str) -> str:
@@ -210,12 +243,18 @@ class Database:
 
     def add_round(self, table_id: str, idx: int, seq: int, dealer: int,
                   deal: dict[str, Any]) -> None:
+        """The deal of round ``idx`` as event ``seq`` (raises :class:`LogConflict` when the
+        table's log is not at ``seq - 1``)."""
         with self.begin() as conn:
+            _advance(conn, table_id, seq)
             conn.execute(insert(rounds).values(table_id=table_id, idx=idx, seq=seq,
                                                dealer=dealer, deal=deal))
 
     def add_action(self, table_id: str, seq: int, round_idx: int, seat: int, token: str) -> None:
-        with self.begin() as conn:  # one prebuilt statement: the hot path of a server
+        """An action as event ``seq`` (raises :class:`LogConflict` when the table's log is
+        not at ``seq - 1``)."""
+        with self.begin() as conn:  # prebuilt statements: the hot path of a server
+            _advance(conn, table_id, seq)
             conn.execute(_INSERT_ACTION, {"table_id": table_id, "seq": seq, "round": round_idx,
                                           "seat": seat, "token": token})
 
@@ -236,6 +275,24 @@ class Database:
             t["actions"] = [dict(r._mapping) for r in conn.execute(
                 select(actions).where(actions.c.table_id == t["id"]).order_by(actions.c.seq))]
         return t
+
+    def active_table_ids(self) -> list[str]:
+        """The ids of the open and running tables."""
+        with self.begin() as conn:
+            return list(conn.execute(select(tables.c.id).where(
+                tables.c.status.in_(("open", "running")))).scalars())
+
+    def count_active_tables(self, owner_id: str) -> int:
+        """How many open or running tables ``owner_id`` created."""
+        with self.begin() as conn:
+            return int(conn.execute(select(func.count()).select_from(tables).where(
+                tables.c.owner_id == owner_id,
+                tables.c.status.in_(("open", "running")))).scalar_one())
+
+    def ping(self) -> None:
+        """Raise unless the database answers."""
+        with self.begin() as conn:
+            conn.execute(text("SELECT 1"))
 
     def load_active(self) -> list[dict[str, Any]]:
         """Every open or running table with its seats, deals and action log."""

@@ -51,6 +51,9 @@ tables = Table(
     Column("invite_code", String(32), nullable=True),  # a private table's seats need it
     Column("active_at", DateTime(timezone=True), nullable=True),  # last seat change
     Column("turn_clock", Integer, nullable=True),  # seconds a player has per turn (None: no clock)
+    # events stored (deals and actions): each new event's write checks and advances it, so
+    # two server processes that both believe they run the table cannot both append
+    Column("seq", Integer, nullable=False, default=0, server_default="0"),
 )
 Index("ix_tables_status", tables.c.status)
 

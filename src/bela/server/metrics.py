@@ -1,0 +1,83 @@
+"""The server's metrics in the Prometheus text format (``GET /metrics``), one registry per app.
+
+Each server process counts what it does itself; Prometheus scrapes every instance and adds
+them up.  Names are ``bela_*``:
+
+- ``bela_live_tables`` (tables whose match this process runs), ``bela_open_tables``,
+  ``bela_connections`` (WebSockets this process holds);
+- ``bela_actions_total{by="human"|"bot"}`` (its rate is the actions per second);
+- ``bela_action_update_seconds``: from an action reaching the table's process to its new
+  state being handed to every connection (queue wait, engine, database write, views);
+- ``bela_bot_think_seconds``, ``bela_store_write_seconds{what=...}``;
+- ``bela_errors_total{kind=...}``: ``storage`` (a write the database refused), ``bot`` (a
+  bot's move made by the fallback), ``internal`` (a message a table could not handle),
+  ``cluster`` (a call to another instance or to Redis that failed), ``lease_lost`` (a
+  table another instance took over), ``log_conflict`` (a write fenced off because another
+  process appended to the table).
+
+>>> m = Metrics()
+>>> m.actions.labels(by="bot").inc()
+>>> b"bela_actions_total" in m.render()[0]
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+WRITE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+
+
+class Metrics:
+    """The metrics of one server app (its own registry: several apps in one process, as in
+    the tests, do not share counts)."""
+
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry(auto_describe=True)
+        self.live_tables = Gauge("bela_live_tables", "Tables whose match this process runs",
+                                 registry=r)
+        self.open_tables = Gauge("bela_open_tables", "Open tables this process keeps",
+                                 registry=r)
+        self.connections = Gauge("bela_connections", "WebSocket connections this process "
+                                 "holds", registry=r)
+        self.actions = Counter("bela_actions", "Actions applied at this process's tables",
+                               ["by"], registry=r)
+        self.action_update = Histogram(
+            "bela_action_update_seconds", "From an action reaching its table's process to "
+            "the new state handed to every connection", buckets=LATENCY_BUCKETS, registry=r)
+        self.bot_think = Histogram("bela_bot_think_seconds", "Time a bot took to decide",
+                                   buckets=LATENCY_BUCKETS, registry=r)
+        self.store_write = Histogram("bela_store_write_seconds", "Time of one database write",
+                                     ["what"], buckets=WRITE_BUCKETS, registry=r)
+        self.errors = Counter("bela_errors", "Errors by kind", ["kind"], registry=r)
+
+    def watch(self, tables: Callable[[], float], open_tables: Callable[[], float]) -> None:
+        """Read the two table gauges from ``tables()`` and ``open_tables()`` at each
+        scrape."""
+        self.live_tables.set_function(tables)
+        self.open_tables.set_function(open_tables)
+
+    @contextmanager
+    def writing(self, what: str) -> Iterator[None]:
+        """Time a database write of ``what`` (the time counts whether or not it worked)."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.store_write.labels(what=what).observe(time.perf_counter() - start)
+
+    def render(self) -> tuple[bytes, str]:
+        """The text exposition and its content type."""
+        return generate_latest(self.registry), CONTENT_TYPE_LATEST
