@@ -128,6 +128,19 @@ def test_limits_are_checked_when_the_app_is_made(tmp_path: Path) -> None:
     assert RateLimits(ServerConfig(rate_requests="")).items["requests"] == []  # no limit
 
 
+
+def test_a_storage_that_cannot_be_reached_lets_requests_through(tmp_path: Path) -> None:
+    """A Redis restart must not lock every player out, nor fail the health checks: the
+    requests go through uncounted, and the server says so in its log."""
+    with server(tmp_path, rate_limit_storage="redis://127.0.0.1:1/0",
+                rate_requests="1/minute") as client:
+        for _ in range(3):
+            assert client.get("/healthz").status_code == 200
+        _, h = guest(client, "Ana")
+        tid = new_table(client, h)["id"]
+        with client.websocket_connect(f"/ws/tables/{tid}") as ws:
+            assert ws.receive_json()["type"] == "welcome"
+
 # -- tables per guest ----------------------------------------------------------------------
 def test_a_guest_has_at_most_three_open_or_running_tables(tmp_path: Path) -> None:
     with server(tmp_path) as client:

@@ -571,8 +571,8 @@ class Cluster:
                 await self.redis.set(instance_key(self.id), self.epoch, px=self.ttl_ms)
                 self._subscribed.set()
                 pause = 0.2
-                while True:
-                    msg = await pubsub.get_message(timeout=None)
+                while True:  # waits of a second: an idle inbox is not a broken one
+                    msg = await pubsub.get_message(timeout=1.0)
                     if msg is not None and msg["type"] == "message":
                         self._incoming(msg["data"])
             except (RedisError, OSError) as exc:

@@ -3,13 +3,16 @@
 The storage is chosen by URL in one place (:class:`RateLimits`, from
 ``ServerConfig.rate_limit_storage``): ``memory://`` keeps the counts in this process;
 ``redis://host:6379`` (or any other ``limits`` storage) shares them between the processes
-of one site.  A check over a limit raises :class:`~bela.server.errors.TooMany`.
+of one site.  A check over a limit raises :class:`~bela.server.errors.TooMany`.  A storage
+that cannot be reached lets requests through (logged once a minute): a Redis restart must
+not lock every player out, nor fail the health checks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import math
 import time
 
@@ -20,6 +23,9 @@ from limits.strategies import MovingWindowRateLimiter
 
 from .errors import TooMany
 from .model import ServerConfig
+
+log = logging.getLogger("bela.server")
+WARN_EVERY = 60.0  # seconds between two warnings that the storage cannot be reached
 
 
 def address_key(host: str | None) -> str:
@@ -56,6 +62,7 @@ class RateLimits:
             raise ValueError(f"rate_limit_storage {url!r}: give the URL without 'async+' "
                              "(memory://, redis://host:6379)")
         self.storage = storage
+        self._warned = -WARN_EVERY
         self.limiter = MovingWindowRateLimiter(storage)
         self.items: dict[str, list[RateLimitItem]] = {
             name: parse_many(spec) if spec.strip() else []
@@ -71,8 +78,17 @@ class RateLimits:
             return
         if isinstance(self.storage, MemoryStorage):  # no I/O: on the event loop
             self._hit(name, address)
-        else:  # a network storage: off the event loop
+            return
+        try:  # a network storage: off the event loop
             await asyncio.to_thread(self._hit, name, address)
+        except TooMany:
+            raise
+        except Exception as exc:  # the storage is down: not counted, let through
+            now = time.monotonic()
+            if now - self._warned >= WARN_EVERY:
+                self._warned = now
+                log.warning("the rate limits' storage cannot be reached (%s: %s): requests "
+                            "are let through uncounted", type(exc).__name__, exc)
 
     def _hit(self, name: str, address: str) -> None:
         for item in self.items[name]:
