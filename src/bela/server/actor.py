@@ -178,6 +178,7 @@ class TableActor:
         self._clock_key: tuple[int, int] | None = None  # (seat, seq) the turn clock runs for
         self._clock_timer: asyncio.TimerHandle | None = None
         self._overdue: tuple[int, int] | None = None  # (seat, seq) whose clock ran out
+        self._moved_away = False  # stopped because another process wrote to the table
 
     # -- the mailbox ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -220,6 +221,7 @@ class TableActor:
                 if reply is not None and not reply.done():
                     reply.set_result(error("table_moving", "the table moved to another "
                                            "server process: connect again"))
+                self._moved_away = True
                 self._halt()
                 self.on_conflict(self.table)
                 return
@@ -256,6 +258,9 @@ class TableActor:
 
     def _gone(self, msg: Message) -> Reply:
         """The reply of a stopped actor."""
+        if isinstance(msg, Act) and self._moved_away:
+            return error("table_moving", "the table moved to another server process: "
+                         "connect again")
         if isinstance(msg, Act):
             return inactive_refusal(self.table, msg.conn) or error(
                 "not_running", "the table is closed")

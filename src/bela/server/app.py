@@ -447,6 +447,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                 return
             await _serve_socket(websocket, session, conn, cfg)
         finally:
+            metrics.connections.dec()  # first: the awaits below may be cancelled
             if session is not None:
                 await session.close()
             conn.close()
@@ -456,7 +457,6 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                 sender.cancel()
             with contextlib.suppress(Exception):
                 await websocket.close()
-            metrics.connections.dec()
 
     # -- the UI ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)

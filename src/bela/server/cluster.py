@@ -47,7 +47,7 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from .errors import REFUSALS, Refused, Unavailable
-from .hub import RECONNECT, Conn
+from .hub import RECONNECT, Conn, dumps
 from .lobby import ACTIVE, Lobby
 from .logs import TableLog
 from .metrics import Metrics
@@ -141,8 +141,7 @@ class RemoteConn(Conn):
 
     def send(self, msg: dict[str, Any] | str) -> None:
         if not self.closed:
-            text = msg if isinstance(msg, str) else json.dumps(
-                msg, separators=(",", ":"), ensure_ascii=False)
+            text = msg if isinstance(msg, str) else dumps(msg)
             self.cluster.forward(self.instance, {"c": self.conn_id, "t": text})
 
     def close(self, code: int | None = None) -> None:
@@ -190,7 +189,7 @@ class Cluster:
                                  Awaitable[Any]]) -> None:
         no_retry = Retry(NoBackoff(), 0)  # fail at once: the callers know what to do
         self.redis: Redis = Redis.from_url(url, decode_responses=True, retry=no_retry,
-                                           socket_connect_timeout=1.0, socket_timeout=3.0)
+                                           socket_connect_timeout=1.0, socket_timeout=10.0)
         self.url = url
         self.id = instance
         self.lobby = lobby
@@ -412,8 +411,7 @@ class Cluster:
 
     def _summary_into(self, pipe: Any, table: Table) -> None:
         if self._listed(table):
-            text = json.dumps(self.lobby.summary(table), separators=(",", ":"),
-                              ensure_ascii=False)
+            text = dumps(self.lobby.summary(table))
             pipe.set(summary_key(table.id), text, px=self.ttl_ms)
             pipe.zadd(LISTED, {table.id: table.created_at})
         else:

@@ -54,6 +54,17 @@ class TableRun:
 
 
 @dataclass
+class Window:
+    """The time of play: it ends at ``at`` (``time.monotonic()``), set once every table has
+    started."""
+
+    at: float = float("inf")
+
+    def over(self) -> bool:
+        return time.monotonic() >= self.at
+
+
+@dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)  # action -> every seat updated
     seat_latencies: list[float] = field(default_factory=list)  # action -> one seat updated
@@ -225,14 +236,14 @@ async def _setup_table(http: Any, url: str, variant: str, target: int | None,
 
 
 async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
-                think: float, rng: random.Random, stop_at: float) -> None:
+                think: float, rng: random.Random, window: Window) -> None:
     bot = make_bot(bot_name, seed=rng.randrange(1 << 30)) if bot_name != "random" else None
     pending: asyncio.Task[None] | None = None
 
     async def act(seq: int, view: dict[str, Any]) -> None:
         if think > 0:
             await asyncio.sleep(think * (0.5 + rng.random()))
-        if time.monotonic() >= stop_at or run.done:
+        if window.over() or run.done:
             return
         try:
             if bot is not None:
@@ -244,7 +255,7 @@ async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
             await ws.send(json.dumps({"type": "act", "action": token, "seq": seq}))
             stats.actions += 1
         except Exception as exc:
-            if time.monotonic() < stop_at and not run.done:
+            if not window.over() and not run.done:
                 stats.error(f"table {run.tid} seat {seat}: {type(exc).__name__}: {exc}")
 
     try:
@@ -270,14 +281,14 @@ async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
                     run.done = True
                     stats.finished += 1
                 return
-            if msg["view"]["legal"] and time.monotonic() < stop_at:
+            if msg["view"]["legal"] and not window.over():
                 pending = asyncio.create_task(act(seq, msg["view"]))
-            if time.monotonic() >= stop_at:
+            if window.over():
                 return
-        if time.monotonic() < stop_at and not run.done:
+        if not window.over() and not run.done:
             stats.error(f"table {run.tid} seat {seat}: the server closed the connection")
     except Exception as exc:  # a dropped connection is an error unless play has stopped
-        if time.monotonic() < stop_at and not run.done:
+        if not window.over() and not run.done:
             stats.error(f"table {run.tid} seat {seat}: {type(exc).__name__}: {exc}")
     finally:
         if pending is not None and not pending.done():
@@ -344,15 +355,23 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
         setup_s = time.perf_counter() - t_setup
         gc.collect()
         gc.freeze()  # the clients' own long-lived objects: keep GC pauses out of the numbers
-        stop_at = time.monotonic() + duration
+        window = Window()
         tasks = [asyncio.create_task(_seat(ws, run, seat, stats, bot, think,
-                                           random.Random(rng.random()), stop_at))
+                                           random.Random(rng.random()), window))
                  for run, seat, ws in sockets]
-        for k, tid, tokens in setups:
-            r = await http.post(f"{seat_url(urls, k, 0)}/api/tables/{tid}/start",
-                                headers={"Authorization": f"Bearer {tokens[0]}"})
+        t0 = time.perf_counter()
+        cpu0 = [cpu_seconds(pid) if pid else 0.0 for pid in pids]
+        own0 = cpu_seconds(os.getpid())
+
+        async def start(k: int, tid: str, tokens: list[str]) -> None:
+            async with sem:
+                r = await http.post(f"{seat_url(urls, k, 0)}/api/tables/{tid}/start",
+                                    headers={"Authorization": f"Bearer {tokens[0]}"})
             if r.status_code != 200:
                 stats.error(f"start: {r.text}")
+
+        await asyncio.gather(*(start(k, tid, tokens) for k, tid, tokens in setups))
+        window.at = time.monotonic() + duration  # play runs this long after the last start
         lags: list[float] = []
 
         async def watch_loop() -> None:  # the load generator's own stalls, for honesty
@@ -362,11 +381,8 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
                 lags.append(time.perf_counter() - t - 0.01)
 
         watcher = asyncio.create_task(watch_loop())
-        t0 = time.perf_counter()
-        cpu0 = [cpu_seconds(pid) if pid else 0.0 for pid in pids]
-        own0 = cpu_seconds(os.getpid())
         rss_peak = [0] * len(urls)
-        while time.monotonic() < stop_at and not all(t.done() for t in tasks):
+        while not window.over() and not all(t.done() for t in tasks):
             await asyncio.sleep(0.5)
             for i in known:
                 rss_peak[i] = max(rss_peak[i], rss_bytes(pids[i] or 0))
