@@ -108,7 +108,7 @@ def test_refusals_and_statuses_have_words() -> None:
     assert block
     codes = set(re.findall(r'"(\w+)"', block.group(1)))
     assert codes >= {"not_owner", "invite_required", "too_many_tables", "rate_limited",
-                     "has_players"}, codes
+                     "has_players", "table_moving", "cluster"}, codes
     for code in codes:
         assert f"err_{code}" in hr and f"err_{code}" in en, code
     assert "{n}" in hr["err_rate_limited_in"] and "{n}" in en["err_rate_limited_in"]

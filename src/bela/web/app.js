@@ -22,7 +22,7 @@ const PUBLIC_CLOCK = 60; // preselected for a public table; a private one has no
 // The server's refusals said in the UI's words (i18n "err_<code>"); any other code shows
 // the server's message.
 const FRIENDLY_ERRORS = ["not_owner", "invite_required", "too_many_tables", "rate_limited",
-  "has_players", "bad_options", "bad_turn_clock"];
+  "has_players", "bad_options", "bad_turn_clock", "table_moving", "cluster"];
 
 /** A refused request in words: rate_limited with the Retry-After seconds when given. */
 export function errorText(e) {
