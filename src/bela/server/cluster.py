@@ -169,6 +169,9 @@ class Relay:
             return await self.cluster.call(self.owner, op, self.table_id, None,
                                            {"conn": self.id, **args})
         except (Moved, Unavailable) as exc:
+            log.warning("a connection to table %s relayed to %s is closed (%s: %s)",
+                        self.table_id, self.owner, type(exc).__name__, exc,
+                        extra={"table": self.table_id})
             self.conn.close(RECONNECT)
             if isinstance(exc, Unavailable):
                 raise
@@ -372,14 +375,19 @@ class Cluster:
                 await self.part(key, table_id)
 
     async def _check_relays(self) -> None:
-        """Relayed connections whose table is run by another instance than they joined are
-        closed (their clients connect again)."""
+        """Relayed connections whose table another instance runs now than the one they
+        joined are closed (their clients connect again).  A lease missing for a moment (its
+        instance renews late) is no move: a dead instance's tables show as moved once
+        another instance took them."""
         tables = sorted({relay.table_id for relay in self.relays.values()})
         if not tables:
             return
         owners = dict(zip(tables, await self.redis.mget([lease_key(t) for t in tables])))
         for relay in list(self.relays.values()):
-            if owners.get(relay.table_id) != relay.owner:
+            holder = owners.get(relay.table_id)
+            if holder is not None and holder != relay.owner:
+                log.info("table %s moved from %s: its relayed connection is closed",
+                         relay.table_id, relay.owner, extra={"table": relay.table_id})
                 relay.conn.close(RECONNECT)
 
     async def _scan(self) -> None:

@@ -364,9 +364,13 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
         own0 = cpu_seconds(os.getpid())
 
         async def start(k: int, tid: str, tokens: list[str]) -> None:
-            async with sem:
-                r = await http.post(f"{seat_url(urls, k, 0)}/api/tables/{tid}/start",
-                                    headers={"Authorization": f"Bearer {tokens[0]}"})
+            try:
+                async with sem:
+                    r = await http.post(f"{seat_url(urls, k, 0)}/api/tables/{tid}/start",
+                                        headers={"Authorization": f"Bearer {tokens[0]}"})
+            except Exception as exc:
+                stats.error(f"start: {type(exc).__name__}: {exc}")
+                return
             if r.status_code != 200:
                 stats.error(f"start: {r.text}")
 

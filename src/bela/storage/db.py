@@ -85,7 +85,9 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    engine = create_engine(url, pool_pre_ping=True)
+    # no ping before each use (a round trip per action): a connection the server lost fails
+    # its statement, is dropped from the pool, and the write is refused and tried again
+    engine = create_engine(url, pool_recycle=1800)
     if engine.dialect.name == "postgresql":
 
         @event.listens_for(engine, "connect")
