@@ -209,6 +209,7 @@ class Cluster:
         self.relays: dict[str, Relay] = {}  # relayed connections by id
         self.remote: dict[tuple[str, str], tuple[str, RemoteConn]] = {}  # (instance, id) ->
         self._missing: set[str] = set()  # active tables found without a lease at the last scan
+        self._absent: set[str] = set()  # instances whose key was missing at the last tick
         self._tasks: list[asyncio.Task[None]] = []
         self._jobs: set[asyncio.Task[None]] = set()
         self._renew = self.redis.register_script(RENEW)
@@ -363,15 +364,22 @@ class Cluster:
         await self._scan()
 
     async def _drop_stale_remotes(self) -> None:
-        """Connections registered here by instances gone, or by an earlier subscription of
-        theirs, are disconnected."""
+        """Connections registered here by an earlier inbox subscription of their instance,
+        or by an instance gone (its key missing at two ticks in a row: one late renewal is
+        not a death), are disconnected; the clients of those still there connect again."""
         instances = sorted({inst for inst, _ in self.remote})
         if not instances:
+            self._absent = set()
             return
         epochs = dict(zip(instances, await self.redis.mget(
             [instance_key(i) for i in instances])))
+        absent = {i for i, epoch in epochs.items() if epoch is None}
+        gone = absent & self._absent
+        self._absent = absent
         for key, (table_id, rconn) in list(self.remote.items()):
-            if epochs.get(rconn.instance) != rconn.epoch:
+            epoch = epochs.get(rconn.instance)
+            if rconn.instance in gone or (epoch is not None and epoch != rconn.epoch):
+                rconn.close(RECONNECT)
                 await self.part(key, table_id)
 
     async def _check_relays(self) -> None:
