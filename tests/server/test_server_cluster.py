@@ -383,6 +383,33 @@ def test_killed_instance_hands_its_table_over(site: Site) -> None:
     assert "taken over" in logs
 
 
+def test_stopped_instance_hands_its_table_over_at_once(site: Site) -> None:
+    """A rolling restart: the instance running the table is stopped (SIGTERM), gives its
+    leases back and closes its connections with 1012; another instance takes the table
+    over without waiting for the lease to expire, and the match ends as undisturbed."""
+    reference = _undisturbed(site)
+    moved_in: list[float] = []
+
+    async def stop_owner(s: Site, tid: str, seq: int) -> None:
+        name = _owner(s, tid)
+        inst = s.by_name(name)
+        at = time.monotonic()
+        inst.proc.terminate()
+        await asyncio.to_thread(inst.proc.wait, 30)
+        while True:
+            holder = _owner_or_none(s, tid)
+            if holder is not None and holder != name:
+                moved_in.append(time.monotonic() - at)
+                break
+            assert time.monotonic() - at < 15, "nobody took the table over"
+            await asyncio.sleep(0.05)
+
+    record, seats = asyncio.run(_match(site, stop_owner))
+    assert _comparable(record) == _comparable(reference)
+    assert any(p.reconnects for p in seats)
+    assert moved_in
+
+
 def test_redis_restart_loses_nothing(site: Site) -> None:
     """Redis restarted (empty) mid-match: the tables go on (connections relayed through
     other instances connect again) and the match ends exactly as undisturbed."""
