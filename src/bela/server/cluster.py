@@ -231,8 +231,13 @@ class Cluster:
             await asyncio.wait_for(self._subscribed.wait(), 5.0)
 
     async def stop(self) -> None:
-        """Stop, giving back the leases held (the other instances take the tables over at
-        their next scan, not after ``lease_ttl``)."""
+        """Stop: the tables here stop and their connections (those relayed by other
+        instances too) are told to reconnect, the leases are given back (the other instances
+        take the tables over at their next scan, not after ``lease_ttl``), and the
+        connections this instance relays are closed with :data:`RECONNECT`."""
+        held = list(self.lobby.tables)
+        await self.lobby.shutdown()
+        await self._flush_outbox()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -240,12 +245,9 @@ class Cluster:
                 await task
         for relay in list(self.relays.values()):
             relay.conn.close(RECONNECT)
-        held = list(self.lobby.tables)
-        await self.lobby.shutdown()
+        for table_id in held:
+            await self._let_go(table_id)
         with contextlib.suppress(RedisError, OSError):
-            for table_id in held:
-                await self._release(keys=[lease_key(table_id)], args=[self.id])
-                await self.redis.delete(summary_key(table_id))
             await self.redis.delete(instance_key(self.id))
         await self.redis.aclose()
 
@@ -364,9 +366,13 @@ class Cluster:
         await self._scan()
 
     async def _drop_stale_remotes(self) -> None:
-        """Connections registered here by an earlier inbox subscription of their instance,
-        or by an instance gone (its key missing at two ticks in a row: one late renewal is
-        not a death), are disconnected; the clients of those still there connect again."""
+        """Connections registered here at tables no longer here are forgotten; those of an
+        earlier inbox subscription of their instance, or of an instance gone (its key
+        missing at two ticks in a row: one late renewal is not a death), are disconnected;
+        the clients of those still there connect again."""
+        for key, (table_id, _rconn) in list(self.remote.items()):
+            if table_id not in self.lobby.tables:  # the table ended or moved: forget them
+                del self.remote[key]
         instances = sorted({inst for inst, _ in self.remote})
         if not instances:
             self._absent = set()
@@ -542,15 +548,18 @@ class Cluster:
         while True:
             await self._outbox_ready.wait()
             self._outbox_ready.clear()
-            batches, self._outbox = self._outbox, {}
-            for instance, items in batches.items():
-                try:
-                    await self.redis.publish(inbox(instance),
-                                             json.dumps({"k": "out", "items": items}))
-                except (RedisError, OSError):
-                    # lost: that instance closes its relays when its subscription breaks,
-                    # and this one drops its connections when its epoch changes
-                    self.metrics.errors.labels(kind="cluster").inc()
+            await self._flush_outbox()
+
+    async def _flush_outbox(self) -> None:
+        batches, self._outbox = self._outbox, {}
+        for instance, items in batches.items():
+            try:
+                await self.redis.publish(inbox(instance),
+                                         json.dumps({"k": "out", "items": items}))
+            except (RedisError, OSError):
+                # lost: that instance closes its relays when its subscription breaks, and
+                # this one drops its connections when its epoch changes
+                self.metrics.errors.labels(kind="cluster").inc()
 
     # -- relays (connections held here, tables run elsewhere) ------------------------------
     async def relay(self, owner: str, table_id: str, conn: Conn, player_id: str | None,
