@@ -30,6 +30,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..engine.variants import TARGET_RANGE, VARIANTS
 from ..engine.variants.base import OPTION_CHOICES
 from ..storage import Database
+from . import accounts, profiles, quickplay
 from .errors import (
     Conflict,
     Forbidden,
@@ -74,7 +75,8 @@ HTTP_STATUS: dict[type[Refused], int] = {
 }
 
 # The requests with a limit of their own besides ServerConfig.rate_requests.
-LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables"}
+LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables", "/api/login": "logins",
+                 "/api/accounts": "logins", "/api/players/me/password": "logins"}
 
 
 def http_status(exc: Refused) -> int:
@@ -227,10 +229,11 @@ Viewer = Annotated[dict[str, Any] | None, Depends(viewer)]
 class NewTableIn(TableIn):
     """``POST /api/tables``: ``private`` tables are not listed; their seats are taken with
     the invite code the creator gets; ``turn_clock``: seconds a player has per turn (null:
-    no clock)."""
+    no clock); ``rated``: its result moves the ratings (never with a ``seed``)."""
 
     private: StrictBool = False
     turn_clock: StrictInt | None = None
+    rated: StrictBool = True
 
 
 class SitCodeIn(SitIn):
@@ -267,12 +270,14 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     metrics = Metrics()
     lobby = Lobby(Store(db, metrics), Hub(), cfg)
     router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
+    quick = quickplay.QuickPlay(router, cfg)
     started = asyncio.Event()
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(lobby.available_bots)  # imports the bots' modules once
         await router.start()
+        await quick.start()
         sweeper = asyncio.create_task(lobby.run_sweeps(), name="bela sweep")
         started.set()
         try:
@@ -282,6 +287,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
+            await quick.stop()
             await router.stop()
             db.close()
 
@@ -290,6 +296,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.db = db
     app.state.lobby = lobby
     app.state.router = router
+    app.state.quick = quick
     app.state.config = cfg
     app.state.metrics = metrics
     app.add_middleware(BodyLimit)
@@ -390,7 +397,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def create_table(body: NewTableIn, p: Player) -> dict[str, Any]:
         return await router.create(p, variant=body.variant, options=dict(body.options),
                                    bot=body.bot, seat=body.seat, seed=body.seed,
-                                   private=body.private, turn_clock=body.turn_clock)
+                                   private=body.private, turn_clock=body.turn_clock,
+                                   rated=body.rated)
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str, v: Viewer) -> dict[str, Any]:
@@ -419,6 +427,10 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str, v: Viewer) -> dict[str, Any]:
         return lobby.record(table_id, v)
+
+    app.include_router(accounts.router)
+    app.include_router(profiles.router)
+    app.include_router(quickplay.router)
 
     # -- play ------------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")

@@ -128,6 +128,7 @@ class Hub:
             "winner": table.match.winner if table.match else None,
             "bot_fallback": table.bot_failures > 0,
             "turn_clock": table.turn_clock,
+            "rated": table.rated,
         }
 
     def state_text(self, table: Table, seat: int | None, events: tuple[Event, ...] = ()) -> str:

@@ -276,11 +276,12 @@ class Lobby:
     # -- open tables -------------------------------------------------------------------------
     def create(self, player: dict[str, Any], variant: str, options: dict[str, Any], bot: str,
                seat: int | None, seed: int | None = None, private: bool = False,
-               turn_clock: int | None = None) -> Table:
+               turn_clock: int | None = None, rated: bool = False) -> Table:
         """A new open table of ``player``, who sits in ``seat`` (``None``: nowhere); a
         ``private`` one gets an invite code; ``turn_clock``: the seconds a player has per
-        turn (``None``: no clock).  A guest has at most ``tables_per_guest`` open or running
-        tables he created."""
+        turn (``None``: no clock); a ``rated`` one's result moves ratings (not with a given
+        ``seed``: its deals are known).  A guest has at most ``tables_per_guest`` open or
+        running tables he created."""
         if variant not in VARIANTS:
             raise InvalidInput("bad_variant", f"unknown variant {variant!r} "
                                f"(known: {', '.join(VARIANTS)})")
@@ -307,27 +308,62 @@ class Lobby:
                                 "this server does not take a seed for a table")
             if not 0 <= seed < 2 ** 62:
                 raise InvalidInput("bad_seed", "seed must be 0 .. 2**62 - 1")
+            rated = False  # deals known in advance move no rating
         else:
             seed = secrets.randbits(62)
         limit = self.config.tables_per_guest
         if self.store.count_active(player["id"]) >= limit:
             raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
                            "start, finish or close one first")
+        table = self._new_table(variant, {k: val for k, val in opts.as_dict().items()
+                                          if k in v.options}, seed, bot, player["id"],
+                                private=private, turn_clock=turn_clock, rated=rated)
+        if seat is not None:
+            self.sit(table, player, seat)
+        return table
+
+    def _new_table(self, variant: str, options: dict[str, Any], seed: int, bot: str,
+                   owner_id: str | None, *, private: bool, turn_clock: int | None,
+                   rated: bool) -> Table:
+        """A new open table with empty seats, stored and listed."""
         table_id = secrets.token_urlsafe(6)
         while table_id in self.tables or self.store.exists(table_id):
             table_id = secrets.token_urlsafe(6)
-        table = Table(id=table_id, variant=variant,
-                      options={k: val for k, val in opts.as_dict().items() if k in v.options},
-                      seed=seed, bot=bot, status=TableStatus.OPEN, owner_id=player["id"],
-                      seats=[Seat() for _ in range(v.seats)], private=private,
+        table = Table(id=table_id, variant=variant, options=options, seed=seed, bot=bot,
+                      status=TableStatus.OPEN, owner_id=owner_id,
+                      seats=[Seat() for _ in range(VARIANTS[variant].seats)], private=private,
                       invite_code=secrets.token_urlsafe(9) if private else None,
-                      created_at=time.time(), active_at=time.time(), turn_clock=turn_clock)
+                      created_at=time.time(), active_at=time.time(), turn_clock=turn_clock,
+                      rated=rated)
         self.store.create(table)
         self.tables[table_id] = table
         self._listed = None
         self.on_change(table)
-        if seat is not None:
-            self.sit(table, player, seat)
+        return table
+
+    async def create_match(self, variant: str, players: list[dict[str, Any]],
+                           bot: str) -> Table:
+        """A rated public table of ``variant`` with the variant's default options, started
+        at once (quick play): ``players`` in the first seats, in order, bots of spec ``bot``
+        in the others; nobody owns it.  Seats left empty by a refusal of the database
+        close the table again."""
+        v = VARIANTS[variant]
+        if not 0 < len(players) <= v.seats:
+            raise InvalidInput("bad_players", f"{variant} seats 1 to {v.seats} players")
+        table = self._new_table(variant, {k: val for k, val in v.make_options({}).as_dict()
+                                          .items() if k in v.options},
+                                secrets.randbits(62), bot, None, private=False,
+                                turn_clock=self.config.quick_turn_clock, rated=True)
+        try:
+            for seat, player in enumerate(players):
+                self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"]))
+            for seat in range(len(players), v.seats):
+                self._set_seat(table, seat, Seat(name=f"Bot {seat + 1}", is_bot=True))
+            await self._start(table)
+        except Exception:
+            if table.status == TableStatus.OPEN:
+                await self._close(table)
+            raise
         return table
 
     def sit(self, table: Table, player: dict[str, Any], seat: int,
@@ -387,6 +423,9 @@ class Lobby:
         the first round."""
         self._require_open(table)
         self._require_owner(table, player)
+        await self._start(table)
+
+    async def _start(self, table: Table) -> None:
         free = [i for i, s in enumerate(table.seats) if s.free]
         if free:
             raise Conflict("seats_free", f"seats {', '.join(map(str, free))} are empty: "

@@ -34,6 +34,10 @@ class ServerConfig:
     rate_guests: str = "30/minute;300/hour"  # POST /api/guests
     rate_tables: str = "20/minute;200/hour"  # POST /api/tables
     rate_websockets: str = "120/minute"  # WebSocket connection attempts
+    # logins, account claims and password changes per address; failed logins per account
+    # name (whoever tries them: a guesser spread over many addresses is stopped too)
+    rate_logins: str = "10/minute;60/hour"
+    rate_login_failures: str = "20/hour"
     tables_per_guest: int = 3  # open or running tables a guest created
     open_table_ttl: float = 1800.0  # an open table without seat changes this long is closed
     unwatched_bot_table_ttl: float = 300.0  # a running all-bot table nobody watches is closed
@@ -42,6 +46,12 @@ class ServerConfig:
     token_ttl: float = 30 * 86400.0  # a guest token unused this long expires
     min_turn_clock: int = 15  # the bounds of a table's turn clock (tests: shorter)
     max_turn_clock: int = 600
+    # Quick play: the seconds a player waits for others before bots fill the empty seats
+    # (his choice within the range; the default), and the turn clock of its tables.
+    quick_wait: int = 30
+    min_quick_wait: int = 5
+    max_quick_wait: int = 300
+    quick_turn_clock: int | None = 60
     # One of several instances of a site (bela.server.cluster): the Redis they share
     # (None: this process alone), this instance's name, and the seconds a table's lease
     # lasts unrenewed (how soon another instance takes over the tables of one that died).
@@ -104,6 +114,7 @@ class Table:
     watched_at: float = 0.0  # time.time() the table started or a connection came or went
     turn_clock: int | None = None  # seconds a player has per turn (None: no clock)
     clock: tuple[int, float] | None = None  # the running clock: seat, time.monotonic() deadline
+    rated: bool = False  # its result moves the players' ratings (see bela.server.ratings)
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""

@@ -69,6 +69,7 @@ class RateLimits:
             for name, spec in (("requests", config.rate_requests),
                                ("guests", config.rate_guests),
                                ("tables", config.rate_tables),
+                               ("logins", config.rate_logins),
                                ("websockets", config.rate_websockets))}
 
     async def hit(self, name: str, address: str) -> None:
@@ -100,4 +101,5 @@ class RateLimits:
 
 
 _WHAT = {"requests": "requests", "guests": "new guests", "tables": "new tables",
+         "logins": "logins and password changes",
          "websockets": "WebSocket connections"}

@@ -224,6 +224,14 @@ class Router:
             await self.cluster.claim(table.id)
         return self.lobby.summary(table, player)
 
+    async def create_match(self, variant: str, players: list[Player], bot: str) -> str:
+        """A quick-play table, run here and started (see :meth:`Lobby.create_match`): its
+        id."""
+        table = await self.lobby.create_match(variant, players, bot)
+        if self.cluster is not None:
+            await self.cluster.claim(table.id)
+        return table.id
+
     async def listing(self, offset: int, limit: int) -> tuple[bytes, int]:
         """A page of the lobby list (JSON) and the length of the whole list: this process's
         tables, or every instance's (read from Redis at most every ``listing_ttl``)."""

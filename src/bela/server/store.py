@@ -72,10 +72,10 @@ class Store:
                                   "make a new guest")
         if seen is None or idle >= min(SEEN_EVERY, ttl / 2):
             try:
-                self.db.player_seen(found["id"], _datetime(now))
+                self.db.token_seen(token, _datetime(now))
             except SQLAlchemyError:  # a full disk must not lock players out
                 log.debug("the use of a token could not be noted", exc_info=True)
-        return {"id": found["id"], "name": found["name"]}
+        return {"id": found["id"], "name": found["name"], "account": found["account"]}
 
     def new_token(self, player_id: str) -> str:
         """A new token for the player; the old one stops working."""
@@ -108,7 +108,7 @@ class Store:
         self.db.create_table(table.id, table.variant, table.options, table.seed, table.bot,
                              table.owner_id, len(table.seats), private=table.private,
                              invite_code=table.invite_code, active_at=_datetime(table.active_at),
-                             turn_clock=table.turn_clock)
+                             turn_clock=table.turn_clock, rated=table.rated)
 
     def save_seat(self, table: Table, seat: int) -> None:
         """A seat and the table's ``active_at``."""
@@ -160,7 +160,7 @@ def _rebuild(row: dict[str, Any]) -> Table:
                   private=bool(row.get("private")), invite_code=row.get("invite_code"),
                   active_at=_timestamp(row.get("active_at") or row["created_at"]),
                   created_at=_timestamp(row["created_at"]),
-                  turn_clock=row.get("turn_clock"))
+                  turn_clock=row.get("turn_clock"), rated=bool(row.get("rated")))
     events: list[tuple[int, str, dict[str, Any]]] = (
         [(r["seq"], "deal", r) for r in row.get("rounds", [])]
         + [(a["seq"], "act", a) for a in row.get("actions", [])])

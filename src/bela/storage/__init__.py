@@ -1,5 +1,15 @@
 """Storage of the server: SQLAlchemy 2 models, the database, Alembic migrations."""
 
-from .db import Database, LogConflict, data_dir, default_db_url, make_engine, migrate
+from .db import (
+    Database,
+    LogConflict,
+    NameTaken,
+    RateFn,
+    data_dir,
+    default_db_url,
+    make_engine,
+    migrate,
+)
 
-__all__ = ["Database", "LogConflict", "data_dir", "default_db_url", "make_engine", "migrate"]
+__all__ = ["Database", "LogConflict", "NameTaken", "RateFn", "data_dir", "default_db_url",
+           "make_engine", "migrate"]

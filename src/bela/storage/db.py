@@ -13,7 +13,7 @@ import hashlib
 import os
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib import resources
@@ -25,20 +25,32 @@ from sqlalchemy import (
     Engine,
     bindparam,
     create_engine,
+    delete,
     event,
     func,
     insert,
+    or_,
     select,
     text,
     update,
 )
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
-from .models import actions, players, rounds, seats, tables
+from .models import actions, match_players, players, ratings, rounds, seats, sessions, tables
 
 MIGRATIONS = "bela.storage"
 MIGRATION_LOCK = 0x62656C61  # PostgreSQL advisory lock: one process migrates at a time
 _INSERT_ACTION = insert(actions)
+
+
+# what a rating update is given and gives back: entry -> (mu, sigma) before; entry ->
+# {"mu", "sigma", "before", "after"} after (before/after: the ratings shown)
+RateFn = Callable[[dict[str, tuple[float, float]]], dict[str, dict[str, Any]]]
+
+
+class NameTaken(Exception):
+    """An account already has this name (names are compared case-folded)."""
 
 
 class LogConflict(Exception):
@@ -205,37 +217,123 @@ class Database:
         return pid, token
 
     def player_by_token(self, token: str) -> dict[str, Any] | None:
-        """The player (``id``, ``name``, ``last_seen_at``: the token's last noted use) of a
-        token."""
+        """The player of a token (a guest's first token or a login's): ``id``, ``name``,
+        ``account`` (whether the name is claimed) and ``last_seen_at`` (the token's last
+        noted use)."""
+        digest = hash_token(token)
+        cols = (players.c.id, players.c.name, players.c.password_hash)
         with self.begin() as conn:
-            row = conn.execute(select(players.c.id, players.c.name, players.c.last_seen_at)
-                               .where(players.c.token_hash == hash_token(token))).first()
-        return None if row is None else dict(row._mapping)
+            row = conn.execute(select(*cols, players.c.last_seen_at)
+                               .where(players.c.token_hash == digest)).first()
+            if row is None:
+                row = conn.execute(select(*cols, sessions.c.last_seen_at)
+                                   .join(sessions, sessions.c.player_id == players.c.id)
+                                   .where(sessions.c.token_hash == digest)).first()
+        if row is None:
+            return None
+        return {"id": row.id, "name": row.name, "account": row.password_hash is not None,
+                "last_seen_at": row.last_seen_at}
 
-    def player_seen(self, player_id: str, when: datetime) -> None:
-        """Note a use of the player's token."""
+    def token_seen(self, token: str, when: datetime) -> None:
+        """Note a use of a token."""
+        digest = hash_token(token)
         with self.begin() as conn:
-            conn.execute(update(players).where(players.c.id == player_id)
-                         .values(last_seen_at=when))
+            if not conn.execute(update(players).where(players.c.token_hash == digest)
+                                .values(last_seen_at=when)).rowcount:
+                conn.execute(update(sessions).where(sessions.c.token_hash == digest)
+                             .values(last_seen_at=when))
 
     def new_token(self, player_id: str) -> str:
-        """A new secret token for the player; the old one stops working."""
+        """A new secret token for a guest; his first one stops working."""
         token = secrets.token_urlsafe(32)
         with self.begin() as conn:
             conn.execute(update(players).where(players.c.id == player_id)
                          .values(token_hash=hash_token(token), last_seen_at=now()))
         return token
 
+    def player(self, player_id: str) -> dict[str, Any] | None:
+        """A player's public facts: ``id``, ``name``, ``account``, ``created_at``."""
+        with self.begin() as conn:
+            row = conn.execute(select(players.c.id, players.c.name, players.c.created_at,
+                                      players.c.password_hash)
+                               .where(players.c.id == player_id)).first()
+        if row is None:
+            return None
+        return {"id": row.id, "name": row.name, "created_at": row.created_at,
+                "account": row.password_hash is not None}
+
+    # -- accounts ------------------------------------------------------------------------
+    def name_taken(self, name_key: str) -> bool:
+        """Whether an account has the name of this key."""
+        with self.begin() as conn:
+            return conn.execute(select(players.c.id)
+                                .where(players.c.name_key == name_key)).first() is not None
+
+    def claim(self, player_id: str, name: str, name_key: str, password_hash: str) -> None:
+        """Make the player an account with this name and password hash; raises
+        :class:`NameTaken` when another account has the name."""
+        try:
+            with self.begin() as conn:
+                conn.execute(update(players).where(players.c.id == player_id).values(
+                    name=name, name_key=name_key, password_hash=password_hash,
+                    account_at=now()))
+        except IntegrityError:
+            raise NameTaken(name) from None
+
+    def account(self, name_key: str) -> dict[str, Any] | None:
+        """The account of a name's key: ``id``, ``name``, ``password_hash``."""
+        with self.begin() as conn:
+            row = conn.execute(select(players.c.id, players.c.name, players.c.password_hash)
+                               .where(players.c.name_key == name_key)).first()
+        return None if row is None else dict(row._mapping)
+
+    def password_hash(self, player_id: str) -> str | None:
+        with self.begin() as conn:
+            return conn.execute(select(players.c.password_hash)
+                                .where(players.c.id == player_id)).scalar()
+
+    def set_password(self, player_id: str, password_hash: str) -> None:
+        with self.begin() as conn:
+            conn.execute(update(players).where(players.c.id == player_id)
+                         .values(password_hash=password_hash))
+
+    def add_session(self, player_id: str) -> str:
+        """A new token of the player (a login); his other tokens keep working."""
+        token = secrets.token_urlsafe(32)
+        made = now()
+        with self.begin() as conn:
+            conn.execute(insert(sessions).values(token_hash=hash_token(token),
+                                                 player_id=player_id, created_at=made,
+                                                 last_seen_at=made))
+        return token
+
+    def drop_token(self, token: str) -> None:
+        """This token stops working (a guest's first token is replaced by one nobody
+        knows)."""
+        digest = hash_token(token)
+        with self.begin() as conn:
+            if not conn.execute(delete(sessions).where(sessions.c.token_hash == digest)).rowcount:
+                conn.execute(update(players).where(players.c.token_hash == digest)
+                             .values(token_hash=hash_token(secrets.token_urlsafe(32))))
+
+    def drop_tokens(self, player_id: str) -> None:
+        """Every token of the player stops working."""
+        with self.begin() as conn:
+            conn.execute(delete(sessions).where(sessions.c.player_id == player_id))
+            conn.execute(update(players).where(players.c.id == player_id)
+                         .values(token_hash=hash_token(secrets.token_urlsafe(32))))
+
     # -- tables --------------------------------------------------------------------------
     def create_table(self, table_id: str, variant: str, options: dict[str, Any], seed: int,
                      bot: str, owner_id: str | None, n_seats: int, *, private: bool,
                      invite_code: str | None, active_at: datetime,
-                     turn_clock: int | None) -> None:
+                     turn_clock: int | None, rated: bool = False) -> None:
         with self.begin() as conn:
             conn.execute(insert(tables).values(
                 id=table_id, variant=variant, options=options, seed=seed, bot=bot,
                 status="open", owner_id=owner_id, created_at=now(), private=private,
-                invite_code=invite_code, active_at=active_at, turn_clock=turn_clock))
+                invite_code=invite_code, active_at=active_at, turn_clock=turn_clock,
+                rated=rated))
             conn.execute(insert(seats), [
                 {"table_id": table_id, "seat": s, "player_id": None, "is_bot": False, "name": ""}
                 for s in range(n_seats)])
@@ -276,11 +374,49 @@ class Database:
             conn.execute(_INSERT_ACTION, {"table_id": table_id, "seq": seq, "round": round_idx,
                                           "seat": seat, "token": token})
 
-    def finish_table(self, table_id: str, result: dict[str, Any],
-                     record: dict[str, Any]) -> None:
+    def finish_table(self, table_id: str, result: dict[str, Any], record: dict[str, Any],
+                     lines: Iterable[Mapping[str, Any]] = (), variant: str = "",
+                     rate: RateFn | None = None) -> None:
+        """The match's result and record; with it, in one transaction, each seat's line
+        (``lines``: ``seat``, ``entry``, ``won``, ``left``, ``points``, ``deals``,
+        ``contracts``) and, when ``rate`` is given, the new ratings of the entries in
+        ``variant`` (their rows are locked while ``rate`` works them out)."""
+        finished = now()
+        rows = [dict(line, table_id=table_id, variant=variant, finished_at=finished,
+                     rated=rate is not None, rating_before=None, rating_after=None)
+                for line in lines]
         with self.begin() as conn:
             conn.execute(update(tables).where(tables.c.id == table_id).values(
-                status="finished", finished_at=now(), result=result, record=record))
+                status="finished", finished_at=finished, result=result, record=record))
+            if rate is not None and rows:
+                moved = self._rate(conn, variant, rows, rate, finished)
+                for row in rows:
+                    row["rating_before"] = moved[row["entry"]]["before"]
+                    row["rating_after"] = moved[row["entry"]]["after"]
+            if rows:
+                conn.execute(insert(match_players), rows)
+
+    def _rate(self, conn: Connection, variant: str, rows: list[dict[str, Any]], rate: RateFn,
+              when: datetime) -> dict[str, dict[str, Any]]:
+        entries = sorted({r["entry"] for r in rows})  # locked in one order: no deadlock
+        stmt = (select(ratings.c.entry, ratings.c.mu, ratings.c.sigma)
+                .where(ratings.c.variant == variant, ratings.c.entry.in_(entries))
+                .order_by(ratings.c.entry).with_for_update())
+        current = {r.entry: (r.mu, r.sigma) for r in conn.execute(stmt)}
+        moved = rate(current)
+        for entry in entries:
+            new = moved[entry]
+            won = int(any(r["won"] for r in rows if r["entry"] == entry))
+            if entry in current:
+                conn.execute(update(ratings).where(ratings.c.entry == entry,
+                                                   ratings.c.variant == variant)
+                             .values(mu=new["mu"], sigma=new["sigma"], games=ratings.c.games + 1,
+                                     wins=ratings.c.wins + won, updated_at=when))
+            else:
+                conn.execute(insert(ratings).values(entry=entry, variant=variant, mu=new["mu"],
+                                                    sigma=new["sigma"], games=1, wins=won,
+                                                    updated_at=when))
+        return moved
 
     # -- loading -------------------------------------------------------------------------
     def _table_dict(self, conn: Connection, row: Any, with_log: bool) -> dict[str, Any]:
@@ -332,3 +468,63 @@ class Database:
                 .where(seats.c.player_id == player_id, tables.c.status == "finished")
                 .order_by(tables.c.finished_at.desc()).limit(limit)).all()
             return [self._table_dict(conn, r, False) for r in rows]
+
+    # -- ratings and profiles ------------------------------------------------------------
+    def ratings(self, entries: Iterable[str], variant: str) -> dict[str, dict[str, Any]]:
+        """The stored ratings (``mu``, ``sigma``, ``games``, ``wins``) of these entries in
+        ``variant``; an entry never rated is missing."""
+        wanted = list(entries)
+        with self.begin() as conn:
+            rows = conn.execute(select(ratings).where(ratings.c.variant == variant,
+                                                      ratings.c.entry.in_(wanted))).all()
+        return {r.entry: dict(r._mapping) for r in rows}
+
+    def ratings_of(self, entry: str) -> list[dict[str, Any]]:
+        """An entry's rating in every variant it was rated in."""
+        with self.begin() as conn:
+            return [dict(r._mapping) for r in conn.execute(
+                select(ratings).where(ratings.c.entry == entry).order_by(ratings.c.variant))]
+
+    def lines(self, entry: str, variant: str | None = None, limit: int | None = None,
+              rated_only: bool = False) -> list[dict[str, Any]]:
+        """An entry's lines of finished matches, newest first, each with its table's
+        ``private``, ``options`` and ``result``."""
+        stmt = (select(match_players, tables.c.private, tables.c.options, tables.c.result)
+                .join(tables, tables.c.id == match_players.c.table_id)
+                .where(match_players.c.entry == entry)
+                .order_by(match_players.c.finished_at.desc(), match_players.c.table_id))
+        if variant is not None:
+            stmt = stmt.where(match_players.c.variant == variant)
+        if rated_only:
+            stmt = stmt.where(match_players.c.rated.is_(True))
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        with self.begin() as conn:
+            return [dict(r._mapping) for r in conn.execute(stmt)]
+
+    def seat_names(self, table_ids: Iterable[str]) -> dict[str, list[str]]:
+        """The names in the seats of these tables."""
+        ids = list(table_ids)
+        out: dict[str, list[str]] = {t: [] for t in ids}
+        with self.begin() as conn:
+            for r in conn.execute(select(seats.c.table_id, seats.c.name)
+                                  .where(seats.c.table_id.in_(ids))
+                                  .order_by(seats.c.table_id, seats.c.seat)):
+                out[r.table_id].append(r.name)
+        return out
+
+    def leaderboard(self, variant: str, limit: int, offset: int
+                    ) -> tuple[list[dict[str, Any]], int]:
+        """The rated accounts and bots of ``variant``, best first by ``mu - 3 sigma``: a
+        page (``entry``, ``name`` (None for a bot), ``mu``, ``sigma``, ``games``, ``wins``)
+        and the length of the whole list."""
+        listed = or_(ratings.c.entry.like("bot-%"), players.c.password_hash.is_not(None))
+        base = (select(ratings, players.c.name)
+                .join(players, players.c.id == ratings.c.entry, isouter=True)
+                .where(ratings.c.variant == variant, listed))
+        with self.begin() as conn:
+            total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
+            rows = conn.execute(base.order_by((ratings.c.mu - 3 * ratings.c.sigma).desc(),
+                                              ratings.c.entry)
+                                .limit(limit).offset(offset)).all()
+        return [dict(r._mapping) for r in rows], int(total)

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -32,7 +33,22 @@ players = Table(
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("last_seen_at", DateTime(timezone=True), nullable=True),  # the token's last use
+    # an account: its name's key (case-folded, unique among accounts) and password hash
+    Column("name_key", String(64), nullable=True),
+    Column("password_hash", String(255), nullable=True),
+    Column("account_at", DateTime(timezone=True), nullable=True),  # when the name was claimed
 )
+Index("ux_players_name_key", players.c.name_key, unique=True)
+
+# the tokens of logins (a guest's first token is players.token_hash)
+sessions = Table(
+    "sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen_at", DateTime(timezone=True), nullable=True),
+)
+Index("ix_sessions_player", sessions.c.player_id)
 
 tables = Table(
     "tables", metadata,
@@ -54,6 +70,7 @@ tables = Table(
     # events stored (deals and actions): each new event's write checks and advances it, so
     # two server processes that both believe they run the table cannot both append
     Column("seq", Integer, nullable=False, default=0, server_default="0"),
+    Column("rated", Boolean, nullable=False, default=False, server_default="0"),
 )
 Index("ix_tables_status", tables.c.status)
 
@@ -75,6 +92,39 @@ rounds = Table(
     Column("dealer", Integer, nullable=False),
     Column("deal", JSON, nullable=False),  # {"hands": [...], "extra": {...}} as card codes
 )
+
+# a rated entry's skill per variant (Weng-Lin mu and sigma): a player's id, or a bot's
+# "bot-<name>"
+ratings = Table(
+    "ratings", metadata,
+    Column("entry", String(40), primary_key=True),
+    Column("variant", String(16), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False, default=0, server_default="0"),
+    Column("wins", Integer, nullable=False, default=0, server_default="0"),
+    Column("updated_at", DateTime(timezone=True), nullable=True),
+)
+
+# one row per seat of a finished match: result, stats, and the rating it moved
+match_players = Table(
+    "match_players", metadata,
+    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("entry", String(40), nullable=False),
+    Column("variant", String(16), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    Column("won", Boolean, nullable=False),
+    Column("left", Boolean, nullable=False),  # he had left (a bot played for him) at the end
+    Column("rated", Boolean, nullable=False),
+    Column("points", Integer, nullable=False),  # his side's points over the match's deals
+    Column("deals", Integer, nullable=False),
+    Column("contracts", JSON, nullable=False),  # {"H": 2, "VC": 1}: the contracts he called
+    Column("rating_before", Integer, nullable=True),  # shown ratings (rated matches)
+    Column("rating_after", Integer, nullable=True),
+)
+Index("ix_match_players_entry", match_players.c.entry, match_players.c.variant,
+      match_players.c.finished_at)
 
 actions = Table(
     "actions", metadata,
