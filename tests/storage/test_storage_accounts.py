@@ -18,7 +18,6 @@ from bela.storage import Database, NameTaken, make_engine  # noqa: E402
 from bela.storage.db import alembic_config, hash_token, now  # noqa: E402
 from bela.storage.models import match_players, ratings  # noqa: E402
 
-
 POSTGRES = os.environ.get("BELA_TEST_POSTGRES_URL")
 
 

@@ -42,6 +42,7 @@ from ..engine.events import Event
 from ..engine.record import score, to_record
 from ..engine.views import SeatView, seat_view
 from ..storage import LogConflict
+from . import ratings
 from .hub import Conn, Hub
 from .logs import TableLog
 from .metrics import Metrics
@@ -451,9 +452,11 @@ class TableActor:
         self._broadcast_state()
 
     def _finish(self, events: tuple[Event, ...] = ()) -> None:
-        """Store the match's result and send its last state (with ``events``, those of the
-        action that ended it).  When the database refuses, the state of that action (stored
-        already) goes out at once, still ``running``, and the result is tried again."""
+        """Store the match's result, with each seat's line and the ratings it moves (one
+        transaction, :mod:`bela.server.ratings`), and send its last state (with ``events``,
+        those of the action that ended it).  When the database refuses, the state of that
+        action (stored already) goes out at once, still ``running``, and the result is tried
+        again."""
         table, m = self.table, self.table.match
         assert m is not None
         if table.status == TableStatus.FINISHED:
@@ -462,8 +465,14 @@ class TableActor:
         record["table"] = table.id
         record["seed"] = table.seed
         result = score(m)
+        lines = ratings.lines(table, result)
         try:
-            self.store.finish(table, result, record)
+            try:
+                self.store.finish(table, result, record, lines, ratings.rate_fn(table, lines))
+            except ratings.RatingFailed as exc:  # a bug must not keep the match unfinished
+                self.log.error("table %s: its ratings could not be worked out (%s): stored "
+                               "unrated", table.id, exc)
+                self.store.finish(table, result, record, lines, None)
         except Exception:
             if events:
                 self.hub.broadcast_state(table, events)

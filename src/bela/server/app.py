@@ -18,7 +18,7 @@ from dataclasses import replace
 from importlib import resources
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, Query, Request, Response, WebSocket
+from fastapi import FastAPI, Query, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -31,6 +31,7 @@ from ..engine.variants import TARGET_RANGE, VARIANTS
 from ..engine.variants.base import OPTION_CHOICES
 from ..storage import Database
 from . import accounts, profiles, quickplay
+from .auth import Player, Viewer
 from .errors import (
     Conflict,
     Forbidden,
@@ -47,7 +48,6 @@ from .lobby import Lobby
 from .metrics import Metrics
 from .model import ServerConfig
 from .protocol import (
-    MAX_NAME,
     ActMessage,
     BotsIn,
     GuestIn,
@@ -206,24 +206,6 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-async def current_player(request: Request, authorization: Annotated[str | None, Header()] = None
-                         ) -> dict[str, Any]:
-    """The player of the request's ``Authorization: Bearer <token>``."""
-    if not authorization or not authorization.startswith("Bearer "):
-        raise Unauthenticated("no_token", "send 'Authorization: Bearer <token>' "
-                              "(POST /api/guests gives a token)")
-    lobby: Lobby = request.app.state.lobby
-    return lobby.store.player_by_token(authorization[7:].strip(), lobby.config.token_ttl)
-
-
-async def viewer(request: Request, authorization: Annotated[str | None, Header()] = None
-                 ) -> dict[str, Any] | None:
-    """The player of the request's token, if it sends one."""
-    return None if authorization is None else await current_player(request, authorization)
-
-
-Player = Annotated[dict[str, Any], Depends(current_player)]
-Viewer = Annotated[dict[str, Any] | None, Depends(viewer)]
 
 
 class NewTableIn(TableIn):
@@ -240,13 +222,6 @@ class SitCodeIn(SitIn):
     """``POST /api/tables/{id}/sit``: ``code``, the invite code of a private table."""
 
     code: StrictStr | None = Field(default=None, max_length=64)
-
-
-def _clean_name(name: str) -> str:
-    text = " ".join(name.split())
-    if not text or any(not ch.isprintable() for ch in text):
-        raise InvalidInput("bad_name", f"a name is 1 to {MAX_NAME} printable characters")
-    return text
 
 
 def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
@@ -297,6 +272,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.lobby = lobby
     app.state.router = router
     app.state.quick = quick
+    app.state.rate_limits = rate_limits
     app.state.config = cfg
     app.state.metrics = metrics
     app.add_middleware(BodyLimit)
@@ -348,13 +324,16 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     # -- lobby -----------------------------------------------------------------------------
     @app.post("/api/guests")
     async def new_guest(body: GuestIn) -> dict[str, Any]:
-        name = _clean_name(body.name)
+        """A new guest; a name an account holds is refused (its owner logs in)."""
+        name = accounts.clean_name(body.name)
+        if lobby.store.name_taken(accounts.name_key(name)):
+            raise accounts.name_taken(name)
         pid, token = lobby.store.create_player(name)
         return {"player_id": pid, "name": name, "token": token}
 
     @app.get("/api/players/me")
     async def me(p: Player) -> dict[str, Any]:
-        return {"player_id": p["id"], "name": p["name"]}
+        return {"player_id": p["id"], "name": p["name"], "account": p["account"]}
 
     @app.post("/api/players/me/token")
     async def new_token(p: Player) -> dict[str, Any]:

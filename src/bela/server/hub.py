@@ -101,6 +101,17 @@ class Hub:
             for conn in conns:
                 conn.close(RECONNECT)
 
+    def close_player(self, player_id: str, code: int) -> int:
+        """Close every connection of ``player_id`` with ``code`` (his tokens were revoked:
+        4401, the client must log in again); how many there were."""
+        closed = 0
+        for conns in self._conns.values():
+            for conn in conns:
+                if conn.player_id == player_id and not conn.closed:
+                    conn.close(code)
+                    closed += 1
+        return closed
+
     def forget(self, table: Table, code: int | None = RECONNECT) -> None:
         """Close the table's connections (``code``: :data:`RECONNECT`, they connect again,
         to whichever process runs the table then) and forget them."""

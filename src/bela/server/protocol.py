@@ -39,6 +39,32 @@ class GuestIn(_Body):
     name: StrictStr = Field(min_length=1, max_length=MAX_NAME)
 
 
+# A password field takes more than the longest password an account may have (the accounts
+# module tells a wrong length as such), yet bounds what is hashed.
+Password = Annotated[StrictStr, Field(max_length=1024)]
+
+
+class ClaimIn(_Body):
+    """``POST /api/accounts``: ``name`` (null: the guest's current one) with a password."""
+
+    password: Password
+    name: StrictStr | None = Field(default=None, min_length=1, max_length=MAX_NAME)
+
+
+class LoginIn(_Body):
+    """``POST /api/login``: a name longer than any account's is simply a wrong one."""
+
+    name: StrictStr = Field(max_length=256)
+    password: Password
+
+
+class PasswordIn(_Body):
+    """``POST /api/players/me/password``: the ``old`` password and the ``new`` one."""
+
+    old: Password
+    new: Password
+
+
 class TableIn(_Body):
     variant: Literal["bela4", "bela3", "bela2", "belot2"] = "bela4"
     options: dict[str, StrictStr | StrictInt] = Field(default_factory=dict, max_length=8)

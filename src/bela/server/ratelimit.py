@@ -1,4 +1,5 @@
-"""Rate limits per client address, kept by the ``limits`` library in a moving window.
+"""Rate limits per client address, kept by the ``limits`` library in a moving window, and
+the failed logins per account name.
 
 The storage is chosen by URL in one place (:class:`RateLimits`, from
 ``ServerConfig.rate_limit_storage``): ``memory://`` keeps the counts in this process;
@@ -15,6 +16,7 @@ import ipaddress
 import logging
 import math
 import time
+from collections.abc import Callable
 
 from limits import RateLimitItem, parse_many
 from limits.errors import ConfigurationError
@@ -49,8 +51,10 @@ def address_key(host: str | None) -> str:
 
 
 class RateLimits:
-    """The server's named limits (``requests``, ``guests``, ``tables``, ``websockets``),
-    each one or more ``limits`` items counted per address."""
+    """The server's named limits, each one or more ``limits`` items: ``requests``,
+    ``guests``, ``tables``, ``logins``, ``websockets`` are counted per address as they come
+    (:meth:`hit`); ``login_failures`` per account name, only when a login fails
+    (:meth:`count`), and checked before each login (:meth:`check`)."""
 
     def __init__(self, config: ServerConfig) -> None:
         url = config.rate_limit_storage
@@ -70,18 +74,34 @@ class RateLimits:
                                ("guests", config.rate_guests),
                                ("tables", config.rate_tables),
                                ("logins", config.rate_logins),
-                               ("websockets", config.rate_websockets))}
+                               ("websockets", config.rate_websockets),
+                               ("login_failures", config.rate_login_failures))}
 
     async def hit(self, name: str, address: str) -> None:
         """Count one ``name`` from ``address``; raises :class:`TooMany` over a limit (the
         limit that refuses does not count it)."""
+        await self._guarded(self._hit, name, address)
+
+    async def check(self, name: str, key: str) -> None:
+        """Raise :class:`TooMany` when ``key`` is at one of ``name``'s limits already;
+        counts nothing."""
+        await self._guarded(self._check, name, key)
+
+    async def count(self, name: str, key: str) -> None:
+        """Count one ``name`` for ``key``, refusing nothing (a failure: what it limits is
+        the next try, by :meth:`check`)."""
+        await self._guarded(self._count, name, key)
+
+    async def _guarded(self, op: Callable[[str, str], None], name: str, key: str) -> None:
+        """Run ``op(name, key)``: on the event loop for the memory storage, else in a
+        worker thread, where a storage that fails lets the request through uncounted."""
         if not self.items[name]:
             return
         if isinstance(self.storage, MemoryStorage):  # no I/O: on the event loop
-            self._hit(name, address)
+            op(name, key)
             return
         try:  # a network storage: off the event loop
-            await asyncio.to_thread(self._hit, name, address)
+            await asyncio.to_thread(op, name, key)
         except TooMany:
             raise
         except Exception as exc:  # the storage is down: not counted, let through
@@ -94,12 +114,26 @@ class RateLimits:
     def _hit(self, name: str, address: str) -> None:
         for item in self.items[name]:
             if not self.limiter.hit(item, name, address):
-                reset = self.limiter.get_window_stats(item, name, address).reset_time
-                wait = max(1, math.ceil(reset - time.time()))
-                raise TooMany("rate_limited", f"too many {_WHAT[name]} from your address "
-                              f"(at most {item}); try again in {wait} s", retry_after=wait)
+                self._refuse(item, name, address)
+
+    def _check(self, name: str, key: str) -> None:
+        for item in self.items[name]:
+            if not self.limiter.test(item, name, key):
+                self._refuse(item, name, key)
+
+    def _count(self, name: str, key: str) -> None:
+        for item in self.items[name]:
+            self.limiter.hit(item, name, key)
+
+    def _refuse(self, item: RateLimitItem, name: str, key: str) -> None:
+        reset = self.limiter.get_window_stats(item, name, key).reset_time
+        wait = max(1, math.ceil(reset - time.time()))
+        raise TooMany("rate_limited", f"too many {_WHAT[name]} (at most {item}); try again "
+                      f"in {wait} s", retry_after=wait)
 
 
-_WHAT = {"requests": "requests", "guests": "new guests", "tables": "new tables",
-         "logins": "logins and password changes",
-         "websockets": "WebSocket connections"}
+_WHAT = {"requests": "requests from your address", "guests": "new guests from your address",
+         "tables": "new tables from your address",
+         "logins": "logins and password changes from your address",
+         "websockets": "WebSocket connections from your address",
+         "login_failures": "failed logins with this name"}

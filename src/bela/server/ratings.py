@@ -4,9 +4,22 @@ An entry is a player (his id) or a bot spec (``bot-<name>``, e.g. ``bot-heuristi
 are rated like players, so a player sees where he stands against them.  A skill is a mean
 ``mu`` and an uncertainty ``sigma``; the rating shown is :func:`shown` of the two, a
 cautious estimate that starts at 1000 and rises as the uncertainty falls.
+
+A finished match gives each seat a line (:func:`lines`: won, left, points, deals, contracts,
+the stats of a profile); a rated one with a human seat also moves the ratings of its
+entries in its variant (:func:`rate_fn`), in the transaction that stores its result.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from ..engine.variants import get_variant
+from ..storage import RateFn
+from .model import Table
 
 MU = 25.0  # a new entry's skill (OpenSkill's defaults)
 SIGMA = MU / 3
@@ -41,3 +54,128 @@ def bot_of(entry: str) -> str | None:
     ('pimc', None)
     """
     return entry[len(BOT_PREFIX):] if entry.startswith(BOT_PREFIX) else None
+
+
+# -- a finished match ----------------------------------------------------------------------
+UNPLAYED = ("redeal", "unfinished")  # outcomes of rounds that are not a deal played out
+_MODEL = PlackettLuce(mu=MU, sigma=SIGMA)
+
+
+def seat_entry(table: Table, seat: int) -> str:
+    """The rating entry of a seat: its player, or the table's bot."""
+    s = table.seats[seat]
+    if s.is_bot:
+        return bot_entry(table.bot)
+    assert s.player_id is not None, f"seat {seat} of table {table.id} is empty"
+    return s.player_id
+
+
+def lines(table: Table, result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The lines of a finished table (its ``result``: the ``bela score --json`` object), one
+    per seat: ``seat``, ``entry``, ``won`` (his side won the match, R25, and he had not
+    left), ``left`` (a human seat a bot played at the end), ``points`` (his side's points
+    over the match: its total), ``deals`` (rounds played out; redeals, R35, not counted)
+    and ``contracts`` (``{trump: count}`` of the rounds he called).
+
+    >>> from .model import Seat, TableStatus
+    >>> t = Table(id="t", variant="bela2", options={}, seed=1, bot="heuristic",
+    ...           status=TableStatus.FINISHED, owner_id="ana",
+    ...           seats=[Seat("ana", "Ana"), Seat(name="Bot 2", is_bot=True)])
+    >>> ana, bot = lines(t, {"rounds": [{"caller": 1, "trump": "H", "outcome": "fall",
+    ...                                  "scores": [162, 0]}], "totals": [162, 0], "winner": 0})
+    >>> ana["won"], ana["points"], ana["contracts"], bot["entry"], bot["contracts"]
+    (True, 162, {}, 'bot-heuristic', {'H': 1})
+    """
+    sides = get_variant(table.variant).sides
+    played = [r for r in result["rounds"] if r["outcome"] not in UNPLAYED]
+    out = []
+    for seat, s in enumerate(table.seats):
+        side = seat % sides
+        left = s.autopilot and not s.is_bot
+        contracts: dict[str, int] = {}
+        for r in played:
+            if r["caller"] == seat and r["trump"] is not None:
+                contracts[r["trump"]] = contracts.get(r["trump"], 0) + 1
+        out.append({"seat": seat, "entry": seat_entry(table, seat),
+                    "won": result["winner"] == side and not left, "left": left,
+                    "points": sum(int(r["scores"][side]) for r in result["rounds"]),
+                    "deals": len(played), "contracts": contracts})
+    return out
+
+
+def standings(variant: str, lines: Sequence[Mapping[str, Any]]) -> list[tuple[list[int], int]]:
+    """The teams of a finished match's seats with their ranks (0 best, equal ranks tie),
+    from its :func:`lines`: the sides (bela4: seats 0+2 and 1+3; else each seat alone),
+    the winner first (R25), then by points (the sides' totals); each seat that left is a
+    team of his own, ranked after all others.
+
+    >>> won = {"won": True, "left": False, "points": 1001}
+    >>> lost = {"won": False, "left": False, "points": 700}
+    >>> standings("bela4", [dict(won, seat=0), dict(lost, seat=1), dict(won, seat=2),
+    ...                     dict(lost, seat=3)])
+    [([0, 2], 0), ([1, 3], 1)]
+    >>> standings("bela3", [dict(lost, seat=0), dict(won, seat=1), dict(lost, seat=2)])
+    [([0], 1), ([1], 0), ([2], 1)]
+    >>> standings("bela4", [dict(lost, seat=0), dict(won, seat=1), dict(lost, seat=2),
+    ...                     dict(won, seat=3, won=False, left=True)])
+    [([0, 2], 1), ([1], 0), ([3], 2)]
+    """
+    sides = get_variant(variant).sides
+    teams: dict[int, list[int]] = {}
+    keys: dict[int, tuple[bool, int]] = {}  # side -> (lost, -points): lower is better
+    leavers = []
+    for line in sorted(lines, key=lambda ln: int(ln["seat"])):
+        seat = int(line["seat"])
+        if line["left"]:
+            leavers.append(seat)
+            continue
+        side = seat % sides
+        teams.setdefault(side, []).append(seat)
+        lost, points = keys.get(side, (True, -int(line["points"])))
+        keys[side] = (lost and not line["won"], points)
+    order = sorted(set(keys.values()))
+    ranked = [(seats, order.index(keys[side])) for side, seats in sorted(teams.items())]
+    return ranked + [([seat], len(order)) for seat in leavers]
+
+
+class RatingFailed(Exception):
+    """The rating update of a match failed (a fault of this module, not of the database):
+    the match is stored without moving ratings rather than left unfinished."""
+
+
+def rate_fn(table: Table, lines: Sequence[Mapping[str, Any]]) -> RateFn | None:
+    """The rating update of a finished table with these :func:`lines`, for
+    :meth:`Database.finish_table`; ``None`` when the table is not rated or no human sat at
+    it (bots alone move no rating).
+
+    The teams and ranks are :func:`standings`'; each seat is rated as its own copy, so a bot
+    entry in several seats gets the mean of its copies' new ``mu`` and ``sigma``."""
+    if not table.rated or all(s.is_bot for s in table.seats):
+        return None
+    entries = {int(line["seat"]): str(line["entry"]) for line in lines}
+    ranked = standings(table.variant, lines)
+
+    def rate(current: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
+        try:
+            return _rate(current)
+        except Exception as exc:
+            raise RatingFailed(f"{type(exc).__name__}: {exc}") from exc
+
+    def _rate(current: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
+        before = {e: current.get(e, (MU, SIGMA)) for e in entries.values()}
+        teams = [[_MODEL.rating(*before[entries[seat]]) for seat in seats]
+                 for seats, _rank in ranked]
+        new = _MODEL.rate(teams, ranks=[float(rank) for _seats, rank in ranked])
+        copies: dict[str, list[tuple[float, float]]] = {}
+        for (seats, _rank), team in zip(ranked, new):
+            for seat, r in zip(seats, team):
+                copies.setdefault(entries[seat], []).append((r.mu, r.sigma))
+        out = {}
+        for entry, got in copies.items():
+            mu = sum(c[0] for c in got) / len(got)
+            sigma = sum(c[1] for c in got) / len(got)
+            out[entry] = {"mu": mu, "sigma": sigma, "before": shown(*before[entry]),
+                          "after": shown(mu, sigma)}
+        return out
+
+    return rate

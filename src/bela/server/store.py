@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..engine import BelaError, Match, parse_action
 from ..engine.actions import Action, Claim
 from ..engine.cards import Card, format_cards
 from ..engine.variants import Deal
-from ..storage import Database
+from ..storage import Database, RateFn
 from .errors import Unauthenticated, Unavailable
 from .metrics import Metrics
 from .model import Seat, Table, TableStatus
@@ -58,18 +59,18 @@ class Store:
         return self.db.create_player(name)
 
     def player_by_token(self, token: str, ttl: float) -> dict[str, Any]:
-        """The player (``id``, ``name``) whose token this is: raises
+        """The player (``id``, ``name``, ``account``) whose token this is: raises
         :class:`Unauthenticated` for an unknown token (``bad_token``) or one unused for
         ``ttl`` seconds (``token_expired``).  A use is written at most once an hour (a
         token made before uses were noted counts from its first use)."""
         found = self.db.player_by_token(token)
         if found is None:
-            raise Unauthenticated("bad_token", "unknown token: make a new guest")
+            raise Unauthenticated("bad_token", "unknown token: log in, or make a new guest")
         now, seen = time.time(), found["last_seen_at"]
         idle = 0.0 if seen is None else now - _timestamp(seen)
         if idle > ttl:
             raise Unauthenticated("token_expired", "this token was not used for too long: "
-                                  "make a new guest")
+                                  "log in, or make a new guest")
         if seen is None or idle >= min(SEEN_EVERY, ttl / 2):
             try:
                 self.db.token_seen(token, _datetime(now))
@@ -84,6 +85,77 @@ class Store:
     def history(self, player_id: str) -> list[dict[str, Any]]:
         """The player's finished tables, newest first (rows with seats and result)."""
         return self.db.history(player_id)
+
+    # -- accounts ----------------------------------------------------------------------------
+    def name_taken(self, name_key: str) -> bool:
+        """Whether an account holds the name of this key
+        (:func:`bela.server.accounts.name_key`)."""
+        return self.db.name_taken(name_key)
+
+    def claim(self, player_id: str, name: str, name_key: str, password_hash: str) -> bool:
+        """Make the guest an account (``False``: he already was one); raises
+        :class:`~bela.storage.NameTaken` when another account got the name first."""
+        return self.db.claim(player_id, name, name_key, password_hash)
+
+    def account(self, name_key: str) -> dict[str, Any] | None:
+        """The account holding a name's key: ``id``, ``name``, ``password_hash``."""
+        return self.db.account(name_key)
+
+    def password_hash(self, player_id: str) -> str | None:
+        return self.db.password_hash(player_id)
+
+    def set_password(self, player_id: str, password_hash: str) -> None:
+        self.db.set_password(player_id, password_hash)
+
+    def change_password(self, player_id: str, password_hash: str) -> str:
+        """The new password; every token of the player stops working, and the new one
+        returned is his (one transaction)."""
+        return self.db.change_password(player_id, password_hash)
+
+    def add_session(self, player_id: str) -> str:
+        """A new token of a login; the player's other tokens keep working."""
+        return self.db.add_session(player_id)
+
+    def drop_token(self, token: str) -> None:
+        """This token stops working."""
+        self.db.drop_token(token)
+
+    def drop_tokens(self, player_id: str) -> None:
+        """Every token of the player stops working (logins, and a guest's first token)."""
+        self.db.drop_tokens(player_id)
+
+    # -- ratings and profiles ---------------------------------------------------------------
+    def player(self, player_id: str) -> dict[str, Any] | None:
+        """A player's public facts (``id``, ``name``, ``account``, ``created_at``)."""
+        return self.db.player(player_id)
+
+    def ratings(self, entries: Iterable[str], variant: str) -> dict[str, dict[str, Any]]:
+        """The stored ratings (``mu``, ``sigma``, ``games``, ``wins``) of these entries
+        (players or bots, :mod:`bela.server.ratings`) in ``variant``; unrated ones are
+        missing."""
+        return self.db.ratings(entries, variant)
+
+    def ratings_of(self, entry: str) -> list[dict[str, Any]]:
+        """An entry's rating in each variant it was rated in."""
+        return self.db.ratings_of(entry)
+
+    def leaderboard(self, variant: str, limit: int, offset: int
+                    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the rated accounts and bots of ``variant``, best first, and the length
+        of the whole list."""
+        return self.db.leaderboard(variant, limit, offset)
+
+    def lines(self, entry: str, limit: int) -> list[dict[str, Any]]:
+        """An entry's newest ``limit`` lines of finished matches, each with its table's
+        ``private``, ``options`` and ``result``."""
+        return self.db.lines(entry, limit=limit)
+
+    def line_stats(self, entry: str) -> list[dict[str, Any]]:
+        """Every line of an entry's finished matches, newest first, without the tables'
+        results (what a profile's stats and rating history are counted from): ``table_id``,
+        ``seat``, ``variant``, ``finished_at``, ``won``, ``rated``, ``points``, ``deals``,
+        ``contracts``, ``rating_after`` and the table's ``private``."""
+        return self.db.line_stats(entry)
 
     # -- tables ------------------------------------------------------------------------------
     def exists(self, table_id: str) -> bool:
@@ -136,9 +208,16 @@ class Store:
             self.db.add_action(table.id, table.seq + 1, len(table.match.rounds) - 1, seat,
                                action.token())
 
-    def finish(self, table: Table, result: dict[str, Any], record: dict[str, Any]) -> None:
+    def finish(self, table: Table, result: dict[str, Any], record: dict[str, Any],
+               lines: Sequence[Mapping[str, Any]] = (), rate: RateFn | None = None) -> None:
+        """The match's result and record, with its seats' ``lines`` and (``rate``, see
+        :func:`bela.server.ratings.rate_fn`) the ratings it moves, in one transaction."""
         with self.metrics.writing("result"):
-            self.db.finish_table(table.id, result, record)
+            self.db.finish_table(table.id, result, record, lines, table.variant, rate)
+
+    def seat_names(self, table_ids: Iterable[str]) -> dict[str, list[str]]:
+        """The names in the seats of these tables."""
+        return self.db.seat_names(table_ids)
 
     # -- replay ------------------------------------------------------------------------------
     def rebuild(self, row: dict[str, Any]) -> Table:

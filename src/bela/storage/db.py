@@ -153,6 +153,22 @@ def _advance(conn: Connection, table_id: str, seq: int) -> None:
                           "before it is missing")
 
 
+def _add_session(conn: Connection, player_id: str) -> str:
+    token = secrets.token_urlsafe(32)
+    made = now()
+    conn.execute(insert(sessions).values(token_hash=hash_token(token), player_id=player_id,
+                                         created_at=made, last_seen_at=made))
+    return token
+
+
+def _drop_tokens(conn: Connection, player_id: str) -> None:
+    """Every token of the player stops working (his first one is replaced by one nobody
+    knows)."""
+    conn.execute(delete(sessions).where(sessions.c.player_id == player_id))
+    conn.execute(update(players).where(players.c.id == player_id)
+                 .values(token_hash=hash_token(secrets.token_urlsafe(32))))
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -269,14 +285,17 @@ class Database:
             return conn.execute(select(players.c.id)
                                 .where(players.c.name_key == name_key)).first() is not None
 
-    def claim(self, player_id: str, name: str, name_key: str, password_hash: str) -> None:
-        """Make the player an account with this name and password hash; raises
-        :class:`NameTaken` when another account has the name."""
+    def claim(self, player_id: str, name: str, name_key: str, password_hash: str) -> bool:
+        """Make the guest an account with this name and password hash: ``False`` when he
+        already is one (nothing changed); raises :class:`NameTaken` when another account
+        has the name."""
         try:
             with self.begin() as conn:
-                conn.execute(update(players).where(players.c.id == player_id).values(
-                    name=name, name_key=name_key, password_hash=password_hash,
-                    account_at=now()))
+                return bool(conn.execute(
+                    update(players).where(players.c.id == player_id,
+                                          players.c.password_hash.is_(None))
+                    .values(name=name, name_key=name_key, password_hash=password_hash,
+                            account_at=now())).rowcount)
         except IntegrityError:
             raise NameTaken(name) from None
 
@@ -299,13 +318,17 @@ class Database:
 
     def add_session(self, player_id: str) -> str:
         """A new token of the player (a login); his other tokens keep working."""
-        token = secrets.token_urlsafe(32)
-        made = now()
         with self.begin() as conn:
-            conn.execute(insert(sessions).values(token_hash=hash_token(token),
-                                                 player_id=player_id, created_at=made,
-                                                 last_seen_at=made))
-        return token
+            return _add_session(conn, player_id)
+
+    def change_password(self, player_id: str, password_hash: str) -> str:
+        """The new password hash; at once, every token of the player stops working and a
+        new one is made: it is returned."""
+        with self.begin() as conn:
+            conn.execute(update(players).where(players.c.id == player_id)
+                         .values(password_hash=password_hash))
+            _drop_tokens(conn, player_id)
+            return _add_session(conn, player_id)
 
     def drop_token(self, token: str) -> None:
         """This token stops working (a guest's first token is replaced by one nobody
@@ -319,9 +342,7 @@ class Database:
     def drop_tokens(self, player_id: str) -> None:
         """Every token of the player stops working."""
         with self.begin() as conn:
-            conn.execute(delete(sessions).where(sessions.c.player_id == player_id))
-            conn.execute(update(players).where(players.c.id == player_id)
-                         .values(token_hash=hash_token(secrets.token_urlsafe(32))))
+            _drop_tokens(conn, player_id)
 
     # -- tables --------------------------------------------------------------------------
     def create_table(self, table_id: str, variant: str, options: dict[str, Any], seed: int,
@@ -499,6 +520,20 @@ class Database:
             stmt = stmt.where(match_players.c.rated.is_(True))
         if limit is not None:
             stmt = stmt.limit(limit)
+        with self.begin() as conn:
+            return [dict(r._mapping) for r in conn.execute(stmt)]
+
+    def line_stats(self, entry: str) -> list[dict[str, Any]]:
+        """Every line of an entry's finished matches, newest first, without the tables'
+        results (what a profile's stats and rating history are counted from): ``table_id``,
+        ``seat``, ``variant``, ``finished_at``, ``won``, ``rated``, ``points``, ``deals``,
+        ``contracts``, ``rating_after`` and the table's ``private``."""
+        mp = match_players.c
+        stmt = (select(mp.table_id, mp.seat, mp.variant, mp.finished_at, mp.won, mp.rated,
+                       mp.points, mp.deals, mp.contracts, mp.rating_after, tables.c.private)
+                .join(tables, tables.c.id == mp.table_id)
+                .where(mp.entry == entry)
+                .order_by(mp.finished_at.desc(), mp.table_id, mp.seat))
         with self.begin() as conn:
             return [dict(r._mapping) for r in conn.execute(stmt)]
 

@@ -1,0 +1,193 @@
+"""The rating rules of a finished match: its lines, teams, ranks, leavers and bots."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openskill.models import PlackettLuce
+
+from bela.server.model import Seat, Table, TableStatus
+from bela.server.ratings import MU, SIGMA, lines, rate_fn, shown, standings
+from bela.storage import Database
+
+MODEL = PlackettLuce()
+
+
+def table(variant: str, who: list[str | None], rated: bool = True,
+          left: tuple[int, ...] = ()) -> Table:
+    """A finished table: a player id per seat (``None``: the table's heuristic bot); the
+    seats in ``left`` were played by a bot at the end."""
+    seats = [Seat(name="Bot", is_bot=True) if p is None
+             else Seat(player_id=p, name=p, autopilot=i in left) for i, p in enumerate(who)]
+    return Table(id="t1", variant=variant, options={}, seed=1, bot="heuristic",
+                 status=TableStatus.RUNNING, owner_id=who[0], seats=seats, rated=rated)
+
+
+def result(totals: list[int], winner: int) -> dict[str, Any]:
+    """A result of one round that scored ``totals``."""
+    return {"rounds": [{"caller": 0, "trump": "H", "outcome": "pass", "scores": totals}],
+            "totals": totals, "winner": winner}
+
+
+def rated(t: Table, res: dict[str, Any],
+          current: dict[str, tuple[float, float]] | None = None) -> dict[str, dict[str, Any]]:
+    rate = rate_fn(t, lines(t, res))
+    assert rate is not None
+    return rate(current or {})
+
+
+def expected(teams: list[list[tuple[float, float]]], ranks: list[float]
+             ) -> list[list[tuple[float, float]]]:
+    """OpenSkill's own update of these teams of (mu, sigma)."""
+    new = MODEL.rate([[MODEL.rating(mu=m, sigma=s) for m, s in team] for team in teams],
+                     ranks=ranks)
+    return [[(r.mu, r.sigma) for r in team] for team in new]
+
+
+def skill(moved: dict[str, dict[str, Any]], entry: str) -> tuple[float, float]:
+    return moved[entry]["mu"], moved[entry]["sigma"]
+
+
+NEW = (MU, SIGMA)
+
+
+# -- lines -----------------------------------------------------------------------------------
+def test_lines_sum_the_sides_points_count_deals_and_contracts() -> None:
+    t = table("bela4", ["ana", "ben", None, "cid"], left=(0,))
+    res = {"rounds": [
+        {"caller": 0, "trump": "H", "outcome": "pass", "scores": [100, 62]},
+        {"caller": 2, "trump": "S", "outcome": "fall", "scores": [0, 182]},
+        {"caller": 0, "trump": "H", "outcome": "capot", "scores": [252, 0]},
+        {"caller": 3, "trump": "VC", "outcome": "claim", "scores": [182, 0]},
+        {"caller": 1, "trump": None, "outcome": "redeal", "scores": [0, 0]},  # R35: no deal
+    ], "totals": [534, 244], "winner": 0}
+    got = lines(t, res)
+    assert [ln["seat"] for ln in got] == [0, 1, 2, 3]
+    assert [ln["entry"] for ln in got] == ["ana", "ben", "bot-heuristic", "cid"]
+    assert [ln["points"] for ln in got] == [534, 244, 534, 244]  # per side: seat % 2
+    assert [ln["deals"] for ln in got] == [4] * 4
+    assert [ln["contracts"] for ln in got] == [{"H": 2}, {}, {"S": 1}, {"VC": 1}]
+    # ana's side won, but she had left: she lost; her partner (the bot) won
+    assert [ln["left"] for ln in got] == [True, False, False, False]
+    assert [ln["won"] for ln in got] == [False, False, True, False]
+
+
+def test_lines_of_bela3_are_each_players_own() -> None:
+    t = table("bela3", ["ana", "ben", "cid"])
+    res = {"rounds": [
+        {"caller": 1, "trump": "D", "outcome": "pass", "scores": [30, 90, 60]},
+        {"caller": 2, "trump": "C", "outcome": "fall", "scores": [100, 80, 0]},
+    ], "totals": [130, 170, 60], "winner": 1}
+    got = lines(t, res)
+    assert [ln["points"] for ln in got] == [130, 170, 60]
+    assert [ln["won"] for ln in got] == [False, True, False]
+    assert [ln["contracts"] for ln in got] == [{}, {"D": 1}, {"C": 1}]
+    assert all(ln["deals"] == 2 and not ln["left"] for ln in got)
+
+
+# -- teams and ranks -------------------------------------------------------------------------
+def test_sides_are_the_teams_of_bela4() -> None:
+    t = table("bela4", ["ana", "ben", "cid", "dan"])
+    moved = rated(t, result([1001, 540], winner=0))
+    (win, _), (lose, _) = expected([[NEW, NEW], [NEW, NEW]], [0, 1])
+    assert skill(moved, "ana") == skill(moved, "cid") == pytest.approx(win)
+    assert skill(moved, "ben") == skill(moved, "dan") == pytest.approx(lose)
+    assert moved["ana"]["mu"] > MU > moved["ben"]["mu"]
+    assert all(m["before"] == 1000 for m in moved.values())
+    assert moved["ana"]["after"] == shown(*win) > 1000 > moved["ben"]["after"]
+
+
+def test_bela3_rates_each_player_alone_and_equal_totals_tie() -> None:
+    t = table("bela3", ["ana", "ben", "cid"])
+    current = {"ana": (30.0, 5.0), "cid": (20.0, 6.0)}  # ben is new
+    moved = rated(t, result([400, 1001, 400], winner=1), current)
+    want = expected([[(30.0, 5.0)], [NEW], [(20.0, 6.0)]], [1, 0, 1])
+    assert [skill(moved, e) for e in ("ana", "ben", "cid")] == [
+        pytest.approx(w[0]) for w in want]
+    assert moved["ana"]["before"] == shown(30.0, 5.0) and moved["ben"]["before"] == 1000
+    # a tie is not a loss: equal players tied below the winner keep their mu
+    even = rated(t, result([400, 1001, 400], winner=1))
+    assert even["ana"]["mu"] == pytest.approx(even["cid"]["mu"])
+    assert even["ben"]["mu"] > even["ana"]["mu"]
+
+
+def test_the_winner_ranks_first_whatever_its_points() -> None:
+    """A match won by a belot (R10) or on the target (R25) puts the winner first; the
+    others follow by their totals."""
+    got = standings("bela3", lines(table("bela3", ["ana", "ben", "cid"]),
+                                   result([900, 300, 600], winner=1)))
+    assert got == [([0], 1), ([1], 0), ([2], 2)]
+
+
+def test_a_leaver_is_ranked_last_and_lost_though_his_side_won() -> None:
+    t = table("bela4", ["ana", "ben", "cid", "dan"], left=(0,))
+    res = result([1001, 540], winner=0)
+    assert standings("bela4", lines(t, res)) == [([2], 0), ([1, 3], 1), ([0], 2)]
+    moved = rated(t, res)
+    (cid,), (ben, dan), (ana,) = expected([[NEW], [NEW, NEW], [NEW]], [0, 1, 2])
+    assert skill(moved, "cid") == pytest.approx(cid)
+    assert skill(moved, "ben") == skill(moved, "dan") == pytest.approx(ben)
+    assert skill(moved, "ana") == pytest.approx(ana)
+    assert max(moved["ana"]["mu"], moved["ben"]["mu"]) < MU < moved["cid"]["mu"]
+
+
+def test_a_leaver_loses_even_when_the_bot_playing_for_him_won() -> None:
+    t = table("bela2", ["ana", None], left=(0,))
+    res = result([1001, 300], winner=0)  # seat 0 won, played by a bot since ana left
+    ana, bot = lines(t, res)
+    assert ana["left"] and not ana["won"] and not bot["won"]
+    moved = rated(t, res)
+    assert moved["ana"]["mu"] < MU < moved["bot-heuristic"]["mu"]
+
+
+def test_a_bot_in_several_seats_gets_the_mean_of_its_copies() -> None:
+    t = table("bela4", ["ana", None, None, None])
+    bot = (27.0, 4.0)
+    moved = rated(t, result([1001, 700], winner=0), {"bot-heuristic": bot})
+    (ana, partner), (left, right) = expected([[NEW, bot], [bot, bot]], [0, 1])
+    copies = [partner, left, right]
+    assert skill(moved, "ana") == pytest.approx(ana)
+    assert skill(moved, "bot-heuristic") == pytest.approx(
+        (sum(c[0] for c in copies) / 3, sum(c[1] for c in copies) / 3))
+    assert moved["bot-heuristic"]["before"] == shown(*bot)
+    assert set(moved) == {"ana", "bot-heuristic"}
+
+
+def test_unrated_and_bots_only_tables_move_nothing() -> None:
+    res = result([1001, 700], winner=0)
+    unrated = table("bela2", ["ana", None], rated=False)
+    assert rate_fn(unrated, lines(unrated, res)) is None
+    assert [ln["won"] for ln in lines(unrated, res)] == [True, False]  # stats still count
+    bots = table("bela4", [None] * 4)
+    assert rate_fn(bots, lines(bots, res)) is None
+
+
+# -- in the database -------------------------------------------------------------------------
+def test_finished_tables_move_the_stored_ratings(tmp_path: Path) -> None:
+    """The update reads the entries' stored skill: a second match starts where the first
+    left them; an unrated one adds its lines and moves nothing."""
+    db = Database(f"sqlite:///{tmp_path / 'r.db'}")
+    try:
+        ana, _ = db.create_player("Ana")
+        res = result([1001, 300], winner=0)
+        for tid, rated_table in (("t1", True), ("t2", True), ("t3", False)):
+            t = table("bela2", [ana, None], rated=rated_table)
+            t.id = tid
+            db.create_table(tid, "bela2", {}, 1, "heuristic", ana, 2, private=False,
+                            invite_code=None, active_at=datetime.now(UTC), turn_clock=None,
+                            rated=rated_table)
+            found = lines(t, res)
+            db.finish_table(tid, res, {}, found, "bela2", rate_fn(t, found))
+        now = db.ratings([ana, "bot-heuristic"], "bela2")
+        assert now[ana]["games"] == 2 and now[ana]["wins"] == 2
+        assert now["bot-heuristic"]["games"] == 2 and now["bot-heuristic"]["wins"] == 0
+        first, second, unrated = sorted(db.lines(ana), key=lambda ln: ln["table_id"])
+        assert not unrated["rated"] and unrated["rating_before"] is None
+        assert first["rating_before"] == 1000
+        assert second["rating_before"] == first["rating_after"] < second["rating_after"]
+        assert shown(now[ana]["mu"], now[ana]["sigma"]) == second["rating_after"]
+    finally:
+        db.close()
