@@ -122,16 +122,32 @@ def test_the_winner_ranks_first_whatever_its_points() -> None:
     assert got == [([0], 1), ([1], 0), ([2], 2)]
 
 
-def test_a_leaver_is_ranked_last_and_lost_though_his_side_won() -> None:
+def test_a_leaver_loses_though_his_side_won_and_his_partner_keeps_the_win() -> None:
+    """Ana (seat 0) left, her side won all the same: she moves as if her side had come
+    last; her partner and the other side move by the result as played."""
     t = table("bela4", ["ana", "ben", "cid", "dan"], left=(0,))
     res = result([1001, 540], winner=0)
-    assert standings("bela4", lines(t, res)) == [([2], 0), ([1, 3], 1), ([0], 2)]
+    assert standings("bela4", lines(t, res)) == [([0, 2], 0), ([1, 3], 1)]
     moved = rated(t, res)
-    (cid,), (ben, dan), (ana,) = expected([[NEW], [NEW, NEW], [NEW]], [0, 1, 2])
+    (_, cid), (ben, dan) = expected([[NEW, NEW], [NEW, NEW]], [0, 1])
+    (ana, _), _ = expected([[NEW, NEW], [NEW, NEW]], [2, 1])
     assert skill(moved, "cid") == pytest.approx(cid)
-    assert skill(moved, "ben") == skill(moved, "dan") == pytest.approx(ben)
+    assert skill(moved, "ben") == pytest.approx(ben) and skill(moved, "dan") == pytest.approx(dan)
     assert skill(moved, "ana") == pytest.approx(ana)
-    assert max(moved["ana"]["mu"], moved["ben"]["mu"]) < MU < moved["cid"]["mu"]
+    assert moved["ana"]["mu"] < MU < moved["cid"]["mu"]
+
+
+def test_a_leavers_partner_gains_nothing_when_their_side_lost() -> None:
+    """The review's case: seat 3 left and his side (1+3) lost; his partner ben moves as a
+    loser, never above the winners (a leaver is not someone his partner beat)."""
+    t = table("bela4", ["ana", "ben", "cid", "dan"], left=(3,))
+    moved = rated(t, result([1001, 540], winner=0))
+    (ana, cid), (ben, _) = expected([[NEW, NEW], [NEW, NEW]], [0, 1])
+    assert skill(moved, "ben") == pytest.approx(ben)
+    assert skill(moved, "ana") == pytest.approx(ana)
+    assert skill(moved, "cid") == pytest.approx(cid)
+    assert moved["ben"]["after"] < 1000 < moved["ana"]["after"]
+    assert moved["dan"]["after"] <= moved["ben"]["after"]
 
 
 def test_a_leaver_loses_even_when_the_bot_playing_for_him_won() -> None:
@@ -140,7 +156,8 @@ def test_a_leaver_loses_even_when_the_bot_playing_for_him_won() -> None:
     ana, bot = lines(t, res)
     assert ana["left"] and not ana["won"] and not bot["won"]
     moved = rated(t, res)
-    assert moved["ana"]["mu"] < MU < moved["bot-heuristic"]["mu"]
+    assert moved["ana"]["mu"] < MU  # she lost; the bot lost the match as it was played
+    assert moved["bot-heuristic"]["mu"] < MU
 
 
 def test_a_bot_in_several_seats_gets_the_mean_of_its_copies() -> None:

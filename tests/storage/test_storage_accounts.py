@@ -111,6 +111,23 @@ def test_a_finish_writes_result_lines_and_ratings_in_one_transaction(db: Databas
             match_players.c.table_id == "t3")).first() is None
 
 
+def test_a_second_finish_of_a_table_writes_nothing(db: Database) -> None:
+    """A retry whose first answer was lost, or a second process: the finish is once."""
+    pid, _ = db.create_player("Ana")
+    _table(db, "t1", pid)
+    calls = []
+
+    def rate(current: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
+        calls.append(current)
+        return {pid: {"mu": 27.0, "sigma": 8.0, "before": 1000, "after": 1120}}
+
+    for _ in range(2):
+        db.finish_table("t1", {"winner": 0}, {"rounds": []}, [_line(0, pid, True)], "bela2",
+                        rate)
+    assert len(calls) == 1 and len(db.lines(pid)) == 1
+    assert db.ratings([pid], "bela2")[pid]["games"] == 1
+
+
 def test_an_unrated_finish_writes_lines_only(db: Database) -> None:
     pid, _ = db.create_player("Ana")
     _table(db, "t1", pid)

@@ -18,7 +18,7 @@ from dataclasses import replace
 from importlib import resources
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query, Request, Response, WebSocket
+from fastapi import FastAPI, Header, Query, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -31,7 +31,7 @@ from ..engine.variants import TARGET_RANGE, VARIANTS
 from ..engine.variants.base import OPTION_CHOICES
 from ..storage import Database
 from . import accounts, profiles, quickplay
-from .auth import Player, Viewer
+from .auth import Player, Viewer, bearer_token
 from .errors import (
     Conflict,
     Forbidden,
@@ -75,7 +75,8 @@ HTTP_STATUS: dict[type[Refused], int] = {
 }
 
 # The requests with a limit of their own besides ServerConfig.rate_requests.
-LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables", "/api/login": "logins",
+LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables", "/api/quick": "tables",
+                 "/api/login": "logins",
                  "/api/accounts": "logins", "/api/players/me/password": "logins"}
 
 
@@ -336,10 +337,12 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         return {"player_id": p["id"], "name": p["name"], "account": p["account"]}
 
     @app.post("/api/players/me/token")
-    async def new_token(p: Player) -> dict[str, Any]:
-        """A new token for the player: the one sent stops working."""
+    async def new_token(p: Player, authorization: Annotated[str | None, Header()] = None
+                        ) -> dict[str, Any]:
+        """A new token in place of the one sent, which stops working (the player's other
+        browsers keep theirs)."""
         return {"player_id": p["id"], "name": p["name"],
-                "token": lobby.store.new_token(p["id"])}
+                "token": lobby.store.rotate_token(bearer_token(authorization))}
 
     @app.get("/api/players/me/history")
     async def history(p: Player) -> list[dict[str, Any]]:

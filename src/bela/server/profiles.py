@@ -27,6 +27,7 @@ from .store import Store
 router = APIRouter()
 
 MATCHES = 50  # finished matches in a profile, newest first
+RECENT = 1000  # lines the contracts and the rating history are read from, newest first
 CONTRACTS = 6  # contracts in a variant's stats, most called first
 TRUMPS = ("H", "D", "C", "S", "VC", "BC")  # the order of contracts called equally often
 PAGE, MAX_PAGE = 50, 200  # entries in one answer of GET /api/leaderboard: default, most
@@ -58,11 +59,12 @@ def profile(store: Store, player_id: str, viewer: Mapping[str, Any] | None) -> d
     it; raises :class:`NotFound` (``unknown_player``) for nobody known."""
     out = _who(store, player_id)
     own = viewer is not None and viewer["id"] == player_id
-    lines = store.line_stats(player_id)  # newest first
+    lines = store.line_stats(player_id, RECENT)  # newest first
+    totals = store.line_totals(player_id)
     rated = {r["variant"]: r for r in store.ratings_of(player_id)}
-    played = {ln["variant"] for ln in lines} | set(rated)
-    out["variants"] = [_variant(name, rated.get(name), [ln for ln in lines
-                                                        if ln["variant"] == name], own)
+    played = set(totals) | set(rated)
+    out["variants"] = [_variant(name, rated.get(name), totals.get(name),
+                                [ln for ln in lines if ln["variant"] == name], own)
                        for name in sorted(played, key=_variant_order)]
     out["matches"] = _matches(store, player_id, lines, own)
     return out
@@ -101,16 +103,15 @@ def _who(store: Store, player_id: str) -> dict[str, Any]:
             "bot": None, "since": _iso(found["created_at"])}
 
 
-def _variant(name: str, rating: Mapping[str, Any] | None, lines: list[dict[str, Any]],
-             own: bool) -> dict[str, Any]:
-    """A variant's part of a profile: the rating (1000, provisional, before a rated match)
-    and its history from ``lines`` (the entry's lines in the variant, newest first), and the
-    stats of every match.  A bot in several seats of a match counts the match once (won if
-    one of its seats won); its points, deals and contracts count in every seat."""
+def _variant(name: str, rating: Mapping[str, Any] | None, totals: Mapping[str, int] | None,
+             lines: list[dict[str, Any]], own: bool) -> dict[str, Any]:
+    """A variant's part of a profile: the rating (1000, provisional, before a rated match),
+    the stats of every match (``totals``), and from ``lines`` (the entry's newest lines in
+    the variant, newest first: :data:`RECENT` at most) the contracts called and the rating
+    history.  A bot in several seats of a match counts the match once (won if all its seats
+    won); its points, deals and contracts count in every seat."""
     mu, sigma = (rating["mu"], rating["sigma"]) if rating else (MU, SIGMA)
-    tables = _by_table(lines)
-    points = sum(int(ln["points"]) for ln in lines)
-    deals = sum(int(ln["deals"]) for ln in lines)
+    got = totals or {"games": 0, "wins": 0, "points": 0, "deals": 0}
     called: dict[str, int] = {}
     for ln in lines:
         for trump, count in ln["contracts"].items():
@@ -118,12 +119,12 @@ def _variant(name: str, rating: Mapping[str, Any] | None, lines: list[dict[str, 
     top = sorted(called.items(), key=lambda tc: (-tc[1], _trump_order(tc[0])))[:CONTRACTS]
     history = [{"at": _iso(first["finished_at"]), "rating": first["rating_after"],
                 "table": first["table_id"] if own or not first["private"] else None}
-               for first, _won in reversed(tables)
+               for first, _won in reversed(_by_table(lines))
                if first["rated"] and first["rating_after"] is not None]
     return {"variant": name, "rating": shown(mu, sigma),
             "provisional": (rating["games"] if rating else 0) < PROVISIONAL_GAMES,
-            "games": len(tables), "wins": sum(1 for _first, won in tables if won),
-            "points_per_deal": round(points / deals, 1) if deals else None,
+            "games": got["games"], "wins": got["wins"],
+            "points_per_deal": round(got["points"] / got["deals"], 1) if got["deals"] else None,
             "contracts": [{"trump": t, "count": c} for t, c in top], "history": history}
 
 
@@ -153,13 +154,13 @@ def _matches(store: Store, entry: str, lines: list[dict[str, Any]], own: bool
 
 def _by_table(lines: Iterable[dict[str, Any]]) -> list[tuple[dict[str, Any], bool]]:
     """Lines grouped by table, in their order: each table's line of its lowest seat, and
-    whether one of its lines won."""
+    whether all its lines won."""
     found: dict[str, tuple[dict[str, Any], bool]] = {}
     for ln in lines:
-        first, won = found.get(ln["table_id"], (ln, False))
+        first, won = found.get(ln["table_id"], (ln, True))
         if ln["seat"] < first["seat"]:
             first = ln
-        found[ln["table_id"]] = (first, won or bool(ln["won"]))
+        found[ln["table_id"]] = (first, won and bool(ln["won"]))
     return list(found.values())
 
 

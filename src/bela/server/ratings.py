@@ -105,9 +105,9 @@ def lines(table: Table, result: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def standings(variant: str, lines: Sequence[Mapping[str, Any]]) -> list[tuple[list[int], int]]:
     """The teams of a finished match's seats with their ranks (0 best, equal ranks tie),
-    from its :func:`lines`: the sides (bela4: seats 0+2 and 1+3; else each seat alone),
-    the winner first (R25), then by points (the sides' totals); each seat that left is a
-    team of his own, ranked after all others.
+    from its :func:`lines`: the sides (bela4: seats 0+2 and 1+3; else each seat alone), the
+    winner first (R25), then by points (the sides' totals).  A seat that left stays in his
+    side here (his partner's result is the side's); :func:`rate_fn` rates him apart.
 
     >>> won = {"won": True, "left": False, "points": 1001}
     >>> lost = {"won": False, "left": False, "points": 700}
@@ -116,26 +116,18 @@ def standings(variant: str, lines: Sequence[Mapping[str, Any]]) -> list[tuple[li
     [([0, 2], 0), ([1, 3], 1)]
     >>> standings("bela3", [dict(lost, seat=0), dict(won, seat=1), dict(lost, seat=2)])
     [([0], 1), ([1], 0), ([2], 1)]
-    >>> standings("bela4", [dict(lost, seat=0), dict(won, seat=1), dict(lost, seat=2),
-    ...                     dict(won, seat=3, won=False, left=True)])
-    [([0, 2], 1), ([1], 0), ([3], 2)]
     """
     sides = get_variant(variant).sides
     teams: dict[int, list[int]] = {}
     keys: dict[int, tuple[bool, int]] = {}  # side -> (lost, -points): lower is better
-    leavers = []
     for line in sorted(lines, key=lambda ln: int(ln["seat"])):
         seat = int(line["seat"])
-        if line["left"]:
-            leavers.append(seat)
-            continue
         side = seat % sides
         teams.setdefault(side, []).append(seat)
         lost, points = keys.get(side, (True, -int(line["points"])))
-        keys[side] = (lost and not line["won"], points)
+        keys[side] = (lost and not line["won"], points)  # a leaver's line never won
     order = sorted(set(keys.values()))
-    ranked = [(seats, order.index(keys[side])) for side, seats in sorted(teams.items())]
-    return ranked + [([seat], len(order)) for seat in leavers]
+    return [(seats, order.index(keys[side])) for side, seats in sorted(teams.items())]
 
 
 class RatingFailed(Exception):
@@ -148,11 +140,15 @@ def rate_fn(table: Table, lines: Sequence[Mapping[str, Any]]) -> RateFn | None:
     :meth:`Database.finish_table`; ``None`` when the table is not rated or no human sat at
     it (bots alone move no rating).
 
-    The teams and ranks are :func:`standings`'; each seat is rated as its own copy, so a bot
-    entry in several seats gets the mean of its copies' new ``mu`` and ``sigma``."""
+    The teams and ranks are :func:`standings`', and every seat that did not leave moves
+    by them.  A seat that left moves as if his side had come last (his own update of a
+    second rating where his side's rank is below all others): he loses the match, and
+    his partner's result is his side's, as played.  Each seat is rated as its own copy, so
+    a bot entry in several seats gets the mean of its copies' new ``mu`` and ``sigma``."""
     if not table.rated or all(s.is_bot for s in table.seats):
         return None
     entries = {int(line["seat"]): str(line["entry"]) for line in lines}
+    leavers = [int(line["seat"]) for line in lines if line["left"]]
     ranked = standings(table.variant, lines)
 
     def rate(current: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
@@ -161,15 +157,26 @@ def rate_fn(table: Table, lines: Sequence[Mapping[str, Any]]) -> RateFn | None:
         except Exception as exc:
             raise RatingFailed(f"{type(exc).__name__}: {exc}") from exc
 
-    def _rate(current: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
-        before = {e: current.get(e, (MU, SIGMA)) for e in entries.values()}
+    def moved(before: dict[str, tuple[float, float]], ranks: list[int]
+              ) -> dict[int, tuple[float, float]]:
+        """Each seat's new skill when the teams of ``ranked`` come in ``ranks``."""
         teams = [[_MODEL.rating(*before[entries[seat]]) for seat in seats]
                  for seats, _rank in ranked]
-        new = _MODEL.rate(teams, ranks=[float(rank) for _seats, rank in ranked])
+        new = _MODEL.rate(teams, ranks=[float(rank) for rank in ranks])
+        return {seat: (r.mu, r.sigma)
+                for (seats, _rank), team in zip(ranked, new) for seat, r in zip(seats, team)}
+
+    def _rate(current: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
+        before = {e: current.get(e, (MU, SIGMA)) for e in entries.values()}
+        played = [rank for _seats, rank in ranked]
+        after = moved(before, played)
+        last = max(played) + 1
+        for seat in leavers:
+            ranks = [last if seat in seats else rank for seats, rank in ranked]
+            after[seat] = moved(before, ranks)[seat]
         copies: dict[str, list[tuple[float, float]]] = {}
-        for (seats, _rank), team in zip(ranked, new):
-            for seat, r in zip(seats, team):
-                copies.setdefault(entries[seat], []).append((r.mu, r.sigma))
+        for seat, skill in sorted(after.items()):
+            copies.setdefault(entries[seat], []).append(skill)
         out = {}
         for entry, got in copies.items():
             mu = sum(c[0] for c in got) / len(got)

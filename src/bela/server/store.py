@@ -78,9 +78,13 @@ class Store:
                 log.debug("the use of a token could not be noted", exc_info=True)
         return {"id": found["id"], "name": found["name"], "account": found["account"]}
 
-    def new_token(self, player_id: str) -> str:
-        """A new token for the player; the old one stops working."""
-        return self.db.new_token(player_id)
+    def rotate_token(self, token: str) -> str:
+        """A new token in place of ``token`` (which stops working; the player's other
+        tokens do not)."""
+        fresh = self.db.rotate_token(token)
+        if fresh is None:
+            raise Unauthenticated("bad_token", "unknown token: log in, or make a new guest")
+        return fresh
 
     def history(self, player_id: str) -> list[dict[str, Any]]:
         """The player's finished tables, newest first (rows with seats and result)."""
@@ -150,12 +154,15 @@ class Store:
         ``private``, ``options`` and ``result``."""
         return self.db.lines(entry, limit=limit)
 
-    def line_stats(self, entry: str) -> list[dict[str, Any]]:
-        """Every line of an entry's finished matches, newest first, without the tables'
-        results (what a profile's stats and rating history are counted from): ``table_id``,
-        ``seat``, ``variant``, ``finished_at``, ``won``, ``rated``, ``points``, ``deals``,
+    def line_stats(self, entry: str, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` lines of an entry's finished matches, without the tables'
+        results: ``table_id``, ``seat``, ``variant``, ``finished_at``, ``won``, ``rated``,
         ``contracts``, ``rating_after`` and the table's ``private``."""
-        return self.db.line_stats(entry)
+        return self.db.line_stats(entry, limit)
+
+    def line_totals(self, entry: str) -> dict[str, dict[str, int]]:
+        """An entry's ``games``, ``wins``, ``points`` and ``deals`` per variant."""
+        return self.db.line_totals(entry)
 
     # -- tables ------------------------------------------------------------------------------
     def exists(self, table_id: str) -> bool:
@@ -171,6 +178,10 @@ class Store:
     def active_ids(self) -> list[str]:
         """The ids of every open or running table."""
         return self.db.active_table_ids()
+
+    def running_seats(self, player_id: str) -> int:
+        """At how many running tables the player sits (on every server process)."""
+        return self.db.running_seats(player_id)
 
     def count_active(self, owner_id: str) -> int:
         """The open or running tables ``owner_id`` created (on every server process)."""

@@ -24,6 +24,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
@@ -34,12 +35,17 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
 from .models import actions, match_players, players, ratings, rounds, seats, sessions, tables
 
 MIGRATIONS = "bela.storage"
+# a rating entry's row before its first rated match is written (games 0: never read as a
+# skill; the match's update overwrites it in the same transaction)
+NEW_MU, NEW_SIGMA = 25.0, 25.0 / 3
 MIGRATION_LOCK = 0x62656C61  # PostgreSQL advisory lock: one process migrates at a time
 _INSERT_ACTION = insert(actions)
 
@@ -259,13 +265,20 @@ class Database:
                 conn.execute(update(sessions).where(sessions.c.token_hash == digest)
                              .values(last_seen_at=when))
 
-    def new_token(self, player_id: str) -> str:
-        """A new secret token for a guest; his first one stops working."""
-        token = secrets.token_urlsafe(32)
+    def rotate_token(self, token: str) -> str | None:
+        """A new secret token in place of ``token`` (a guest's first one or a login's):
+        ``token`` stops working, the player's other tokens keep working; ``None`` for an
+        unknown token."""
+        digest, fresh = hash_token(token), secrets.token_urlsafe(32)
         with self.begin() as conn:
-            conn.execute(update(players).where(players.c.id == player_id)
-                         .values(token_hash=hash_token(token), last_seen_at=now()))
-        return token
+            if conn.execute(update(players).where(players.c.token_hash == digest)
+                            .values(token_hash=hash_token(fresh), last_seen_at=now())).rowcount:
+                return fresh
+            player_id = conn.execute(delete(sessions).where(sessions.c.token_hash == digest)
+                                     .returning(sessions.c.player_id)).scalar()
+            if player_id is None:
+                return None
+            return _add_session(conn, player_id)
 
     def player(self, player_id: str) -> dict[str, Any] | None:
         """A player's public facts: ``id``, ``name``, ``account``, ``created_at``."""
@@ -407,8 +420,11 @@ class Database:
                      rated=rate is not None, rating_before=None, rating_after=None)
                 for line in lines]
         with self.begin() as conn:
-            conn.execute(update(tables).where(tables.c.id == table_id).values(
-                status="finished", finished_at=finished, result=result, record=record))
+            if not conn.execute(update(tables).where(tables.c.id == table_id,
+                                                     tables.c.status != "finished").values(
+                    status="finished", finished_at=finished, result=result,
+                    record=record)).rowcount:
+                return  # finished already (a retry whose first answer was lost)
             if rate is not None and rows:
                 moved = self._rate(conn, variant, rows, rate, finished)
                 for row in rows:
@@ -420,23 +436,33 @@ class Database:
     def _rate(self, conn: Connection, variant: str, rows: list[dict[str, Any]], rate: RateFn,
               when: datetime) -> dict[str, dict[str, Any]]:
         entries = sorted({r["entry"] for r in rows})  # locked in one order: no deadlock
-        stmt = (select(ratings.c.entry, ratings.c.mu, ratings.c.sigma)
+        # every entry gets its row first (two matches finishing at once may both bring a
+        # new entry: one inserts it, the other waits for its lock below)
+        new = [{"entry": e, "variant": variant, "mu": NEW_MU, "sigma": NEW_SIGMA, "games": 0,
+                "wins": 0} for e in entries]
+        if conn.dialect.name == "postgresql":
+            conn.execute(pg_insert(ratings).on_conflict_do_nothing(), new)
+        elif conn.dialect.name == "sqlite":
+            conn.execute(sqlite_insert(ratings).on_conflict_do_nothing(), new)
+        else:  # pragma: no cover - the two databases the project runs on
+            have = set(conn.execute(select(ratings.c.entry).where(
+                ratings.c.variant == variant, ratings.c.entry.in_(entries))).scalars())
+            missing = [n for n in new if n["entry"] not in have]
+            if missing:
+                conn.execute(insert(ratings), missing)
+        stmt = (select(ratings.c.entry, ratings.c.mu, ratings.c.sigma, ratings.c.games)
                 .where(ratings.c.variant == variant, ratings.c.entry.in_(entries))
                 .order_by(ratings.c.entry).with_for_update())
-        current = {r.entry: (r.mu, r.sigma) for r in conn.execute(stmt)}
+        current = {r.entry: (r.mu, r.sigma) for r in conn.execute(stmt) if r.games}
         moved = rate(current)
         for entry in entries:
-            new = moved[entry]
-            won = int(any(r["won"] for r in rows if r["entry"] == entry))
-            if entry in current:
-                conn.execute(update(ratings).where(ratings.c.entry == entry,
-                                                   ratings.c.variant == variant)
-                             .values(mu=new["mu"], sigma=new["sigma"], games=ratings.c.games + 1,
-                                     wins=ratings.c.wins + won, updated_at=when))
-            else:
-                conn.execute(insert(ratings).values(entry=entry, variant=variant, mu=new["mu"],
-                                                    sigma=new["sigma"], games=1, wins=won,
-                                                    updated_at=when))
+            skill = moved[entry]
+            won = int(all(r["won"] for r in rows if r["entry"] == entry))
+            conn.execute(update(ratings).where(ratings.c.entry == entry,
+                                               ratings.c.variant == variant)
+                         .values(mu=skill["mu"], sigma=skill["sigma"],
+                                 games=ratings.c.games + 1, wins=ratings.c.wins + won,
+                                 updated_at=when))
         return moved
 
     # -- loading -------------------------------------------------------------------------
@@ -456,6 +482,14 @@ class Database:
         with self.begin() as conn:
             return list(conn.execute(select(tables.c.id).where(
                 tables.c.status.in_(("open", "running")))).scalars())
+
+    def running_seats(self, player_id: str) -> int:
+        """At how many running tables the player sits."""
+        with self.begin() as conn:
+            return int(conn.execute(select(func.count()).select_from(seats)
+                                    .join(tables, tables.c.id == seats.c.table_id)
+                                    .where(seats.c.player_id == player_id,
+                                           tables.c.status == "running")).scalar_one())
 
     def count_active_tables(self, owner_id: str) -> int:
         """How many open or running tables ``owner_id`` created."""
@@ -523,19 +557,39 @@ class Database:
         with self.begin() as conn:
             return [dict(r._mapping) for r in conn.execute(stmt)]
 
-    def line_stats(self, entry: str) -> list[dict[str, Any]]:
-        """Every line of an entry's finished matches, newest first, without the tables'
-        results (what a profile's stats and rating history are counted from): ``table_id``,
-        ``seat``, ``variant``, ``finished_at``, ``won``, ``rated``, ``points``, ``deals``,
+    def line_stats(self, entry: str, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` lines of an entry's finished matches, without the tables'
+        results (what a profile's contracts and rating history are counted from):
+        ``table_id``, ``seat``, ``variant``, ``finished_at``, ``won``, ``rated``,
         ``contracts``, ``rating_after`` and the table's ``private``."""
         mp = match_players.c
         stmt = (select(mp.table_id, mp.seat, mp.variant, mp.finished_at, mp.won, mp.rated,
-                       mp.points, mp.deals, mp.contracts, mp.rating_after, tables.c.private)
+                       mp.contracts, mp.rating_after, tables.c.private)
                 .join(tables, tables.c.id == mp.table_id)
                 .where(mp.entry == entry)
-                .order_by(mp.finished_at.desc(), mp.table_id, mp.seat))
+                .order_by(mp.finished_at.desc(), mp.table_id, mp.seat).limit(limit))
         with self.begin() as conn:
             return [dict(r._mapping) for r in conn.execute(stmt)]
+
+    def line_totals(self, entry: str) -> dict[str, dict[str, int]]:
+        """An entry's totals per variant over all its finished matches: ``games`` (tables),
+        ``wins`` (tables where every seat of the entry won: a bot on both sides did not),
+        ``points`` and ``deals`` (summed over its seats)."""
+        mp = match_players.c
+        per_table = (select(mp.table_id, mp.variant,
+                            func.min(case((mp.won, 1), else_=0)).label("won"),
+                            func.sum(mp.points).label("points"),
+                            func.sum(mp.deals).label("deals"))
+                     .where(mp.entry == entry).group_by(mp.table_id, mp.variant).subquery())
+        stmt = (select(per_table.c.variant, func.count().label("games"),
+                       func.sum(per_table.c.won).label("wins"),
+                       func.sum(per_table.c.points).label("points"),
+                       func.sum(per_table.c.deals).label("deals"))
+                .group_by(per_table.c.variant))
+        with self.begin() as conn:
+            return {r.variant: {"games": int(r.games), "wins": int(r.wins or 0),
+                                "points": int(r.points or 0), "deals": int(r.deals or 0)}
+                    for r in conn.execute(stmt)}
 
     def seat_names(self, table_ids: Iterable[str]) -> dict[str, list[str]]:
         """The names in the seats of these tables."""
