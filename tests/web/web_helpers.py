@@ -118,3 +118,56 @@ def assert_no_errors(*pages: Any) -> None:
     """No page logged a script error or a failed request (``bela_errors``)."""
     for p in pages:
         assert not p.bela_errors, p.bela_errors
+
+
+# -- accounts, matches against bots (issue 12) ----------------------------------------------
+def claim_name(page: Any, password: str) -> None:
+    """The guest of ``page`` claims his name with ``password`` (the account panel's form)."""
+    page.click("#show-claim")
+    page.fill("#claim-password", password)
+    page.fill("#claim-password2", password)
+    page.click("#claim-submit")
+    page.wait_for_function("() => window.__bela.guest && window.__bela.guest.account")
+
+
+def log_in(page: Any, name: str, password: str) -> None:
+    """Log in on ``page`` (no player, or a guest) with name and password."""
+    if not page.locator("#login-name").count():
+        page.click("#show-login")
+    page.fill("#login-name", name)
+    page.fill("#login-password", password)
+    page.click("#login-submit")
+
+
+def play_match_with_bots(page: Any, variant: str = "bela2", *, rated: bool = True,
+                         timeout: float = 120) -> str:
+    """From the lobby: a table of ``variant`` to 1 with bots in the other seats, played by
+    clicking the first legal choice until the match's result shows; the table's id."""
+    page.wait_for_selector("#variant-select")
+    page.select_option("#variant-select", variant)
+    page.fill("#target-input", "1")  # the smallest target: one round decides the match
+    page.select_option("#bot-select", "heuristic")
+    check = page.locator("#rated-check")
+    if check.is_checked() != rated:
+        check.click()
+    page.click("#create-table")
+    page.wait_for_selector(".waiting")
+    table_id: str = page.evaluate("() => window.__bela.tableId")
+    page.click("[data-cmd=bots]")
+    page.wait_for_function("() => window.__bela.summary.seats.every(s => s.kind)")
+    page.click("[data-cmd=start]")
+    page.wait_for_selector(".game[data-seat='0']")
+    deadline = time.monotonic() + timeout
+    while not page.locator("#match-result").count():
+        if time.monotonic() > deadline:
+            raise AssertionError("the match did not finish:\n" + diagnose([page]))
+        if not click_first_legal(page):
+            page.wait_for_timeout(60)
+    return table_id
+
+
+def no_overflow(page: Any) -> None:
+    """Nothing of the page is wider than the window (no sideways scrolling)."""
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    inner = page.evaluate("() => window.innerWidth")
+    assert width <= inner, (width, inner)

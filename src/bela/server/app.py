@@ -356,7 +356,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                 "choices": {name: [str(c) for c in choice]
                             for name, choice in OPTION_CHOICES.items()},
                 "ranges": {"target": list(TARGET_RANGE),
-                           "turn_clock": [cfg.min_turn_clock, cfg.max_turn_clock]},
+                           "turn_clock": [cfg.min_turn_clock, cfg.max_turn_clock],
+                           "quick_wait": [cfg.min_quick_wait, cfg.max_quick_wait]},
                 "bots": await asyncio.to_thread(lobby.available_bots)}
 
     @app.get("/api/tables")

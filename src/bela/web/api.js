@@ -42,8 +42,11 @@ async function request(method, path, body, again = true) {
   if (!r.ok) {
     const e = (data && data.error) || {};
     if (r.status === 401 && e.code === "token_expired" && g && again) {
-      // an expired guest: a new one with the same name, then this request once more
+      // an expired guest: a new one with the same name, then this request once more (an
+      // account's name is taken: its player is logged out instead, renewGuest says so)
       if (await renewGuest(g)) return request(method, path, body, false);
+    } else if (r.status === 401 && e.code === "bad_token" && g && g.account) {
+      accountEnded(g); // logged out (everywhere, or a new password elsewhere)
     }
     const wait = Number.parseInt(r.headers.get("Retry-After") || "", 10);
     throw new ApiError(r.status, e.code || "http_" + r.status, e.message || r.statusText,
@@ -67,7 +70,44 @@ export async function apiPage(path) {
 /** A new guest with this name (the server gives the token the browser keeps). */
 export async function newGuest(name) {
   const g = await api("POST", "/api/guests", { name });
-  storeGuest({ token: g.token, name: g.name, player_id: g.player_id });
+  storeGuest({ token: g.token, name: g.name, player_id: g.player_id, account: false });
+  return storedGuest();
+}
+
+// -- accounts: a name claimed with a password ---------------------------------------------
+
+/** The guest claims ``name`` (his own when null) with a password: his token keeps working. */
+export async function claimName(password, name = null) {
+  const g = storedGuest();
+  const a = await api("POST", "/api/accounts", { password, name });
+  storeGuest({ ...g, name: a.name, player_id: a.player_id, account: true });
+  return storedGuest();
+}
+
+/** Log in with name and password: the account's player replaces the stored one. */
+export async function login(name, password) {
+  const a = await api("POST", "/api/login", { name, password });
+  storeGuest({ token: a.token, name: a.name, player_id: a.player_id, account: true });
+  return storedGuest();
+}
+
+/** Log out here (``all``: on every device); the token is forgotten, unless logging out
+ *  everywhere failed (the player is told and stays logged in). */
+export async function logout(all = false) {
+  const g = storedGuest();
+  if (!g) return;
+  try {
+    await api("POST", all ? "/api/logout-all" : "/api/logout");
+  } catch (e) {
+    if (all && e.status !== 401) throw e;
+  }
+  storeGuest(null);
+}
+
+/** A new password for the account: the answer's token replaces the one sent. */
+export async function changePassword(old, password) {
+  const a = await api("POST", "/api/players/me/password", { old, new: password });
+  storeGuest({ token: a.token, name: a.name, player_id: a.player_id, account: true });
   return storedGuest();
 }
 
@@ -80,6 +120,21 @@ export function onGuestRenewed(fn) {
   renewed = fn;
 }
 
+let ended = () => {};
+
+/** ``fn(player)`` is called when an account's token stops working (expired, logged out
+ *  everywhere, a new password elsewhere): the player is logged out, never renewed. */
+export function onAccountEnded(fn) {
+  ended = fn;
+}
+
+function accountEnded(old) {
+  const now = storedGuest();
+  if (now && now.token !== old.token) return; // logged in again meanwhile
+  storeGuest(null);
+  if (now) ended(old);
+}
+
 /** The guest ``old`` was refused as expired: forget its token and make a new guest with the
  *  same name (POST /api/guests), once however many requests and sockets saw it expire.
  *  The new guest, or null when none could be made (the name form asks again). */
@@ -88,6 +143,7 @@ export async function renewGuest(old) {
   if (now && old && now.token !== old.token) return now; // renewed already
   if (renewing) return renewing;
   if (!now || !old) return null; // forgotten: nothing to renew
+  if (old.account) { accountEnded(old); return null; } // its name is taken: log in again
   storeGuest(null);
   renewing = (async () => {
     try {
@@ -111,11 +167,13 @@ export async function checkGuest() {
     const me = await api("GET", "/api/players/me");
     // an expired token was renewed on the way: the new guest's token
     const fresh = { ...(storedGuest() || g), name: me.name, player_id: me.player_id };
+    if (typeof me.account === "boolean") fresh.account = me.account;
     storeGuest(fresh);
     return fresh;
   } catch (e) {
     if (e.status === 401) {
-      storeGuest(null);
+      if (g.account) accountEnded(g);
+      else storeGuest(null);
       return null;
     }
     return g; // server unreachable: keep it

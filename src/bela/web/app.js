@@ -1,11 +1,13 @@
 // The Bela browser client: lobby, table connection and events.  Plain ES modules, no build.
 // Protocol: docs/PROTOCOL.md (REST under /api, one WebSocket per table).
 
-import { LANGS, defaultLang, lang, setLang, t } from "./i18n.js";
+import { LANGS, defaultLang, lang, setLang, t, tn } from "./i18n.js";
 import { DECKS, ensureSprite } from "./cards.js";
 import {
-  api, apiPage, checkGuest, newGuest, onGuestRenewed, storeCode, storedCode, storedGuest, wsUrl,
+  api, apiPage, changePassword, checkGuest, claimName, login, logout, newGuest, onAccountEnded,
+  onGuestRenewed, storeCode, storedCode, storedGuest, wsUrl,
 } from "./api.js";
+import { botName, leadersHref, profileHref, renderLeaders, renderProfile } from "./profile.js";
 import {
   declKey, declareGroups, declarePending, fullDeclare, isOwner, makeNames, reasonText,
   refusalOf, renderTablePage, turnClockText, updateClocks,
@@ -18,11 +20,17 @@ const COLLECT_MS = 320;
 const PAGE = 50; // tables in one page of the lobby list (GET /api/tables?limit=&offset=)
 const CLOCKS = [null, 30, 60, 120]; // the create form's turn clocks (seconds; null: none)
 const PUBLIC_CLOCK = 60; // preselected for a public table; a private one has none
+const QUICK_WAITS = [15, 30, 60, 120]; // quick play's waits offered (seconds), within the server's range
+const QUICK_WAIT = 30; // preselected
+const QUICK_SEEN = "bela.quick"; // the quick-play table this browser opened last
+const LEADERS_PAGE = 50;
+const MIN_PASSWORD = 8, MAX_PASSWORD = 128;
 
 // The server's refusals said in the UI's words (i18n "err_<code>"); any other code shows
 // the server's message.
 const FRIENDLY_ERRORS = ["not_owner", "invite_required", "too_many_tables", "rate_limited",
-  "has_players", "bad_options", "bad_turn_clock", "table_moving", "cluster"];
+  "has_players", "bad_options", "bad_turn_clock", "table_moving", "cluster", "name_taken",
+  "already_account", "weak_password", "bad_login", "unknown_player"];
 
 /** A refused request in words: rate_limited with the Retry-After seconds when given. */
 export function errorText(e) {
@@ -38,6 +46,12 @@ const S = {
   tables: [],
   tablesTotal: 0, // X-Total-Count of the lobby list
   tablePages: 1, // pages of it shown (the "more" control adds one)
+  page: "lobby", // "lobby", "table", "profile" (/?player=) or "leaders" (/?leaders=)
+  profileId: null,
+  profile: null, // the profile shown: {id, data, error}
+  leaders: null, // the leaderboard shown: {variant, data, error}
+  quick: null, // quick play's status (GET /api/quick), null without a player
+  account: { note: null, msg: null, loginName: "" }, // the account panel's notes
   tableId: null,
   code: null, // the invite code of the private table shown (from its link or kept)
   tableError: null,
@@ -62,7 +76,8 @@ window.__bela = S; // for debugging and the browser tests
 
 function freshUi() {
   return { sheet: false, lastTrick: false, belaCard: null, declAnswered: null, discardSel: [],
-    resultDismissed: null, matchDismissed: false, editName: false, clockTouched: false };
+    resultDismissed: null, matchDismissed: false, editName: false, clockTouched: false,
+    accountForm: null }; // accountForm: the account panel's open form ("login", "claim", "password")
 }
 
 function loadPrefs() {
@@ -84,14 +99,26 @@ const root = () => document.getElementById("app");
 function renderHeader() {
   const h = document.getElementById("header");
   const who = S.guest ? `<span class="who-am-i">${esc(t("play_as", { name: S.guest.name }))}</span>` : "";
+  const lv = (S.leaders && S.leaders.variant) || S.createVariant || "bela4";
+  const nav = `<nav class="site-nav">
+      <a href="${esc(leadersHref(lv))}" data-cmd="leaders:${esc(lv)}" id="nav-leaders"${S.page === "leaders" ? ` aria-current="page"` : ""}>${esc(t("leaderboard"))}</a>${
+      S.guest ? `<a href="${esc(profileHref(S.guest.player_id))}" data-cmd="profile:${esc(S.guest.player_id)}" id="nav-profile"${
+        S.page === "profile" && S.profileId === S.guest.player_id ? ` aria-current="page"` : ""}>${esc(t("my_profile"))}</a>` : ""}</nav>`;
   h.innerHTML = `<a class="brand" href="/" data-cmd="lobby">${deckLogo()} <span>${esc(t("title"))}</span></a>
+    ${nav}
     <div class="prefs">${who}
       <label>${esc(t("lang"))} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
         `<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`).join("")}</select></label>
       <label>${esc(t("deck"))} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
         `<option value="${d}" ${d === S.prefs.deck ? "selected" : ""}>${esc(t("deck_" + d))}</option>`).join("")}</select></label>
     </div>`;
-  document.title = S.tableId && S.summary ? `${t("vname_" + S.summary.variant)} – ${t("title")}` : t("title");
+  let title = t("title");
+  if (S.tableId && S.summary) title = `${t("vname_" + S.summary.variant)} – ${t("title")}`;
+  else if (S.page === "profile" && S.profile && S.profile.data) {
+    const d = S.profile.data;
+    title = `${d.bot ? botName(d.bot) : d.name} – ${t("title")}`;
+  } else if (S.page === "leaders") title = `${t("leaderboard")} – ${t("title")}`;
+  document.title = title;
 }
 
 function deckLogo() {
@@ -103,6 +130,8 @@ function render() {
   const focusKey = focusKeyOf(document.activeElement);
   const inputs = saveInputs(el);
   if (S.tableId) el.innerHTML = renderTablePage(S);
+  else if (S.page === "profile") el.innerHTML = renderProfile(S);
+  else if (S.page === "leaders") el.innerHTML = renderLeaders(S);
   else el.innerHTML = renderLobby();
   restoreInputs(el, inputs);
   if (focusKey) {
@@ -159,14 +188,9 @@ function showLobbyMessage(text, kind) {
 
 // -- the lobby --------------------------------------------------------------------------
 function renderLobby() {
-  const guestPanel = S.guest && !S.ui.editName
-    ? `<p>${esc(t("play_as", { name: S.guest.name }))} <button class="btn small ghost" data-cmd="change-name">${esc(t("change_name"))}</button></p>`
-    : `<form class="name-form" data-form="guest">
-        <label>${esc(t("your_name"))} <input name="name" id="guest-name" maxlength="40" required autocomplete="nickname"
-          placeholder="${esc(t("name_placeholder"))}" value="${esc(S.guest ? S.guest.name : "")}"></label>
-        <button class="btn primary" id="guest-save">${esc(S.guest ? t("save_name") : t("continue"))}</button></form>`;
   return `<div class="lobby">
-    <section class="panel" id="guest-panel"><h2>${esc(t("player"))}</h2>${guestPanel}</section>
+    <section class="panel" id="guest-panel"><h2>${esc(t("player"))}</h2>${renderAccountPanel()}</section>
+    <section class="panel" id="quick-panel"><h2>${esc(t("quick_play"))}</h2>${renderQuickPanel()}</section>
     <section class="panel" id="create-panel"><h2>${esc(t("new_table"))}</h2>${renderCreateForm()}</section>
     <section class="panel" id="tables-panel"><h2>${esc(t("open_tables"))}
       <button class="btn small ghost" data-cmd="refresh">${esc(t("refresh"))}</button></h2>
@@ -177,6 +201,206 @@ function renderLobby() {
       S.toast ? esc(S.toast.text) : ""}</p>
     <p class="muted kbd-help">${esc(t("keyboard_help"))}</p>
   </div>`;
+}
+
+// -- the player: a guest, or an account (a name claimed with a password) ------------------
+function renderAccountPanel() {
+  const g = S.guest;
+  const A = S.account;
+  const form = S.ui.accountForm;
+  const note = A.note ? `<p class="account-note" id="account-note" role="status">${esc(A.note)}</p>` : "";
+  const msg = `<p class="form-msg${A.msg ? " " + A.msg.kind : ""}" id="account-msg" role="alert">${A.msg ? esc(A.msg.text) : ""}</p>`;
+  const cancel = `<button type="button" class="btn ghost" data-cmd="account-form:">${esc(t("cancel"))}</button>`;
+  if (!g || S.ui.editName) {
+    const nameForm = `<form class="name-form" data-form="guest">
+        <label>${esc(t("your_name"))} <input name="name" id="guest-name" maxlength="40" required autocomplete="nickname"
+          placeholder="${esc(t("name_placeholder"))}" value="${esc(g ? g.name : "")}"></label>
+        <button class="btn primary" id="guest-save">${esc(g ? t("save_name") : t("continue"))}</button></form>`;
+    const loginPart = form === "login" ? loginForm(cancel)
+      : `<p><button class="btn small ghost" data-cmd="account-form:login" id="show-login">${esc(t("have_account"))}</button></p>`;
+    return `${note}${nameForm}${g ? "" : loginPart}${msg}`;
+  }
+  const kind = g.account ? "account" : "guest";
+  const who = `<p class="who-line">${esc(t("play_as", { name: g.name }))} <span class="tag kind-${kind}" id="player-kind">${
+    esc(t(g.account ? "kind_account_short" : "kind_guest"))}</span>
+    <a class="btn small ghost" href="${esc(profileHref(g.player_id))}" data-cmd="profile:${esc(g.player_id)}" id="my-profile">${esc(t("my_profile"))}</a></p>`;
+  let body;
+  if (g.account) {
+    body = form === "password" ? passwordForm(cancel)
+      : `<div class="row account-actions">
+        <button class="btn small" data-cmd="account-form:password" id="show-password">${esc(t("change_password"))}</button>
+        <button class="btn small" data-cmd="logout" id="logout">${esc(t("logout"))}</button>
+        <button class="btn small warn" data-cmd="logout-all" id="logout-all">${esc(t("logout_all"))}</button></div>`;
+  } else if (form === "claim") {
+    body = claimForm(g, cancel);
+  } else if (form === "login") {
+    body = loginForm(cancel);
+  } else {
+    body = `<p class="muted small-note">${esc(t("account_panel_note"))}</p>
+      <div class="row account-actions">
+        <button class="btn small primary" data-cmd="account-form:claim" id="show-claim">${esc(t("claim_name"))}</button>
+        <button class="btn small" data-cmd="change-name">${esc(t("change_name"))}</button>
+        <button class="btn small ghost" data-cmd="account-form:login" id="show-login">${esc(t("have_account"))}</button></div>`;
+  }
+  return `${note}${who}${body}${msg}`;
+}
+
+function loginForm(cancel) {
+  return `<form class="name-form account-form" data-form="login"><h3>${esc(t("login"))}</h3>
+    <label>${esc(t("login_name"))} <input name="login_name" id="login-name" maxlength="40" required autocomplete="username"
+      value="${esc(S.account.loginName || "")}"></label>
+    <label>${esc(t("password"))} <input type="password" name="login_password" id="login-password" maxlength="${MAX_PASSWORD}"
+      required autocomplete="current-password"></label>
+    <div class="row"><button class="btn primary" id="login-submit">${esc(t("login_btn"))}</button>${cancel}</div></form>`;
+}
+
+function claimForm(g, cancel) {
+  return `<form class="name-form account-form" data-form="claim"><h3>${esc(t("claim_name"))}</h3>
+    <label>${esc(t("claim_name_label"))} <input name="claim_name" id="claim-name" maxlength="40" required autocomplete="username"
+      value="${esc(g.name)}"></label>
+    <label>${esc(t("password"))} <small class="muted">${esc(t("password_hint"))}</small>
+      <input type="password" name="claim_password" id="claim-password" maxlength="${MAX_PASSWORD}" required autocomplete="new-password"></label>
+    <label>${esc(t("password_repeat"))} <input type="password" name="claim_password2" id="claim-password2" maxlength="${MAX_PASSWORD}"
+      required autocomplete="new-password"></label>
+    <div class="row"><button class="btn primary" id="claim-submit">${esc(t("claim_btn"))}</button>${cancel}</div></form>`;
+}
+
+function passwordForm(cancel) {
+  return `<form class="name-form account-form" data-form="password"><h3>${esc(t("change_password"))}</h3>
+    <input type="text" name="pw_user" autocomplete="username" value="${esc(S.guest.name)}" hidden>
+    <label>${esc(t("old_password"))} <input type="password" name="old_password" id="old-password" maxlength="${MAX_PASSWORD}"
+      required autocomplete="current-password"></label>
+    <label>${esc(t("new_password"))} <small class="muted">${esc(t("password_hint"))}</small>
+      <input type="password" name="new_password" id="new-password" maxlength="${MAX_PASSWORD}" required autocomplete="new-password"></label>
+    <label>${esc(t("new_password_repeat"))} <input type="password" name="new_password2" id="new-password2" maxlength="${MAX_PASSWORD}"
+      required autocomplete="new-password"></label>
+    <div class="row"><button class="btn primary" id="password-submit">${esc(t("save_password"))}</button>${cancel}</div></form>`;
+}
+
+function accountMsg(text, kind = "error") {
+  S.account.msg = text ? { text, kind } : null;
+  const el = document.getElementById("account-msg");
+  if (el) { el.textContent = text || ""; el.className = `form-msg ${kind}`; }
+}
+
+/** A new player in this browser (a login, a claim, a new guest) or none (logged out): the
+ *  header, the lobby's lists and quick play follow. */
+function playerChanged(g) {
+  S.guest = g;
+  S.ui.editName = false;
+  S.ui.accountForm = null;
+  S.history = null;
+  S.quick = null;
+  clearTimeout(quickTimer);
+  renderHeader();
+  if (S.tableId) connect(); // the socket now knows who we are
+  else render();
+  if (S.page === "lobby") loadTables();
+  if (g) loadQuick();
+}
+
+/** The account's token stopped working (expired, logged out everywhere, a new password on
+ *  another device): no new guest takes the name (it is taken); the player logs in again. */
+function accountEnded(old) {
+  S.account = { note: t("session_ended", { name: old.name }), msg: null, loginName: old.name };
+  playerChanged(null);
+  S.ui.accountForm = "login";
+  if (!S.tableId) render();
+}
+
+// -- quick play: a table with players of a similar rating, bots after a wait -------------
+function quickWaits() {
+  const r = S.variants && S.variants.ranges && S.variants.ranges.quick_wait;
+  const [low, high] = Array.isArray(r) && r.length === 2 ? r : [QUICK_WAITS[0], QUICK_WAITS[QUICK_WAITS.length - 1]];
+  return [...new Set(QUICK_WAITS.map((w) => Math.min(high, Math.max(low, w))))].sort((a, b) => a - b);
+}
+
+function renderQuickPanel() {
+  const q = S.quick;
+  if (q && q.status === "waiting") {
+    return `<div class="quick-status" id="quick-status" data-status="waiting">${quickStatusHTML(q)}</div>
+      <div class="row"><button class="btn" data-cmd="quick-cancel" id="quick-cancel">${esc(t("cancel"))}</button></div>`;
+  }
+  // matched (the table was opened once, app.js applyQuick): back to it, or play again
+  const back = q && q.status === "matched" && q.table ? `<div class="quick-status" id="quick-status" data-status="matched">
+      <p class="row"><b>${esc(t("quick_matched"))}</b> <button class="btn small" data-cmd="open:${esc(q.table)}" id="quick-open">${
+        esc(t("quick_open"))}</button></p></div>` : "";
+  if (!S.variants) return `${back}<p class="muted">${esc(t("connecting"))}</p>`;
+  const chosen = S.quickVariant || S.createVariant || "bela4";
+  const waits = quickWaits();
+  const pick = waits.includes(QUICK_WAIT) ? QUICK_WAIT : waits[Math.min(1, waits.length - 1)];
+  return `${back}<form class="create-form quick-form" data-form="quick">
+    <p class="muted small-note">${esc(t("quick_info"))}</p>
+    <label>${esc(t("variant"))} <select name="quick_variant" id="quick-variant">${S.variants.variants.map((v) =>
+      `<option value="${v.id}" ${v.id === chosen ? "selected" : ""}>${esc(t("variant_" + v.id))}</option>`).join("")}</select></label>
+    <label>${esc(t("quick_wait"))} <select name="quick_wait" id="quick-wait">${waits.map((w) =>
+      `<option value="${w}" ${w === pick ? "selected" : ""}>${esc(clockLabel(w))}</option>`).join("")}</select></label>
+    <button class="btn primary" id="quick-play">${esc(t("quick_start"))}</button>
+    <p class="form-msg" id="quick-msg" role="alert"></p>
+  </form>`;
+}
+
+function quickStatusHTML(q) {
+  const waited = Math.max(0, Math.floor(Number(q.waited) || 0));
+  const left = Math.max(0, Math.ceil((Number(q.wait) || 0) - (Number(q.waited) || 0)));
+  const rating = Number.isFinite(q.rating) ? ` <small class="muted">(${esc(t("quick_rating", { n: q.rating }))})</small>` : "";
+  return `<p class="quick-searching"><span class="spinner" aria-hidden="true"></span> <b>${esc(t("vname_" + q.variant))}</b>${rating}</p>
+    <p class="quick-line" id="quick-line">${esc(t("quick_searching", { n: waited }))}</p>
+    <p class="muted quick-queue">${esc(tn("quick_queue", Number(q.waiting) || 0))}</p>
+    <p class="muted quick-bots">${esc(left > 0 ? t("quick_bots_in", { n: left }) : t("quick_bots_now"))}</p>`;
+}
+
+let quickTimer = null;
+let quickAsked = 0;
+
+/** Quick play's status for this player (at the start too: a reload keeps waiting), polled
+ *  every second while he waits; a match found opens its table once. */
+async function loadQuick() {
+  clearTimeout(quickTimer);
+  quickTimer = null;
+  if (!S.guest) { applyQuick(null); return; }
+  const asked = ++quickAsked;
+  let q = null;
+  try {
+    q = await api("GET", "/api/quick");
+  } catch (e) {
+    // a server without quick play (404) or not reachable now: keep polling a waiting one
+    if (S.quick && S.quick.status === "waiting" && e.status !== 404 && e.status !== 401) q = S.quick;
+  }
+  if (asked === quickAsked) applyQuick(q);
+}
+
+function applyQuick(q) {
+  const before = S.quick ? S.quick.status : "idle";
+  S.quick = q && q.status ? q : null;
+  const now = S.quick ? S.quick.status : "idle";
+  clearTimeout(quickTimer);
+  quickTimer = null;
+  if (now === "waiting") quickTimer = setTimeout(loadQuick, 1000);
+  if (now === "matched" && S.quick.table && localStorage.getItem(QUICK_SEEN) !== S.quick.table) {
+    localStorage.setItem(QUICK_SEEN, S.quick.table); // opened once: back in the lobby it stays closed
+    if (S.tableId !== S.quick.table) go(S.quick.table);
+    return;
+  }
+  if (S.page !== "lobby" || S.tableId) return;
+  if (now !== before) { render(); return; }
+  if (now === "waiting") {
+    const el = document.getElementById("quick-status");
+    if (el) el.innerHTML = quickStatusHTML(S.quick);
+  }
+}
+
+async function startQuick(variant, wait) {
+  const msg = document.getElementById("quick-msg");
+  if (msg) msg.textContent = "";
+  try {
+    const q = await api("POST", "/api/quick", { variant, wait });
+    applyQuick(q);
+    if (S.quick && S.quick.status === "waiting") document.getElementById("quick-cancel")?.focus();
+  } catch (e) {
+    const el = document.getElementById("quick-msg");
+    if (el) { el.textContent = errorText(e); el.className = "form-msg error"; } else toast(errorText(e), "error");
+  }
 }
 
 function variantInfo(id) {
@@ -207,6 +431,7 @@ function renderCreateForm() {
       `<option value="${c ?? ""}" ${c === clock ? "selected" : ""}>${esc(clockLabel(c))}</option>`).join("")}</select></label>
     <label class="check"><input type="checkbox" name="sit" id="sit-check" checked> ${esc(t("sit_myself"))}</label>
     <label class="check"><input type="checkbox" name="private" id="private-check"> ${esc(t("private_table"))}</label>
+    <label class="check"><input type="checkbox" name="rated" id="rated-check" checked> ${esc(t("rated_table"))}</label>
     <button class="btn primary" id="create-table">${esc(t("create"))}</button>
   </form>`;
 }
@@ -246,7 +471,7 @@ function renderTableList() {
       : `<button class="btn small" data-cmd="open:${tb.id}">${esc(t("watch"))}</button>`;
     const clock = tb.turn_clock ? ` <small class="clock-info">${esc(turnClockText(tb))}</small>` : "";
     return `<li data-table="${tb.id}"><div><b>${esc(t("vname_" + tb.variant))}</b> ${esc(t("target_short", { n: tb.options.target }))}${clock}
-      <span class="tag">${esc(t("status_" + tb.status))}</span>${tb.spectators ? ` <small class="muted">${esc(t("spectators", { n: tb.spectators }))}</small>` : ""}
+      <span class="tag">${esc(t("status_" + tb.status))}</span>${tb.rated ? ` <span class="tag rated">${esc(t("rated_tag"))}</span>` : ""}${tb.spectators ? ` <small class="muted">${esc(t("spectators", { n: tb.spectators }))}</small>` : ""}
       <div class="muted">${names}</div></div>${btn}</li>`;
   }).join("")}</ul>${more}`;
 }
@@ -269,7 +494,7 @@ async function loadTables() {
     }
   } catch { /* keep the old list */ }
   const list = document.getElementById("table-list");
-  if (list && !S.tableId && asked === tablesAsked) {
+  if (list && S.page === "lobby" && asked === tablesAsked) {
     const more = document.activeElement && document.activeElement.id === "more-tables";
     list.innerHTML = renderTableList();
     if (more) document.getElementById("more-tables")?.focus({ preventScroll: true });
@@ -279,7 +504,7 @@ async function loadTables() {
       S.history = await api("GET", "/api/players/me/history");
     } catch { /* keep the old list */ }
     const hist = document.getElementById("history-list");
-    if (hist && !S.tableId) hist.innerHTML = renderHistory();
+    if (hist && S.page === "lobby") hist.innerHTML = renderHistory();
   }
 }
 
@@ -521,7 +746,13 @@ function route() {
   const id = params.get("table");
   const code = id && params.get("code"); // an invite link to a private table
   if (code) storeCode(id, code);
-  if (id !== S.tableId || !routed) { // the first time too: the lobby lists its tables at once
+  const player = id ? null : params.get("player");
+  const leaders = id || player ? null : params.get("leaders");
+  const page = id ? "table" : player ? "profile" : leaders !== null ? "leaders" : "lobby";
+  const first = !routed;
+  const moved = first || page !== S.page || player !== S.profileId
+    || (page === "leaders" && (!S.leaders || S.leaders.variant !== (leaders || "bela4")));
+  if (id !== S.tableId || first) { // the first time too: the lobby lists its tables at once
     routed = true;
     disconnect();
     Object.assign(S, { tableId: id, summary: null, view: null, tableError: null, queue: [],
@@ -531,7 +762,15 @@ function route() {
     S.ui = freshUi();
     S.anim = { trick: null, collect: false, entered: new Set() };
     if (id) connect();
-    else loadTables();
+  }
+  S.page = page;
+  S.profileId = player;
+  if (moved) {
+    if (page !== "table") S.toast = null;
+    if (page === "lobby") loadTables();
+    else if (page === "profile") loadProfile(player);
+    else if (page === "leaders") loadLeaders(leaders || "bela4");
+    if (!first && page !== "table") window.scrollTo(0, 0);
   }
   renderHeader();
   render();
@@ -539,8 +778,66 @@ function route() {
 
 function go(tableId) {
   const url = tableId ? `/?table=${encodeURIComponent(tableId)}` : "/";
+  navigate(url);
+}
+
+let focusPage = false; // a page opened by a link: its heading takes the focus once loaded
+
+function navigate(url) {
   history.pushState(null, "", url);
+  focusPage = true;
   route();
+}
+
+/** After a link opened the profile or the leaderboard: the keyboard goes on from its heading
+ *  (unless the link is still there, as the leaderboard's variant switch). */
+function focusHeading() {
+  if (!focusPage) return;
+  focusPage = false;
+  const active = document.activeElement;
+  if (active && active !== document.body && document.contains(active)) return;
+  const h = root().querySelector(".page h2");
+  if (h) { h.tabIndex = -1; h.focus({ preventScroll: true }); }
+}
+
+// -- the profile and the leaderboard ------------------------------------------------------
+let profileAsked = 0;
+
+async function loadProfile(id) {
+  const asked = ++profileAsked;
+  S.profile = { id, data: null, error: null };
+  let data = null, error = null;
+  try {
+    data = await api("GET", `/api/players/${encodeURIComponent(id)}`);
+  } catch (e) {
+    error = e.status === 404 ? t("err_unknown_player") : errorText(e);
+  }
+  if (asked !== profileAsked) return;
+  S.profile = { id, data, error };
+  if (S.page === "profile" && S.profileId === id) { renderHeader(); render(); focusHeading(); }
+}
+
+let leadersAsked = 0;
+
+async function loadLeaders(variant, more = false) {
+  const asked = ++leadersAsked;
+  const old = S.leaders && S.leaders.variant === variant && S.leaders.data ? S.leaders.data : null;
+  const offset = more && old ? old.entries.length : 0;
+  if (!more) S.leaders = { variant, data: null, error: null };
+  let data = null, error = null;
+  try {
+    data = await api("GET", `/api/leaderboard?variant=${encodeURIComponent(variant)}&limit=${LEADERS_PAGE}&offset=${offset}`);
+    if (more && old) {
+      const seen = new Set(old.entries.map((e) => e.player_id));
+      data = { ...data, entries: [...old.entries, ...data.entries.filter((e) => !seen.has(e.player_id))] };
+    }
+  } catch (e) {
+    if (more && old) { toast(errorText(e), "error"); return; }
+    error = errorText(e);
+  }
+  if (asked !== leadersAsked) return;
+  S.leaders = { variant, data, error };
+  if (S.page === "leaders") { renderHeader(); render(); focusHeading(); }
 }
 
 // -- events -----------------------------------------------------------------------------
@@ -566,6 +863,54 @@ async function onCommand(cmd, el, ev) {
       break;
     }
     case "change-name": S.ui.editName = true; render(); document.getElementById("guest-name")?.focus(); break;
+    case "profile": navigate(profileHref(arg)); break;
+    case "leaders": navigate(leadersHref(arg)); break;
+    case "more-leaders": if (S.leaders) loadLeaders(S.leaders.variant, true); break;
+    case "record": { // a finished match of the profile: its record
+      const m = S.profile && S.profile.data && S.profile.data.matches[Number(arg)];
+      if (!m) break;
+      const rec = await run(() => api("GET", m.record));
+      if (rec) saveRecord(rec, `bela-${m.variant}-${m.table}.json`);
+      break;
+    }
+    case "account-form": { // a form of the account panel opened, or closed (no arg)
+      const was = S.ui.accountForm;
+      S.ui.accountForm = arg || null;
+      S.account.msg = null;
+      render();
+      const focus = arg === "login" ? (S.account.loginName ? "login-password" : "login-name")
+        : arg === "claim" ? "claim-password" : arg === "password" ? "old-password"
+          : { login: "show-login", claim: "show-claim", password: "show-password" }[was];
+      document.getElementById(focus || "my-profile")?.focus();
+      break;
+    }
+    case "logout": {
+      await logout(false);
+      S.account = { note: t("logged_out"), msg: null, loginName: S.guest ? S.guest.name : "" };
+      playerChanged(null);
+      document.getElementById("guest-name")?.focus();
+      break;
+    }
+    case "logout-all": {
+      if (!confirm(t("logout_all_confirm"))) break;
+      const name = S.guest ? S.guest.name : "";
+      try {
+        await logout(true);
+      } catch (e) {
+        accountMsg(errorText(e));
+        break;
+      }
+      S.account = { note: t("logged_out_all"), msg: null, loginName: name };
+      playerChanged(null);
+      document.getElementById("guest-name")?.focus();
+      break;
+    }
+    case "quick-cancel": {
+      const q = await run(() => api("DELETE", "/api/quick"));
+      if (q) applyQuick(q);
+      document.getElementById("quick-play")?.focus();
+      break;
+    }
     case "more-tables": S.tablePages += 1; loadTables(); break;
     case "sit": {
       const body = { seat: Number(arg) };
@@ -662,7 +1007,13 @@ function onClick(ev) {
   const cardEl = target.closest("[data-card]");
   if (actEl && !actEl.disabled) { act(actEl.dataset.act); return; }
   if (cardEl) { onCard(cardEl.dataset.card); return; }
-  if (cmdEl && !cmdEl.disabled) onCommand(cmdEl.dataset.cmd, cmdEl, ev);
+  if (cmdEl && !cmdEl.disabled) {
+    if (cmdEl.tagName === "A") { // a link: opened here, unless asked for a new tab or window
+      if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey || ev.button) return;
+      ev.preventDefault();
+    }
+    onCommand(cmdEl.dataset.cmd, cmdEl, ev);
+  }
 }
 
 async function onSubmit(ev) {
@@ -675,11 +1026,64 @@ async function onSubmit(ev) {
     if (!name) return;
     const g = await run(() => newGuest(name));
     if (!g) return;
+    S.account = { note: null, msg: null, loginName: "" };
+    playerChanged(g);
+  } else if (form.dataset.form === "login") {
+    const name = String(data.get("login_name") || "").trim();
+    const password = String(data.get("login_password") || "");
+    if (!name || !password) return;
+    S.account.loginName = name;
+    accountMsg(null);
+    let g;
+    try {
+      g = await login(name, password);
+    } catch (e) {
+      accountMsg(errorText(e));
+      document.getElementById("login-password")?.select();
+      return;
+    }
+    S.account = { note: t("logged_in", { name: g.name }), msg: null, loginName: "" };
+    playerChanged(g);
+    document.getElementById("my-profile")?.focus();
+  } else if (form.dataset.form === "claim") {
+    const name = String(data.get("claim_name") || "").trim();
+    const password = String(data.get("claim_password") || "");
+    if (password !== String(data.get("claim_password2") || "")) { accountMsg(t("passwords_differ")); return; }
+    if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) { accountMsg(t("err_weak_password")); return; }
+    let g;
+    try {
+      g = await claimName(password, name && S.guest && name !== S.guest.name ? name : null);
+    } catch (e) {
+      accountMsg(errorText(e));
+      return;
+    }
+    S.account = { note: t("claimed", { name: g.name }), msg: null, loginName: "" };
+    S.ui.accountForm = null;
     S.guest = g;
-    S.ui.editName = false;
     renderHeader();
-    if (S.tableId) connect(); // the socket now knows who we are
     render();
+    document.getElementById("my-profile")?.focus();
+  } else if (form.dataset.form === "password") {
+    const old = String(data.get("old_password") || "");
+    const password = String(data.get("new_password") || "");
+    if (password !== String(data.get("new_password2") || "")) { accountMsg(t("passwords_differ")); return; }
+    if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) { accountMsg(t("err_weak_password")); return; }
+    let g;
+    try {
+      g = await changePassword(old, password);
+    } catch (e) {
+      accountMsg(errorText(e));
+      return;
+    }
+    S.guest = g;
+    S.account = { note: t("password_changed"), msg: null, loginName: "" };
+    S.ui.accountForm = null;
+    render();
+    document.getElementById("show-password")?.focus();
+  } else if (form.dataset.form === "quick") {
+    if (!S.guest) { toast(t("need_name"), "warn"); document.getElementById("guest-name")?.focus(); return; }
+    S.quickVariant = String(data.get("quick_variant") || "bela4");
+    await startQuick(S.quickVariant, Number(data.get("quick_wait")) || QUICK_WAIT);
   } else if (form.dataset.form === "create") {
     if (!S.guest) { toast(t("need_name"), "warn"); document.getElementById("guest-name")?.focus(); return; }
     const variant = String(data.get("variant"));
@@ -688,7 +1092,8 @@ async function onSubmit(ev) {
     for (const o of info.options) if (Object.hasOwn(S.variants.choices, o) && data.get("opt_" + o)) options[o] = String(data.get("opt_" + o));
     const clock = Number(data.get("turn_clock"));
     const body = { variant, options, bot: String(data.get("bot")), seat: data.get("sit") ? 0 : null,
-      private: !!data.get("private"), turn_clock: Number.isInteger(clock) && clock > 0 ? clock : null };
+      private: !!data.get("private"), turn_clock: Number.isInteger(clock) && clock > 0 ? clock : null,
+      rated: !!data.get("rated") };
     const tb = await run(() => api("POST", "/api/tables", body));
     if (!tb) return;
     if (tb.invite_code) storeCode(tb.id, tb.invite_code); // only its creator is told the code
@@ -747,6 +1152,7 @@ function onKey(ev) {
  *  new guest with the same name; the player is told once and the table is joined again. */
 function guestRenewed(g) {
   S.guest = g;
+  S.quick = null;
   S.ui.editName = false;
   renderHeader();
   toast(t("guest_renewed", { name: g.name }), "warn", 8000);
@@ -764,14 +1170,16 @@ async function main() {
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", route);
   onGuestRenewed(guestRenewed);
+  onAccountEnded(accountEnded);
   route();
   const before = S.guest && S.guest.token;
-  S.guest = await checkGuest();
+  S.guest = await checkGuest(); // an ended account is logged out on the way (accountEnded)
   renderHeader();
-  if (!S.tableId && S.guest && S.guest.token !== before) loadTables(); // a new or changed guest
+  if (S.page === "lobby" && S.guest && S.guest.token !== before) loadTables(); // a new or changed guest
   try { S.variants = await api("GET", "/api/variants"); } catch { S.variants = null; }
   if (!S.tableId) render();
-  setInterval(() => { if (!S.tableId) loadTables(); }, 4000);
+  if (S.guest) loadQuick(); // still waiting for a quick match after a reload, or matched
+  setInterval(() => { if (S.page === "lobby") loadTables(); }, 4000);
 }
 
 main();

@@ -7,6 +7,7 @@ import {
   RANKS, cardSVG, cardBackSVG, isTrump, rankOf, sortHand, suitIcon, suitOf,
 } from "./cards.js";
 import { esc } from "./util.js";
+import { profileHref } from "./profile.js";
 
 const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
   4: ["bottom", "right", "top", "left"] };
@@ -227,7 +228,10 @@ function renderWaitingRoom(S) {
   const seats = sum.seats.map((s) => {
     let who;
     if (s.kind === "bot") who = `${esc(s.name)} <span class="tag">${esc(t("bot_label"))}</span>`;
-    else if (s.kind === "human") who = esc(s.name) + (s.seat === mine ? ` <span class="tag you">${esc(t("you"))}</span>` : "");
+    else if (s.kind === "human") {
+      const name = s.player_id ? `<a class="player-link" href="${esc(profileHref(s.player_id))}" data-cmd="profile:${esc(s.player_id)}">${esc(s.name)}</a>` : esc(s.name);
+      who = name + (s.seat === mine ? ` <span class="tag you">${esc(t("you"))}</span>` : "");
+    }
     else who = `<span class="free">${esc(t("free_seat"))}</span>`;
     let btn = "";
     if (!s.kind && open && S.guest) {
@@ -260,7 +264,8 @@ function renderWaitingRoom(S) {
       <button class="btn small" data-cmd="copy">${esc(t("copy"))}</button></div></div>` : "";
   return `<section class="panel waiting" data-status="${sum.status}"${sum.private ? ` data-private="true"` : ""}>
     <h2>${esc(t("vname_" + sum.variant))} <small>${esc(t("target_short", { n: opts.target }))}${
-      sum.private ? ` <span class="tag private">${esc(t("private_tag"))}</span>` : ""}</small></h2>
+      sum.private ? ` <span class="tag private">${esc(t("private_tag"))}</span>` : ""}${
+      sum.rated ? ` <span class="tag rated">${esc(t("rated_tag"))}</span>` : ""}</small></h2>
     ${closed ? `<p class="closed-note" role="status">${esc(t("table_closed"))}</p>` : ""}
     <p class="muted">${rules} · ${esc(t("bot"))}: ${esc(t("bot_" + sum.bot))}${
       sum.turn_clock ? ` · <span class="clock-info" data-turn-clock="${sum.turn_clock}">${esc(turnClockText(sum))}</span>` : ""}</p>
@@ -320,9 +325,10 @@ function renderTopbar({ S, v, N }) {
   const close = canClose(S) ? ` <button class="btn small warn" data-cmd="close">${esc(t("close_table"))}</button>` : "";
   const clock = S.summary && S.summary.turn_clock
     ? ` <span class="tag clock-info" data-turn-clock="${S.summary.turn_clock}">${esc(turnClockText(S.summary))}</span>` : "";
+  const rated = S.summary && S.summary.rated ? ` <span class="tag rated">${esc(t("rated_tag"))}</span>` : "";
   return `<div class="topbar">
     <div class="tb-left"><button class="btn small ghost" data-cmd="lobby" title="${esc(t("back_lobby"))}">←</button>
-      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}${clock}${fallback}${close}</div>
+      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}${clock}${rated}${fallback}${close}</div>
     <div class="tb-mid">${contract} ${tricks}</div>
     <div class="tb-right"><span class="totals">${totals} <small>${esc(t("target_short", { n: v.options.target }))}</small></span>
       <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${esc(t("last_trick"))}</button>
@@ -349,7 +355,9 @@ function renderSeat({ S, v, N, pos }, seat) {
     Array.from({ length: v.hand_sizes[seat] }, () => `<span class="back-mini">${cardBackSVG()}</span>`).join("")}</div>`;
   const team = v.variant === "bela4" ? ` team-${seat % 2}` : "";
   return `<div class="seat pos-${p}${v.turn === seat ? " turn" : ""}${seat === v.seat ? " me" : ""}${team}" data-seat="${seat}">
-    <div class="seat-head"><span class="seat-name">${esc(N.seatName(seat))}</span>${tags.join("")}${
+    <div class="seat-head">${info.player_id
+      ? `<a class="seat-name" href="${esc(profileHref(info.player_id))}" target="_blank" rel="noopener" title="${esc(t("profile"))}: ${esc(info.name || "")}">${esc(N.seatName(seat))}</a>`
+      : `<span class="seat-name">${esc(N.seatName(seat))}</span>`}${tags.join("")}${
       S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}</div>
     ${backs}
     <div class="seat-info">${bids ? `<div class="bids">${bids}</div>` : ""}${decl}${belas}${ex}</div>

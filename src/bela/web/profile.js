@@ -1,0 +1,241 @@
+// A player's profile (/?player=<id>) and the leaderboard (/?leaders=<variant>): ratings per
+// variant with an inline SVG chart of their history, stats, finished matches.  Rendered as
+// HTML from the app state; app.js loads the data (GET /api/players/{id}, GET
+// /api/leaderboard) and handles the events ([data-cmd]) by delegation.
+
+import { lang, t, tn } from "./i18n.js";
+import { suitIcon } from "./cards.js";
+import { esc } from "./util.js";
+
+export const VARIANTS = ["bela4", "bela3", "bela2", "belot2"];
+
+function locale() {
+  return lang() === "hr" ? "hr-HR" : "en-GB";
+}
+
+/** A date of the server (ISO) in the UI's language: "3. 12. 2025." / "3 Dec 2025"; ``short``
+ *  without the year ("3. 12." / "3 Dec"). */
+export function dateText(iso, short = false) {
+  const d = new Date(iso);
+  if (!iso || Number.isNaN(d.getTime())) return "";
+  if (lang() === "hr") { // written as Croatians do, whatever the browser's locale data
+    return `${d.getDate()}. ${d.getMonth() + 1}.${short ? "" : ` ${d.getFullYear()}.`}`;
+  }
+  try {
+    return d.toLocaleDateString("en-GB", short ? { day: "numeric", month: "short" }
+      : { day: "numeric", month: "short", year: "numeric" });
+  } catch {
+    return d.toISOString().slice(short ? 5 : 0, 10);
+  }
+}
+
+const shortDate = (iso) => dateText(iso, true);
+
+function timeText(iso) {
+  const d = new Date(iso);
+  if (!iso || Number.isNaN(d.getTime())) return "";
+  return `${d.getHours()}:${String(d.getMinutes()).padStart(2, "0")}`;
+}
+
+function numberText(x, digits = 1) {
+  try {
+    return new Intl.NumberFormat(locale(), { maximumFractionDigits: digits }).format(x);
+  } catch {
+    return String(Math.round(x * 10 ** digits) / 10 ** digits);
+  }
+}
+
+export function profileHref(id) {
+  return `/?player=${encodeURIComponent(id)}`;
+}
+
+export function leadersHref(variant) {
+  return `/?leaders=${encodeURIComponent(variant)}`;
+}
+
+/** A link to a player's profile (a bot's too: ``bot-<spec>``), opened by app.js. */
+export function profileLink(id, html, cls = "player-link") {
+  return `<a class="${cls}" href="${esc(profileHref(id))}" data-cmd="profile:${esc(id)}">${html}</a>`;
+}
+
+/** A bot's name in words (i18n "bot_<spec>"); its spec when there are none. */
+export function botName(spec) {
+  const key = "bot_" + spec;
+  const text = t(key);
+  return text === key ? spec : text;
+}
+
+/** A contract (trump) as called: a suit with its symbol and name, or sve adut / bez aduta. */
+export function contractHTML(c, deck) {
+  if (c === "VC") return esc(t("vc"));
+  if (c === "BC") return esc(t("bc"));
+  if (/^[HDSC]$/.test(c)) {
+    const dk = deck === "french" ? "fr" : "hu";
+    return `${suitIcon(c, deck)} ${esc(t(`suit_${c}_${dk}`))}`;
+  }
+  return esc(c);
+}
+
+// -- the chart ---------------------------------------------------------------------------
+function niceStep(raw) {
+  const pow = 10 ** Math.floor(Math.log10(Math.max(raw, 1)));
+  for (const m of [1, 2, 5, 10]) if (m * pow >= raw) return m * pow;
+  return 10 * pow;
+}
+
+/** The rating history ([{at, rating, table}], oldest first) as an inline SVG line chart:
+ *  ratings on the left axis, the dates of the first and last match below; one point per
+ *  rated match.  Accessible as one image named with the first and last rating. */
+export function ratingChart(history, { width = 320, height = 150 } = {}) {
+  const pts = (history || []).filter((h) => Number.isFinite(h.rating));
+  if (!pts.length) return "";
+  const ratings = pts.map((h) => h.rating);
+  const first = ratings[0], last = ratings[ratings.length - 1];
+  let lo = Math.min(...ratings), hi = Math.max(...ratings);
+  const step = niceStep(Math.max(hi - lo, 40) / 3);
+  lo = Math.floor((lo - step / 4) / step) * step; // a little room below and above the points
+  hi = Math.ceil((hi + step / 4) / step) * step;
+  const L = 42, R = 12, T = 10, B = 24;
+  const x = (i) => (pts.length === 1 ? L + (width - L - R) / 2 : L + (i * (width - L - R)) / (pts.length - 1));
+  const y = (r) => T + ((hi - r) * (height - T - B)) / (hi - lo);
+  const f = (n) => Math.round(n * 10) / 10;
+  const grid = [];
+  for (let r = lo; r <= hi + 1e-9; r += step) {
+    grid.push(`<line class="grid" x1="${L}" x2="${width - R}" y1="${f(y(r))}" y2="${f(y(r))}"/>` +
+      `<text class="axis y" x="${L - 5}" y="${f(y(r) + 3.5)}" text-anchor="end">${r}</text>`);
+  }
+  const line = pts.length > 1
+    ? `<polyline class="line" points="${pts.map((h, i) => `${f(x(i))},${f(y(h.rating))}`).join(" ")}"/>` : "";
+  const dots = pts.map((h, i) => `<circle class="dot" cx="${f(x(i))}" cy="${f(y(h.rating))}" r="${pts.length > 40 ? 2 : 3.2}"
+    data-rating="${h.rating}"><title>${esc(t("chart_point", { date: dateText(h.at), rating: h.rating }))}</title></circle>`).join("");
+  // below: the dates of the first and the last match (their times when on the same day)
+  const oneDay = shortDate(pts[0].at) === shortDate(pts[pts.length - 1].at);
+  const when = (h) => (oneDay && pts.length > 1 ? timeText(h.at) : shortDate(h.at));
+  const xl = pts.length === 1
+    ? `<text class="axis x" x="${f(x(0))}" y="${height - 6}" text-anchor="middle">${esc(when(pts[0]))}</text>`
+    : `<text class="axis x" x="${L}" y="${height - 6}" text-anchor="start">${esc(when(pts[0]))}</text>` +
+      `<text class="axis x" x="${width - R}" y="${height - 6}" text-anchor="end">${esc(when(pts[pts.length - 1]))}</text>` +
+      (oneDay ? `<text class="axis x" x="${f((L + width - R) / 2)}" y="${height - 6}" text-anchor="middle">${esc(shortDate(pts[0].at))}</text>` : "");
+  const label = t("chart_label", { first, last, games: tn("games", pts.length) });
+  return `<svg class="rating-chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}"
+    data-points="${pts.length}" data-first="${first}" data-last="${last}" preserveAspectRatio="xMidYMid meet">
+    <line class="axis-line" x1="${L}" x2="${L}" y1="${T}" y2="${height - B}"/>
+    <line class="axis-line" x1="${L}" x2="${width - R}" y1="${height - B}" y2="${height - B}"/>
+    ${grid.join("")}${line}${dots}${xl}</svg>`;
+}
+
+// -- the profile -------------------------------------------------------------------------
+const back = () => `<p><a class="btn ghost" href="/" data-cmd="lobby">${esc(t("back_lobby"))}</a></p>`;
+const msgLine = (S) => `<p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
+  S.toast ? esc(S.toast.text) : ""}</p>`;
+
+export function renderProfile(S) {
+  const P = S.profile;
+  if (!P || P.error || !P.data) {
+    const body = P && P.error ? `<p class="table-error" role="alert">${esc(P.error)}</p>` : `<p class="muted">${esc(t("loading"))}</p>`;
+    return `<div class="page profile-page"><section class="panel">${body}${back()}</section></div>`;
+  }
+  const d = P.data;
+  const mine = !!(S.guest && S.guest.player_id === d.player_id);
+  const name = d.bot ? botName(d.bot) : d.name;
+  const kind = d.bot ? "bot" : d.account ? "account" : "guest";
+  const since = d.since ? ` <span class="muted">${esc(t("player_since", { date: dateText(d.since) }))}</span>` : "";
+  const variants = (d.variants || []).map((v) => renderVariantStats(v, S.prefs.deck)).join("");
+  return `<div class="page profile-page" data-player="${esc(d.player_id)}">
+    <section class="panel profile-head">
+      <h2><span class="profile-name">${esc(name)}</span> <span class="tag kind-${kind}">${esc(t("kind_" + kind))}</span>${
+        mine ? ` <span class="tag you">${esc(t("you"))}</span>` : ""}</h2>
+      <p>${since}</p>
+      <p class="row"><a class="btn small" href="${esc(leadersHref(firstVariant(d)))}" data-cmd="leaders:${firstVariant(d)}">${esc(t("leaderboard"))}</a>
+        <a class="btn small ghost" href="/" data-cmd="lobby">${esc(t("back_lobby"))}</a></p>
+    </section>
+    ${variants || `<section class="panel"><p class="muted">${esc(t("no_variants"))}</p></section>`}
+    <section class="panel profile-matches"><h2>${esc(t("finished_matches"))}</h2>${renderMatches(d.matches || [], d)}</section>
+    ${msgLine(S)}
+  </div>`;
+}
+
+function firstVariant(d) {
+  const v = (d.variants || []).find((x) => x.games) || (d.variants || [])[0];
+  return v ? v.variant : "bela4";
+}
+
+function renderVariantStats(v, deck) {
+  const prov = v.provisional ? ` <span class="tag provisional" title="${esc(t("provisional_hint"))}">${esc(t("provisional"))}</span>` : "";
+  const chart = v.history && v.history.length ? `<div class="chart-box">${ratingChart(v.history)}</div>`
+    : `<p class="muted">${esc(t("no_rated"))}</p>`;
+  const stats = [tn("games", v.games || 0), tn("won_games", v.wins || 0)];
+  if (v.points_per_deal !== null && v.points_per_deal !== undefined) {
+    stats.push(t("points_per_deal", { n: numberText(v.points_per_deal) }));
+  }
+  const contracts = (v.contracts || []).filter((c) => c.count > 0);
+  const top = contracts.length ? `<p class="contracts">${esc(t("top_contracts"))} ${contracts.map((c) =>
+    `<span class="contract-chip" data-trump="${esc(c.trump)}">${contractHTML(c.trump, deck)} <b>${c.count}×</b></span>`).join(" ")}</p>` : "";
+  return `<section class="panel variant-stats" data-variant="${esc(v.variant)}">
+    <h2><span>${esc(t("vname_" + v.variant))}</span>
+      <span class="rating-box">${esc(t("rating"))} <b class="rating" data-rating="${v.rating}">${v.rating}</b>${prov}</span></h2>
+    ${chart}
+    <p class="stats">${stats.map((x) => `<span>${esc(x)}</span>`).join(" · ")}</p>
+    ${top}
+  </section>`;
+}
+
+function renderMatches(matches, d) {
+  if (!matches.length) return `<p class="muted">${esc(t("no_history"))}</p>`;
+  return `<ul class="table-list match-list">${matches.map((m, i) => {
+    const result = m.left ? "left" : m.won ? "won" : "lost";
+    const resultText = m.left ? t("result_left") : m.won ? t("history_won") : t("history_lost");
+    let rating = "";
+    if (m.rated && m.rating_after !== null && m.rating_after !== undefined) {
+      const before = m.rating_before ?? m.rating_after;
+      const delta = m.rating_after - before;
+      rating = ` <span class="rating-change ${delta > 0 ? "up" : delta < 0 ? "down" : ""}" data-delta="${delta}">${
+        esc(t("rating_change", { before, after: m.rating_after }))} (${delta > 0 ? "+" : delta < 0 ? "−" : "±"}${Math.abs(delta)})</span>`;
+    } else if (!m.rated) {
+      rating = ` <span class="tag unrated">${esc(t("unrated_tag"))}</span>`;
+    }
+    const players = (m.players || []).map((p) => esc(p || "?")).join(", ");
+    return `<li data-match="${esc(m.table)}" data-result="${result}"><div><b>${esc(t("vname_" + m.variant))}</b>
+      <small class="muted">${esc(dateText(m.finished_at))}</small>
+      <span class="tag result-${result}">${esc(resultText)}</span>${rating}
+      <div class="muted">${esc((m.totals || []).join(" : "))} · ${players}</div></div>
+      ${m.record ? `<button class="btn small" data-cmd="record:${i}" aria-label="${esc(t("download_record"))}" title="${esc(t("download_record"))}">${esc(t("record_short"))}</button>` : ""}</li>`;
+  }).join("")}</ul>`;
+}
+
+// -- the leaderboard ---------------------------------------------------------------------
+export function renderLeaders(S) {
+  const L = S.leaders || { variant: "bela4" };
+  const ids = S.variants ? S.variants.variants.map((v) => v.id) : VARIANTS;
+  const nav = `<nav class="variant-switch" aria-label="${esc(t("variant_switch"))}">${ids.map((v) =>
+    `<a class="btn small${v === L.variant ? " primary" : ""}" href="${esc(leadersHref(v))}" data-cmd="leaders:${v}"${
+      v === L.variant ? ` aria-current="page"` : ""}>${esc(t("vname_" + v))}</a>`).join("")}</nav>`;
+  let body;
+  if (L.error) body = `<p class="table-error" role="alert">${esc(L.error)}</p>`;
+  else if (!L.data) body = `<p class="muted">${esc(t("loading"))}</p>`;
+  else if (!L.data.entries.length) body = `<p class="muted">${esc(t("no_leaders"))}</p>`;
+  else {
+    const me = S.guest && S.guest.player_id;
+    const rows = L.data.entries.map((e) => {
+      const name = e.bot ? `${esc(botName(e.bot))} <span class="tag">${esc(t("bot_label"))}</span>` : esc(e.name);
+      const prov = e.provisional ? ` <span class="tag provisional" title="${esc(t("provisional_hint"))}">${esc(t("provisional"))}</span>` : "";
+      return `<tr data-player="${esc(e.player_id)}"${e.player_id === me ? ` class="me"` : ""}>
+        <td class="num">${e.rank}</td><td class="name">${profileLink(e.player_id, name)}</td>
+        <td class="num"><b>${e.rating}</b>${prov}</td><td class="num">${e.games}</td><td class="num">${e.wins}</td></tr>`;
+    }).join("");
+    const rest = L.data.total - L.data.entries.length;
+    body = `<div class="table-scroll"><table class="leaders-table"><thead><tr><th scope="col" class="num">${esc(t("rank_col"))}</th>
+      <th scope="col">${esc(t("name_col"))}</th><th scope="col" class="num">${esc(t("rating_col"))}</th>
+      <th scope="col" class="num">${esc(t("games_col"))}</th><th scope="col" class="num">${esc(t("wins_col"))}</th></tr></thead>
+      <tbody>${rows}</tbody></table></div>${rest > 0 ? `<button class="btn small more-tables" data-cmd="more-leaders" id="more-leaders">${esc(t("more_leaders"))}</button>` : ""}`;
+  }
+  return `<div class="page leaders-page" data-variant="${esc(L.variant)}">
+    <section class="panel"><h2>${esc(t("leaderboard"))}: ${esc(t("vname_" + L.variant))}</h2>
+      ${nav}
+      <p class="muted">${esc(t("leaders_note"))}</p>
+      ${body}
+      ${back()}
+    </section>
+    ${msgLine(S)}
+  </div>`;
+}
