@@ -4,6 +4,7 @@ limited per address and per name; passwords are never logged."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from argon2.exceptions import VerifyMismatchError
 from server_helpers import guest, server
@@ -115,7 +117,7 @@ def test_account_names_are_unique_whatever_their_case_and_spaces(tmp_path: Path)
             error = refused(client.post("/api/accounts", json={"password": OTHER, **body},
                                         headers=h), 409, "name_taken")
             assert "log in" in error["message"]
-        for name in ("ana", "  ANA ", "aNa"):  # a new guest may not take it either
+        for name in ("ana", "  ANA ", "aNa", "Ａｎａ"):  # a new guest may not take it either
             refused(client.post("/api/guests", json={"name": name}), 409, "name_taken")
         guest(client, "Ana Marija")
         # a claim may choose another name; it is kept with its spaces made one
@@ -211,6 +213,78 @@ def test_a_new_password_ends_every_other_token(tmp_path: Path) -> None:
                 403, "not_account")
 
 
+def closed_with(ws: Any) -> int:
+    """The close code of a WebSocket the server has closed, once the messages before it
+    are read; a ping first, so that one still open answers (and fails) instead of
+    leaving the test waiting."""
+    ws.send_json({"type": "ping"})
+    msg = ws.receive()
+    while msg["type"] != "websocket.close":
+        assert '"pong"' not in msg.get("text", ""), "the WebSocket is still open"
+        msg = ws.receive()
+    code: int = msg["code"]
+    return code
+
+
+def test_a_new_password_closes_the_players_websockets(tmp_path: Path) -> None:
+    """Each of the player's WebSockets here closes with 4401 (the one of the browser that
+    changed it too: it connects again with its new token); other players' stay open."""
+    with accounts_server(tmp_path) as client:
+        first, ana = guest(client, "Ana")
+        claim(client, ana)
+        second = logged_in(client, "Ana")
+        _, bruno = guest(client, "Bruno")
+        tid = client.post("/api/tables", json={"variant": "bela2"}, headers=bruno).json()["id"]
+        url = f"/ws/tables/{tid}?token="
+        with client.websocket_connect(url + first) as mine, \
+                client.websocket_connect(url + second) as other_browser, \
+                client.websocket_connect(url + bruno["Authorization"][7:]) as brunos:
+            for ws in (mine, other_browser, brunos):
+                assert ws.receive_json()["type"] == "welcome"
+            r = client.post("/api/players/me/password", json={"old": PASSWORD, "new": OTHER},
+                            headers=ana)
+            assert r.status_code == 200, r.text
+            assert closed_with(mine) == closed_with(other_browser) == 4401
+            brunos.send_json({"type": "ping"})  # Bruno's connection goes on
+            while (msg := brunos.receive_json())["type"] != "pong":
+                assert msg["type"] != "error", msg
+        with client.websocket_connect(url + r.json()["token"]) as again:
+            assert again.receive_json()["type"] == "welcome"
+
+
+def test_overlong_passwords_and_names_are_told_as_such_and_never_hashed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any length up to the body limit is read: a password too long to be anyone's is a weak
+    one when chosen and a wrong one at a login (counted, not hashed); a name too long to be
+    an account's is a wrong one."""
+    hashed: list[int] = []
+    verify = Passwords._verify
+
+    def spy(self: Passwords, stored: str, password: str) -> bool:
+        hashed.append(len(password))
+        return verify(self, stored, password)
+
+    monkeypatch.setattr(Passwords, "_verify", spy)
+    huge = "x" * 60_000  # the body stays under its 64 KiB
+    with accounts_server(tmp_path, rate_login_attempts="3/hour") as client:
+        _, ana = guest(client, "Ana")
+        for body in ({"password": "x" * (MAX_PASSWORD + 1)}, {"password": huge}):
+            refused(client.post("/api/accounts", json=body, headers=ana), 422, "weak_password")
+        claim(client, ana)
+        change = "/api/players/me/password"
+        refused(client.post(change, json={"old": PASSWORD, "new": huge}, headers=ana),
+                422, "weak_password")
+        refused(login(client, "Ana", huge), 401, "bad_login")
+        refused(client.post(change, json={"old": huge, "new": OTHER}, headers=ana),
+                401, "bad_login")
+        assert hashed == []  # neither was verified
+        refused(login(client, "n" * 60_000), 401, "bad_login")
+        refused(login(client, "Ana" + " x" * 40), 401, "bad_login")
+        assert hashed == [len(PASSWORD)] * 2  # an unknown name costs a verification
+        logged_in(client, "Ana")  # the third attempt of the name: the long ones counted
+        assert_too_many(login(client, "Ana"))
+
+
 def assert_too_many(r: Any) -> None:
     refused(r, 429, "rate_limited")
     assert int(r.headers["Retry-After"]) >= 1
@@ -230,10 +304,11 @@ def test_logins_are_limited_per_address(tmp_path: Path) -> None:
         logged_in(elsewhere(client, "203.0.113.5"), "Ana")
 
 
-def test_failed_logins_are_limited_per_name_from_anywhere(tmp_path: Path) -> None:
-    """A guesser who changes his address is stopped at the name; the other accounts, and
-    this one's open sessions, are not concerned."""
-    with accounts_server(tmp_path, rate_login_failures="3/hour") as client:
+def test_logins_are_limited_per_name_from_anywhere(tmp_path: Path) -> None:
+    """Every login counts for its name, right or wrong: a guesser who changes his address is
+    stopped at the name; the other accounts, and this one's open sessions, are not
+    concerned."""
+    with accounts_server(tmp_path, rate_login_attempts="3/hour") as client:
         token, ana = guest(client, "Ana")
         _, bruno = guest(client, "Bruno")
         claim(client, ana)
@@ -241,9 +316,9 @@ def test_failed_logins_are_limited_per_name_from_anywhere(tmp_path: Path) -> Non
         guessers = [elsewhere(client, f"198.51.100.{i}") for i in range(4)]
         for i, g in enumerate(guessers[:3]):
             refused(login(g, "ANA", f"guess-{i}"), 401, "bad_login")
-        r = login(guessers[3], "Ana")  # the right password too: the name is blocked
+        r = login(guessers[3], "Ａｎａ")  # the right password too: the name is blocked
         assert_too_many(r)
-        assert "this name" in r.json()["error"]["message"]
+        assert "logins with this name" in r.json()["error"]["message"]
         assert_too_many(login(client, "ana"))
         assert logged_in(client, "Bruno", OTHER)  # another name still logs in
         assert me(client, token).status_code == 200  # Ana's sessions go on
@@ -254,17 +329,49 @@ def test_failed_logins_are_limited_per_name_from_anywhere(tmp_path: Path) -> Non
         for _ in range(3):
             refused(login(client, "Nobody", PASSWORD), 401, "bad_login")
         assert_too_many(login(client, "nobody"))
-        # a wrong old password when changing it counts for the name too
-        for _ in range(3):
-            refused(client.post("/api/players/me/password",
-                                json={"old": "guessing", "new": "nova-lozinka-1"},
-                                headers=bruno), 401, "bad_login")
-        assert_too_many(login(client, "Bruno", OTHER))
+        # the check of the old password when changing it counts for the name too, and so
+        # do right logins (Bruno's above)
+        r = client.post("/api/players/me/password", json={"old": OTHER, "new": PASSWORD},
+                        headers=bruno)
+        assert r.status_code == 200, r.text
+        refused(client.post("/api/players/me/password",
+                            json={"old": "guessing", "new": "nova-lozinka-1"},
+                            headers=bearer(r.json()["token"])), 401, "bad_login")
+        assert_too_many(login(client, "Bruno", PASSWORD))
+
+
+def test_logins_sent_at_once_are_limited_per_name(tmp_path: Path) -> None:
+    """Guesses sent all at once from several addresses are counted as they come, before
+    their passwords are verified: no more of them are verified than the limit lets
+    through."""
+    limit = 5
+    with accounts_server(tmp_path, rate_login_attempts=f"{limit}/hour") as client:
+        _, ana = guest(client, "Ana")
+        claim(client, ana)
+
+        async def guess_at_once() -> list[int]:
+            clients = [httpx.AsyncClient(
+                transport=httpx.ASGITransport(client.app, client=(f"198.51.100.{i}", 40000)),
+                base_url="http://testserver") for i in range(8)]
+            try:
+                answers = await asyncio.gather(*(
+                    clients[i % 8].post("/api/login", json={"name": "Ana",
+                                                            "password": f"guess-{i}"})
+                    for i in range(30)))
+            finally:
+                for c in clients:
+                    await c.aclose()
+            return [r.status_code for r in answers]
+
+        assert client.portal is not None  # the app's event loop
+        statuses = client.portal.call(guess_at_once)
+        assert statuses.count(401) == limit and statuses.count(429) == 30 - limit, statuses
+        assert_too_many(login(client, "Ana"))
 
 
 def test_an_unreachable_limit_storage_lets_logins_through(tmp_path: Path) -> None:
     with accounts_server(tmp_path, rate_limit_storage="redis://127.0.0.1:1/0",
-                         rate_logins="1/minute", rate_login_failures="1/hour") as client:
+                         rate_logins="1/minute", rate_login_attempts="1/hour") as client:
         _, ana = guest(client, "Ana")
         claim(client, ana)
         for _ in range(2):
@@ -298,6 +405,8 @@ def test_an_unknown_name_costs_a_real_verification() -> None:
     assert passwords.unknown != Passwords().unknown
 
 
-def test_name_keys_fold_case_and_spaces() -> None:
+def test_name_keys_fold_case_spaces_and_compatibility_forms() -> None:
     assert name_key("  Ivan \t Horvat ") == name_key("IVAN HORVAT") == "ivan horvat"
     assert name_key("Straße") == name_key("STRASSE")
+    assert name_key("Ａｎａ") == name_key("ANA") == name_key("\u1d2c\u207f\u1d43") == "ana"
+    assert name_key("Ana\u3000Marija") == "ana marija"  # an ideographic space

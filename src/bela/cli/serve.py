@@ -78,7 +78,7 @@ def serve(
     logs.setup(log_format, log_level, name)
     limits: dict[str, Any] = ({"rate_requests": "", "rate_guests": "", "rate_tables": "",
                                "rate_websockets": "", "rate_logins": "",
-                               "rate_login_failures": ""} if no_rate_limits else {})
+                               "rate_login_attempts": ""} if no_rate_limits else {})
     try:
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
                          allow_seed=allow_seed, rate_limit_storage=rate_limit_storage,

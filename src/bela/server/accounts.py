@@ -6,11 +6,12 @@ same player id (his history and ratings stay his), and from then on the name is 
 in any browser.  Passwords are kept as Argon2id hashes (argon2-cffi), never logged.
 
 Guessing is slowed down twice: the server's middleware limits logins, claims and password
-changes per client address (``ServerConfig.rate_logins``), and :class:`RateLimits` counts the
-failed logins of each account name, from wherever they come
-(``ServerConfig.rate_login_failures``): a guesser spread over many addresses is stopped
-too.  A login with an unknown name spends a hash's time as a wrong password does, so the
-answer's time does not tell which names have accounts.
+changes per client address (``ServerConfig.rate_logins``), and :class:`RateLimits` counts
+every login attempt of each account name, right or wrong, from wherever it comes
+(``ServerConfig.rate_login_attempts``), before its password is verified: a guesser spread
+over many addresses is stopped too, however many guesses he sends at once.  A login with an
+unknown name spends a hash's time as a wrong password does, so the answer's time does not
+tell which names have accounts.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import asyncio
 import base64
 import logging
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -48,13 +50,14 @@ REVOKED = 4401  # WebSocket close code of a player logged out everywhere (4000 +
 
 
 def name_key(name: str) -> str:
-    """What names are compared by: spaces collapsed, case folded (``"Ana"``, ``" ANA "``
-    and ``"ana"`` are one name).
+    """What names are compared by: compatibility characters made plain (NFKC), spaces
+    collapsed, case folded (``"Ana"``, ``" ANA "``, ``"ana"`` and the fullwidth ``"Ａｎａ"``
+    are one name).
 
-    >>> name_key("  Ivan   Horvat ") == name_key("IVAN HORVAT")
-    True
+    >>> name_key("  Ivan   Horvat ") == name_key("IVAN HORVAT"), name_key(" Ａｎａ ")
+    (True, 'ana')
     """
-    return " ".join(name.split()).casefold()
+    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
 
 
 def clean_name(name: str) -> str:
@@ -121,8 +124,8 @@ def _unmatched_hash(hasher: PasswordHasher) -> str:
 
 @dataclass
 class _Shared:
-    """What the routes of one app share: its password hashing and the failed-login counts
-    (in the storage of the rate limits)."""
+    """What the routes of one app share: its password hashing and the login attempts'
+    counts (in the storage of the rate limits)."""
 
     passwords: Passwords
     limits: RateLimits
@@ -159,6 +162,13 @@ def _bad_login(message: str = "wrong name or password") -> Unauthenticated:
     return Unauthenticated("bad_login", message)
 
 
+async def _attempt(shared: _Shared, key: str) -> None:
+    """Count a login attempt of the name ``key`` (raises :class:`TooMany` over its limit),
+    before its password is verified.  A key longer than any account's counts by its first
+    ``MAX_KEY + 1`` characters: it is nobody's, and the counts stay small."""
+    await shared.limits.hit("login_attempts", key[:MAX_KEY + 1])
+
+
 def _close_sockets(request: Request, player_id: str) -> int:
     """Close the player's WebSockets held by this process (at the tables run here, and
     those relayed to tables another instance runs) with :data:`REVOKED`; how many."""
@@ -182,7 +192,7 @@ async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
     _strong(body.password)
     name = clean_name(p["name"] if body.name is None else body.name)
     key = name_key(name)
-    if len(key) > MAX_KEY:  # a few letters grow when case-folded
+    if len(key) > MAX_KEY:  # a few characters grow when made plain or case-folded
         raise InvalidInput("bad_name", "this name is too long for an account: choose a "
                            "shorter one")
     store = _lobby(request).store
@@ -202,15 +212,16 @@ async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
 @router.post("/api/login")
 async def login(body: LoginIn, request: Request) -> dict[str, Any]:
     """A new token of the account with this name and password (its other tokens keep
-    working: one for each browser)."""
+    working: one for each browser).  Every attempt counts for the name, right or wrong."""
     shared, store = _shared(request), _lobby(request).store
     key = name_key(body.name)
-    await shared.limits.check("login_failures", key)
-    found = store.account(key)
+    await _attempt(shared, key)
+    if len(body.password) > MAX_PASSWORD:  # nobody's, and not worth a hash
+        raise _bad_login()
+    found = store.account(key) if len(key) <= MAX_KEY else None
     stored = None if found is None else found["password_hash"]
     matched = await shared.passwords.verify(stored, body.password)  # spent for any name
     if found is None or stored is None or not matched:
-        await shared.limits.count("login_failures", key)
         raise _bad_login()
     if shared.passwords.outdated(stored):
         store.set_password(found["id"], await shared.passwords.hash(body.password))
@@ -240,15 +251,17 @@ async def logout_all(p: Player, request: Request) -> dict[str, Any]:
 @router.post("/api/players/me/password")
 async def change_password(body: PasswordIn, p: Player, request: Request) -> dict[str, Any]:
     """A new password: every token of the account stops working but the one answered,
-    which replaces the one sent.  A wrong ``old`` counts as a failed login of the name."""
+    which replaces the one sent, and the player's WebSockets here are closed (his browser
+    connects again with the new token).  The check of ``old`` counts as a login attempt of
+    the name."""
     _account_only(p, "changing a password")
     _strong(body.new)
     shared, store = _shared(request), _lobby(request).store
-    key = name_key(p["name"])
-    await shared.limits.check("login_failures", key)
-    if not await shared.passwords.verify(store.password_hash(p["id"]), body.old):
-        await shared.limits.count("login_failures", key)
+    await _attempt(shared, name_key(p["name"]))
+    if (len(body.old) > MAX_PASSWORD  # nobody's, and not worth a hash
+            or not await shared.passwords.verify(store.password_hash(p["id"]), body.old)):
         raise _bad_login("the old password is wrong")
     token = store.change_password(p["id"], await shared.passwords.hash(body.new))
-    log.info("player %s changed his password", p["id"])
+    closed = _close_sockets(request, p["id"])
+    log.info("player %s changed his password (%d connections closed)", p["id"], closed)
     return {"player_id": p["id"], "name": p["name"], "token": token, "account": True}

@@ -34,10 +34,11 @@ class ServerConfig:
     rate_guests: str = "30/minute;300/hour"  # POST /api/guests
     rate_tables: str = "20/minute;200/hour"  # POST /api/tables
     rate_websockets: str = "120/minute"  # WebSocket connection attempts
-    # logins, account claims and password changes per address; failed logins per account
-    # name (whoever tries them: a guesser spread over many addresses is stopped too)
+    # logins, account claims and password changes per address; login attempts per account
+    # name, right or wrong, from anywhere (a password change's check of the old one too: a
+    # guesser spread over many addresses is stopped as well)
     rate_logins: str = "10/minute;60/hour"
-    rate_login_failures: str = "20/hour"
+    rate_login_attempts: str = "20/hour"
     tables_per_guest: int = 3  # open or running tables a guest created
     open_table_ttl: float = 1800.0  # an open table without seat changes this long is closed
     unwatched_bot_table_ttl: float = 300.0  # a running all-bot table nobody watches is closed

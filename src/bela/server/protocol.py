@@ -39,9 +39,9 @@ class GuestIn(_Body):
     name: StrictStr = Field(min_length=1, max_length=MAX_NAME)
 
 
-# A password field takes more than the longest password an account may have (the accounts
-# module tells a wrong length as such), yet bounds what is hashed.
-Password = Annotated[StrictStr, Field(max_length=1024)]
+# A password field takes any length the body limit lets through: the accounts module
+# answers a wrong length (``weak_password``), and hashes no password over its longest.
+Password = StrictStr
 
 
 class ClaimIn(_Body):
@@ -52,9 +52,10 @@ class ClaimIn(_Body):
 
 
 class LoginIn(_Body):
-    """``POST /api/login``: a name longer than any account's is simply a wrong one."""
+    """``POST /api/login``: a name or a password longer than any account's is simply a
+    wrong one."""
 
-    name: StrictStr = Field(max_length=256)
+    name: StrictStr
     password: Password
 
 

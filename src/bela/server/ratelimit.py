@@ -1,5 +1,5 @@
 """Rate limits per client address, kept by the ``limits`` library in a moving window, and
-the failed logins per account name.
+the login attempts per account name.
 
 The storage is chosen by URL in one place (:class:`RateLimits`, from
 ``ServerConfig.rate_limit_storage``): ``memory://`` keeps the counts in this process;
@@ -51,10 +51,10 @@ def address_key(host: str | None) -> str:
 
 
 class RateLimits:
-    """The server's named limits, each one or more ``limits`` items: ``requests``,
-    ``guests``, ``tables``, ``logins``, ``websockets`` are counted per address as they come
-    (:meth:`hit`); ``login_failures`` per account name, only when a login fails
-    (:meth:`count`), and checked before each login (:meth:`check`)."""
+    """The server's named limits, each one or more ``limits`` items, counted by :meth:`hit`:
+    ``requests``, ``guests``, ``tables``, ``logins``, ``websockets`` per client address,
+    ``login_attempts`` per account name (each login, and each check of an old password,
+    before its password is verified)."""
 
     def __init__(self, config: ServerConfig) -> None:
         url = config.rate_limit_storage
@@ -75,22 +75,14 @@ class RateLimits:
                                ("tables", config.rate_tables),
                                ("logins", config.rate_logins),
                                ("websockets", config.rate_websockets),
-                               ("login_failures", config.rate_login_failures))}
+                               ("login_attempts", config.rate_login_attempts))}
 
-    async def hit(self, name: str, address: str) -> None:
-        """Count one ``name`` from ``address``; raises :class:`TooMany` over a limit (the
-        limit that refuses does not count it)."""
-        await self._guarded(self._hit, name, address)
-
-    async def check(self, name: str, key: str) -> None:
-        """Raise :class:`TooMany` when ``key`` is at one of ``name``'s limits already;
-        counts nothing."""
-        await self._guarded(self._check, name, key)
-
-    async def count(self, name: str, key: str) -> None:
-        """Count one ``name`` for ``key``, refusing nothing (a failure: what it limits is
-        the next try, by :meth:`check`)."""
-        await self._guarded(self._count, name, key)
+    async def hit(self, name: str, key: str) -> None:
+        """Count one ``name`` for ``key`` (an address, an account name); raises
+        :class:`TooMany` over a limit (the limit that refuses does not count it).  Testing
+        and counting are one step of the storage, so requests at the same time cannot all
+        pass a limit that only some of them fit."""
+        await self._guarded(self._hit, name, key)
 
     async def _guarded(self, op: Callable[[str, str], None], name: str, key: str) -> None:
         """Run ``op(name, key)``: on the event loop for the memory storage, else in a
@@ -111,19 +103,10 @@ class RateLimits:
                 log.warning("the rate limits' storage cannot be reached (%s: %s): requests "
                             "are let through uncounted", type(exc).__name__, exc)
 
-    def _hit(self, name: str, address: str) -> None:
+    def _hit(self, name: str, key: str) -> None:
         for item in self.items[name]:
-            if not self.limiter.hit(item, name, address):
-                self._refuse(item, name, address)
-
-    def _check(self, name: str, key: str) -> None:
-        for item in self.items[name]:
-            if not self.limiter.test(item, name, key):
+            if not self.limiter.hit(item, name, key):
                 self._refuse(item, name, key)
-
-    def _count(self, name: str, key: str) -> None:
-        for item in self.items[name]:
-            self.limiter.hit(item, name, key)
 
     def _refuse(self, item: RateLimitItem, name: str, key: str) -> None:
         reset = self.limiter.get_window_stats(item, name, key).reset_time
@@ -136,4 +119,4 @@ _WHAT = {"requests": "requests from your address", "guests": "new guests from yo
          "tables": "new tables from your address",
          "logins": "logins and password changes from your address",
          "websockets": "WebSocket connections from your address",
-         "login_failures": "failed logins with this name"}
+         "login_attempts": "logins with this name"}

@@ -445,7 +445,7 @@ class Database:
         elif conn.dialect.name == "sqlite":
             conn.execute(sqlite_insert(ratings).on_conflict_do_nothing(), new)
         else:  # pragma: no cover - the two databases the project runs on
-            have = set(conn.execute(select(ratings.c.entry).where(
+            have: set[str] = set(conn.execute(select(ratings.c.entry).where(
                 ratings.c.variant == variant, ratings.c.entry.in_(entries))).scalars())
             missing = [n for n in new if n["entry"] not in have]
             if missing:
