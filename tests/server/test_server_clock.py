@@ -108,7 +108,8 @@ def test_the_clock_survives_a_restart(tmp_path: Path) -> None:
 def test_clocks_and_targets_out_of_range_are_refused(tmp_path: Path) -> None:
     with server(tmp_path, tables_per_guest=100) as client:
         ranges = client.get("/api/variants").json()["ranges"]
-        assert ranges == {"target": [1, 5001], "turn_clock": [15, 600]}  # for the forms
+        assert ranges == {"target": [1, 5001], "turn_clock": [15, 600],
+                          "quick_wait": [5, 300]}  # for the forms
         _, h = guest(client, "Ana")
         for body, code in (({"turn_clock": 14}, "bad_turn_clock"),
                            ({"turn_clock": 601}, "bad_turn_clock"),

@@ -1,5 +1,6 @@
-"""Quick play: the matcher's choices (pure), the queue over HTTP, and the queue shared by two
-instances through Redis."""
+"""Quick play: the matcher's choices (pure), seating against players who leave, join again or
+sit elsewhere meanwhile, the queue over HTTP, and the queue shared by two instances through
+Redis."""
 
 from __future__ import annotations
 
@@ -8,22 +9,28 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import guest, server
+from redis.asyncio import Redis
+from server_helpers import guest, server, start, table_with
 
 from bela.server.metrics import Metrics
 from bela.server.quickplay import (
     STALE,
+    TAKEN_TTL,
+    Answer,
     Entry,
     MemoryQueue,
     QuickPlay,
+    RedisQueue,
     match,
     nearest_bot,
+    taken_key,
     window,
 )
 
@@ -97,10 +104,21 @@ class _FakeDb:
         return {}
 
 
+class _FakeStore:
+    """The tables' store: ``playing`` sit at a running table."""
+
+    def __init__(self) -> None:
+        self.db = _FakeDb()
+        self.playing: set[str] = set()
+
+    def running_seats(self, player_id: str) -> int:
+        return int(player_id in self.playing)
+
+
 class _FakeLobby:
     def __init__(self) -> None:
         self.metrics = Metrics()
-        self.store = type("FakeStore", (), {"db": _FakeDb()})()
+        self.store = _FakeStore()
 
     def available_bots(self) -> list[str]:
         return ["random", "heuristic"]
@@ -121,6 +139,21 @@ class _FlakyRouter:
             raise OSError("the database is gone")
         self.made.append((variant, [p["id"] for p in players], bot))
         return f"t{len(self.made)}"
+
+
+class _GatedRouter(_FlakyRouter):
+    """A :class:`_FlakyRouter` that makes each table only once ``go`` is set (``entered``
+    is set when it begins one): the players act while their table is being made."""
+
+    def __init__(self, failures: int = 0) -> None:
+        super().__init__(failures)
+        self.entered = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def create_match(self, variant: str, players: list[dict[str, Any]], bot: str) -> str:
+        self.entered.set()
+        await self.go.wait()
+        return await super().create_match(variant, players, bot)
 
 
 def test_players_stay_queued_when_their_table_cannot_be_made() -> None:
@@ -157,6 +190,142 @@ def test_a_player_who_stops_asking_leaves_the_queue() -> None:
         assert (await quick.status("ana")) == {"status": "idle"}
         assert (await quick.status("bruno"))["status"] == "waiting"
         assert router.made == []
+
+    asyncio.run(run())
+
+
+def test_a_player_who_sits_at_a_running_table_meanwhile_leaves_the_queue() -> None:
+    async def run() -> None:
+        router = _FlakyRouter(failures=0)
+        quick = QuickPlay(router, None)
+        for pid in ("ana", "bruno"):
+            await quick.store.join(entry(pid, 1000, waited=1))
+        router.lobby.store.playing.add("ana")
+        await quick.tick(NOW)
+        assert router.made == []
+        assert await quick.status("ana") == {"status": "idle"}
+        assert (await quick.status("bruno"))["status"] == "waiting"
+        await quick.tick(NOW)  # Bruno waits for another player
+        assert router.made == []
+
+    asyncio.run(run())
+
+
+def test_who_leaves_or_joins_again_while_a_table_is_made_is_not_seated() -> None:
+    """The matcher reads the queue, then makes its tables one by one: a player of a later
+    table who leaves or joins again meanwhile is not seated from what was read."""
+    async def run() -> None:
+        router = _GatedRouter()
+        quick = QuickPlay(router, None)
+        for pid, rating in (("ana", 1000), ("bruno", 1000), ("cvijeta", 2000),
+                            ("davor", 2000)):
+            await quick.store.join(entry(pid, rating, waited=1))
+        ticking = asyncio.create_task(quick.tick(NOW))
+        await router.entered.wait()  # Ana's and Bruno's table is being made
+        assert (await quick.status("ana"))["status"] == "waiting"  # not idle meanwhile
+        await quick.leave("davor")
+        await quick.store.join(entry("cvijeta", 2000, wait=90))
+        router.go.set()
+        await ticking
+        assert router.made == [("bela2", ["ana", "bruno"], "heuristic")]
+        assert (await quick.status("ana"))["status"] == "matched"
+        assert await quick.status("davor") == {"status": "idle"}
+        again = await quick.status("cvijeta")
+        assert (again["status"], again["wait"]) == ("waiting", 90)
+
+    asyncio.run(run())
+
+
+def test_a_table_that_fails_puts_back_only_who_did_not_leave_or_join_again() -> None:
+    async def run() -> None:
+        router = _GatedRouter(failures=1)
+        quick = QuickPlay(router, None)
+        for pid in ("ana", "bruno", "cvijeta"):
+            await quick.store.join(entry(pid, 1000, waited=1, variant="bela3"))
+        ticking = asyncio.create_task(quick.tick(NOW))
+        await router.entered.wait()
+        await quick.leave("bruno")
+        await quick.store.join(entry("ana", 1000, wait=90, variant="bela2"))
+        router.go.set()
+        await ticking
+        assert router.made == [] and router.failures == 0
+        assert await quick.store.queue("bela3") == [entry("cvijeta", 1000, waited=1,
+                                                          variant="bela3")]
+        assert await quick.status("bruno") == {"status": "idle"}  # not back in the queue
+        ana = await quick.status("ana")
+        assert (ana["variant"], ana["wait"], ana["waiting"]) == ("bela2", 90, 1)
+        cvijeta = await quick.status("cvijeta")
+        assert (cvijeta["status"], cvijeta["variant"], cvijeta["waiting"]) == (
+            "waiting", "bela3", 1)
+
+    asyncio.run(run())
+
+
+class _ForgetfulQueue(MemoryQueue):
+    """Fails to store the first ``failures`` answers (Redis gone after the table was made)."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def matched(self, players: Sequence[Entry], answer: Answer) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise OSError("redis is gone")
+        await super().matched(players, answer)
+
+
+def test_players_whose_answer_was_lost_get_no_second_table() -> None:
+    async def run() -> None:
+        router = _FlakyRouter(failures=0)
+        quick = QuickPlay(router, None)
+        quick.store = _ForgetfulQueue(failures=1)
+        for pid in ("ana", "bruno"):
+            await quick.store.join(entry(pid, 1000, waited=1))
+        with pytest.raises(OSError):
+            await quick.tick(NOW)
+        await quick.tick(NOW)
+        await quick.tick(NOW + 100)
+        assert router.made == [("bela2", ["ana", "bruno"], "heuristic")]
+        assert await quick.store.queue("bela2") == []
+
+    asyncio.run(run())
+
+
+def test_touch_and_drop_spare_an_entry_joined_again() -> None:
+    async def run() -> None:
+        store = MemoryQueue()
+        old = entry("ana", 1000, waited=20)
+        await store.join(old)
+        await store.join(entry("ana", 1000, wait=90))
+        await store.touch(old, NOW)
+        await store.drop([old])
+        assert await store.queue("bela2") == [entry("ana", 1000, wait=90)]  # seen: 0
+        await store.touch(entry("ana", 1000, wait=90), NOW)
+        assert (await store.queue("bela2"))[0].seen == NOW
+        await store.drop([entry("ana", 1000, wait=90)])
+        assert await store.queue("bela2") == []
+
+    asyncio.run(run())
+
+
+def test_a_group_is_taken_only_as_it_was_read() -> None:
+    async def run() -> None:
+        store = MemoryQueue()
+        ana, bruno = entry("ana", 1000, waited=5), entry("bruno", 1000, waited=5)
+        for e in (ana, bruno):
+            await store.join(e)
+        await store.touch(ana, NOW)  # asking rewrites `seen` only: still as read
+        await store.join(entry("bruno", 1000, waited=5, wait=90))
+        assert not await store.take([ana, bruno])  # Bruno joined again: none is taken
+        assert len(await store.queue("bela2")) == 2
+        bruno = entry("bruno", 1000, waited=5, wait=90)
+        assert await store.take([ana, bruno])
+        assert not await store.take([ana, bruno])  # taken once only
+        assert await store.queue("bela2") == []
+        assert (await store.find("bruno"))[0] == bruno  # still waiting
+        await store.put_back([ana, bruno])
+        assert sorted(e.player_id for e in await store.queue("bela2")) == ["ana", "bruno"]
 
     asyncio.run(run())
 
@@ -226,6 +395,28 @@ def test_leaving_and_joining_again(tmp_path: Path) -> None:
         # Ana is in no queue: Bruno waits alone
         r = client.post("/api/quick", json={"variant": "bela2", "wait": 60}, headers=bruno)
         assert r.json()["waiting"] == 1
+
+
+def test_a_player_at_a_running_table_may_not_join(tmp_path: Path) -> None:
+    with server(tmp_path, **QUICK) as client:
+        _, ana = guest(client, "Ana")
+        _, bruno = guest(client, "Bruno")
+        tid = table_with(client, "bela2", [ana], bots=True)
+        # an open table does not count: Ana joins, then her table starts
+        r = client.post("/api/quick", json={"variant": "bela2", "wait": 60}, headers=ana)
+        assert r.status_code == 200 and r.json()["status"] == "waiting"
+        start(client, tid, ana)
+        assert client.get(f"/api/tables/{tid}").json()["status"] == "running"
+        r = client.post("/api/quick", json={"variant": "bela4", "wait": 60}, headers=ana)
+        assert r.status_code == 409 and r.json()["error"]["code"] == "already_playing"
+        # Bruno would make a table with Ana: she leaves the queue instead, he waits on
+        r = client.post("/api/quick", json={"variant": "bela2", "wait": 60}, headers=bruno)
+        assert r.status_code == 200
+        assert wait_for(client, ana, "idle") == {"status": "idle"}
+        body = client.get("/api/quick", headers=bruno).json()
+        assert (body["status"], body["waiting"]) == ("waiting", 1)
+        listed = client.get("/api/tables").json()
+        assert [t["id"] for t in listed] == [tid]  # no quick-play table
 
 
 def test_bad_requests_are_refused(tmp_path: Path) -> None:
@@ -298,7 +489,60 @@ def test_players_at_two_instances_meet_through_redis(tmp_path: Path) -> None:
             assert summary["rated"] is True and summary["status"] == "running"
         assert b.delete("/api/quick", headers=ana).json() == {"status": "idle"}
         assert a.get("/api/quick", headers=ana).json() == {"status": "idle"}
+        r = b.post("/api/quick", json={"variant": "bela2"}, headers=ana)  # she plays
+        assert r.status_code == 409 and r.json()["error"]["code"] == "already_playing"
+        _, cvijeta = guest(a, "Cvijeta")
         redis.kill()
         redis.wait()
-        r = a.post("/api/quick", json={"variant": "bela2"}, headers=ana)
+        r = a.post("/api/quick", json={"variant": "bela2"}, headers=cvijeta)
         assert r.status_code == 503 and r.json()["error"]["code"] == "cluster"
+
+
+@pytest.mark.skipif(REDIS is None, reason="redis-server is not installed")
+def test_redis_takes_a_group_only_as_it_was_read(tmp_path: Path) -> None:
+    """Two instances read the same queue: one takes the group, the other does not; an entry
+    joined again is neither taken, touched nor dropped from what was read before."""
+    since = 1_712_345_678.123_456_7  # all the digits of a time.time() (cjson keeps 14)
+
+    def at(pid: str, wait: int = 60, variant: str = "bela2", later: float = 0.0) -> Entry:
+        return Entry(pid, pid.title(), variant, 1000, wait, since + later)
+
+    async def run(url: str) -> None:
+        redis = Redis.from_url(url, decode_responses=True)
+        a, b = RedisQueue(redis, "a"), RedisQueue(redis, "b")
+        try:
+            for e in (at("ana"), at("bruno")):
+                await a.join(e)
+            read = await b.queue("bela2")
+            await a.touch(at("ana"), since + 3)  # only `seen` changes: still as read
+            assert await a.take(read)
+            assert not await b.take(read)  # the other instance seats nobody twice
+            assert await b.queue("bela2") == []
+            assert 0 < await redis.pttl(taken_key("ana")) <= TAKEN_TTL * 1000
+            ana, count, _ = await b.find("ana")  # still waiting, as he was
+            assert ana == replace(at("ana"), seen=since + 3) and count == 1
+            await b.leave("bruno")
+            await b.put_back(read)  # Bruno left: only Ana is queued again
+            assert await a.queue("bela2") == [replace(at("ana"), seen=since + 3)]
+            assert await redis.exists(taken_key("ana"), taken_key("bruno")) == 0
+
+            await a.join(at("bruno"))
+            read = await a.queue("bela2")
+            await b.join(at("bruno", wait=90, later=2))  # again, between reading and taking
+            assert not await a.take(read)
+            assert sorted(e.wait for e in await a.queue("bela2")) == [60, 90]  # untouched
+            old = next(e for e in read if e.player_id == "bruno")
+            await a.touch(old, since + 5)
+            await a.drop([old])
+            assert (await a.find("bruno"))[0] == at("bruno", wait=90, later=2)  # seen: 0
+            assert not await a.take([at("ana"), at("bruno", later=2)])  # another wait
+            await a.join(at("bruno", variant="bela3", later=4))
+            await a.put_back([at("bruno", variant="bela3", later=4)])  # never taken
+            assert [e.player_id for e in await a.queue("bela3")] == ["bruno"]
+            await a.drop([at("ana"), at("bruno", variant="bela3", later=4)])
+            assert await a.queue("bela2") == [] and await a.queue("bela3") == []
+        finally:
+            await redis.aclose()
+
+    with redis_server(tmp_path) as (url, _):
+        asyncio.run(run(url))

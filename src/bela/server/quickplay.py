@@ -12,6 +12,12 @@ rating (the rating shown, :func:`~bela.server.ratings.shown`):
 
 The table is made rated, public and started (:meth:`~bela.server.router.Router.create_match`)
 and each of its players finds it with ``GET /api/quick`` for :data:`ANSWER_TTL` seconds.
+A player seated at a running table may not join (he finishes his match first), and one who
+sits at one while queued leaves the queue.  A group is taken out of its queue before its
+table is made, all of it or none, and only as it was read: a player who left, joined again
+or was seated by another instance meanwhile is never seated (again); a table that cannot be
+made puts its players back.
+
 The matching itself is pure (:func:`match`, :func:`nearest_bot`); the queues live in this
 process (:class:`MemoryQueue`), or in Redis when several instances share the players
 (:class:`RedisQueue`: the players at every instance meet, and one instance at a time matches
@@ -39,7 +45,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from ..engine.variants import VARIANTS
 from .auth import Player
 from .cluster import RELEASE
-from .errors import InvalidInput, Refused, Unavailable
+from .errors import Conflict, InvalidInput, Refused, Unavailable
 from .ratings import MU, SIGMA, bot_entry, shown
 
 log = logging.getLogger("bela.server.quickplay")
@@ -50,6 +56,7 @@ WIDEN = 10.0  # ... and more for each second its longest waiting player waited
 ANSWER_TTL = 120.0  # seconds a matched player's answer (his table) is kept
 STALE = 15.0  # seconds without asking his status after which a queued player is dropped
 LOCK_TTL = 10.0  # seconds an instance may match a variant before another may
+TAKEN_TTL = 30.0  # seconds a group taken out of its queue to be seated is kept (Redis)
 DEFAULT_BOT = "heuristic"  # the bot chosen among equally near ones
 
 Answer = dict[str, Any]
@@ -170,7 +177,8 @@ class QueueStore(Protocol):
         """Forget the player's entry and answer."""
 
     async def find(self, player_id: str) -> tuple[Entry | None, int, Answer | None]:
-        """The player's entry, the number of players in its queue, his matched answer."""
+        """The player's entry (taken out to be seated too), the number of players in its
+        queue (him counted), his matched answer."""
 
     async def queues(self) -> dict[str, list[Entry]]:
         """Every variant's queue."""
@@ -184,14 +192,24 @@ class QueueStore(Protocol):
     async def unlock(self, variant: str) -> None:
         """Let the other processes match ``variant``."""
 
+    async def take(self, group: Sequence[Entry]) -> bool:
+        """Take ``group`` out of its queue to seat it, all of it or none: only if each
+        entry is queued as read (the same ``since`` and ``wait``).  A taken player still
+        finds himself waiting until :meth:`matched` or :meth:`put_back`."""
+
+    async def put_back(self, group: Sequence[Entry]) -> None:
+        """Queue the taken ``group`` again (its table could not be made): not a player who
+        joined or left since."""
+
     async def matched(self, players: Sequence[Entry], answer: Answer) -> None:
         """Take the players out of every queue and give them ``answer``."""
 
     async def touch(self, entry: Entry, now: float) -> None:
-        """Note that the player of ``entry`` asked for his status (if still queued)."""
+        """Note that the player of ``entry`` asked for his status (if still queued with
+        that entry: never one he joined with since)."""
 
     async def drop(self, entries: Sequence[Entry]) -> None:
-        """Take these entries out of their queue (if still there)."""
+        """Take these entries out of their queue (each if still queued as read)."""
 
 
 class MemoryQueue:
@@ -199,11 +217,13 @@ class MemoryQueue:
 
     def __init__(self) -> None:
         self._queues: dict[str, dict[str, Entry]] = {v: {} for v in VARIANTS}
+        self._taken: dict[str, Entry] = {}  # player -> his entry, while his table is made
         self._answers: dict[str, tuple[float, Answer]] = {}  # player -> (expiry, answer)
 
     def _forget(self, player_id: str) -> None:
         for q in self._queues.values():
             q.pop(player_id, None)
+        self._taken.pop(player_id, None)
         self._answers.pop(player_id, None)
 
     async def join(self, entry: Entry) -> None:
@@ -221,6 +241,9 @@ class MemoryQueue:
         for q in self._queues.values():
             if player_id in q:
                 return q[player_id], len(q), None
+        taken = self._taken.get(player_id)
+        if taken is not None:
+            return taken, len(self._queues[taken.variant]) + 1, None
         return None, 0, None if found is None else found[1]
 
     async def queues(self) -> dict[str, list[Entry]]:
@@ -237,12 +260,29 @@ class MemoryQueue:
 
     async def touch(self, entry: Entry, now: float) -> None:
         queue = self._queues[entry.variant]
-        if entry.player_id in queue:
-            queue[entry.player_id] = replace(queue[entry.player_id], seen=now)
+        stored = queue.get(entry.player_id)
+        if stored is not None and stored.since == entry.since:
+            queue[entry.player_id] = replace(stored, seen=now)
 
     async def drop(self, entries: Sequence[Entry]) -> None:
         for e in entries:
-            self._queues[e.variant].pop(e.player_id, None)
+            stored = self._queues[e.variant].get(e.player_id)
+            if stored is not None and stored.since == e.since:
+                del self._queues[e.variant][e.player_id]
+
+    async def take(self, group: Sequence[Entry]) -> bool:
+        if not all(_same(self._queues[e.variant].get(e.player_id), e) for e in group):
+            return False
+        for e in group:
+            self._taken[e.player_id] = self._queues[e.variant].pop(e.player_id)
+        return True
+
+    async def put_back(self, group: Sequence[Entry]) -> None:
+        for e in group:
+            taken = self._taken.get(e.player_id)
+            if taken is not None and taken.since == e.since:
+                del self._taken[e.player_id]
+                self._queues[taken.variant][e.player_id] = taken
 
     async def matched(self, players: Sequence[Entry], answer: Answer) -> None:
         now = time.monotonic()
@@ -253,12 +293,75 @@ class MemoryQueue:
             self._answers[p.player_id] = (now + ANSWER_TTL, answer)
 
 
-# replace a queued player's entry, only if he is still queued
+def _same(stored: Entry | None, read: Entry) -> bool:
+    """Whether a stored entry is still the one read (``seen`` aside: asking rewrites it)."""
+    return stored is not None and (stored.since, stored.wait) == (read.since, read.wait)
+
+
+# The scripts below compare stored entries (JSON) on their fields, not on their text: asking
+# for his status rewrites an entry's `seen`.  They write the texts Python made, never one
+# cjson encodes (it keeps 14 digits of a number: `since` would change).
+
+# KEYS[1]: a queue; ARGV: a player, his entry's since, his new entry.  Replace the entry
+# only if it is still the one with that since (not one he joined with again since).
 TOUCH = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local text = redis.call('HGET', KEYS[1], ARGV[1])
+if text and cjson.decode(text).since == tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  return 1
 end
 return 0
+"""
+
+# KEYS[i]: the queue of the i-th entry; ARGV: each entry's player and since.  Drop each
+# entry still queued with that since: the number dropped.
+DROP = """
+local dropped = 0
+for i = 1, #KEYS do
+  local text = redis.call('HGET', KEYS[i], ARGV[2 * i - 1])
+  if text and cjson.decode(text).since == tonumber(ARGV[2 * i]) then
+    redis.call('HDEL', KEYS[i], ARGV[2 * i - 1])
+    dropped = dropped + 1
+  end
+end
+return dropped
+"""
+
+# KEYS[1]: a queue; KEYS[1 + i]: the taken key of the group's i-th player; ARGV[1]: the
+# taken keys' life (ms), then each player, since and wait.  Only if every player is queued
+# with that since and wait: move each entry to his taken key, return 1; else 0, untouched.
+TAKE = """
+local texts = {}
+for i = 1, #KEYS - 1 do
+  local text = redis.call('HGET', KEYS[1], ARGV[3 * i - 1])
+  if not text then return 0 end
+  local e = cjson.decode(text)
+  if e.since ~= tonumber(ARGV[3 * i]) or e.wait ~= tonumber(ARGV[3 * i + 1]) then
+    return 0
+  end
+  texts[i] = text
+end
+for i = 1, #KEYS - 1 do
+  redis.call('HDEL', KEYS[1], ARGV[3 * i - 1])
+  redis.call('SET', KEYS[1 + i], texts[i], 'PX', ARGV[1])
+end
+return 1
+"""
+
+# KEYS[1]: a queue; KEYS[1 + i]: the taken key of the i-th player; ARGV: each player and
+# since.  Queue again each entry still taken with that since (joining or leaving deletes
+# it): the number put back.
+PUT_BACK = """
+local back = 0
+for i = 1, #KEYS - 1 do
+  local text = redis.call('GET', KEYS[1 + i])
+  if text and cjson.decode(text).since == tonumber(ARGV[2 * i]) then
+    redis.call('DEL', KEYS[1 + i])
+    redis.call('HSET', KEYS[1], ARGV[2 * i - 1], text)
+    back = back + 1
+  end
+end
+return back
 """
 
 
@@ -274,9 +377,15 @@ def lock_key(variant: str) -> str:
     return f"bela:quick:lock:{variant}"
 
 
+def taken_key(player_id: str) -> str:
+    return f"bela:quick:taken:{player_id}"
+
+
 class RedisQueue:
     """The queues of several instances, in Redis: each variant's entries in a hash by
-    player (``bela:quick:queue:<variant>``), each matched answer in a key that expires
+    player (``bela:quick:queue:<variant>``), each entry taken out to be seated in a key
+    that expires (``bela:quick:taken:<player>``, :data:`TAKEN_TTL`: an instance that stops
+    meanwhile leaves its players idle), each matched answer in one
     (``bela:quick:matched:<player>``), and a lock per variant
     (``bela:quick:lock:<variant>``, ``SET NX PX``) held by the instance matching it.
     Redis unreachable: :class:`~bela.server.errors.Unavailable` (no retries)."""
@@ -286,6 +395,9 @@ class RedisQueue:
         self.token = f"{instance}:{secrets.token_hex(6)}"  # this process's locks
         self._release = redis.register_script(RELEASE)
         self._touch = redis.register_script(TOUCH)
+        self._drop = redis.register_script(DROP)
+        self._take = redis.register_script(TAKE)
+        self._put_back = redis.register_script(PUT_BACK)
 
     @contextlib.asynccontextmanager
     async def _link(self) -> AsyncIterator[None]:
@@ -299,7 +411,7 @@ class RedisQueue:
                        answer: Answer | None) -> None:
         """The player out of every queue, then in ``entry``'s, with ``answer``: at once."""
         async with self._link(), self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(answer_key(player_id))
+            pipe.delete(answer_key(player_id), taken_key(player_id))
             for v in VARIANTS:
                 pipe.hdel(queue_key(v), player_id)
             if entry is not None:
@@ -318,14 +430,19 @@ class RedisQueue:
     async def find(self, player_id: str) -> tuple[Entry | None, int, Answer | None]:
         async with self._link(), self.redis.pipeline(transaction=False) as pipe:
             pipe.get(answer_key(player_id))
+            pipe.get(taken_key(player_id))
             for v in VARIANTS:
                 pipe.hget(queue_key(v), player_id)
                 pipe.hlen(queue_key(v))
-            answer, *rest = await pipe.execute()
+            answer, taken, *rest = await pipe.execute()
+        counts = dict(zip(VARIANTS, rest[1::2]))
         for text, count in zip(rest[::2], rest[1::2]):
             entry = _entry(text)
             if entry is not None:
                 return entry, count, None
+        entry = _entry(taken)
+        if entry is not None:
+            return entry, counts[entry.variant] + 1, None
         return None, 0, None if answer is None else json.loads(answer)
 
     async def queues(self) -> dict[str, list[Entry]]:
@@ -354,17 +471,39 @@ class RedisQueue:
     async def touch(self, entry: Entry, now: float) -> None:
         text = json.dumps(asdict(replace(entry, seen=now)))
         async with self._link():  # only while queued: never back into a queue it left
-            await self._touch(keys=[queue_key(entry.variant)], args=[entry.player_id, text])
+            await self._touch(keys=[queue_key(entry.variant)],
+                              args=[entry.player_id, repr(entry.since), text])
 
     async def drop(self, entries: Sequence[Entry]) -> None:
-        async with self._link(), self.redis.pipeline(transaction=True) as pipe:
-            for e in entries:
-                pipe.hdel(queue_key(e.variant), e.player_id)
-            await pipe.execute()
+        if not entries:
+            return
+        async with self._link():
+            await self._drop(keys=[queue_key(e.variant) for e in entries],
+                             args=[a for e in entries for a in (e.player_id, repr(e.since))])
+
+    async def take(self, group: Sequence[Entry]) -> bool:
+        if not group:
+            return True
+        args: list[str | int] = [int(TAKEN_TTL * 1000)]
+        for e in group:
+            args += [e.player_id, repr(e.since), e.wait]
+        async with self._link():
+            took = await self._take(keys=[queue_key(group[0].variant),
+                                          *(taken_key(e.player_id) for e in group)], args=args)
+        return bool(took)
+
+    async def put_back(self, group: Sequence[Entry]) -> None:
+        if not group:
+            return
+        async with self._link():
+            await self._put_back(keys=[queue_key(group[0].variant),
+                                       *(taken_key(e.player_id) for e in group)],
+                                 args=[a for e in group for a in (e.player_id, repr(e.since))])
 
     async def matched(self, players: Sequence[Entry], answer: Answer) -> None:
         async with self._link(), self.redis.pipeline(transaction=True) as pipe:
             for p in players:
+                pipe.delete(taken_key(p.player_id))
                 for v in VARIANTS:
                     pipe.hdel(queue_key(v), p.player_id)
                 pipe.set(answer_key(p.player_id), json.dumps(answer),
@@ -411,7 +550,7 @@ class QuickPlay:
     # -- players ---------------------------------------------------------------------------
     async def join(self, player: dict[str, Any], variant: str, wait: int | None) -> Answer:
         """Queue ``player`` for ``variant`` (instead of any queue or table found before):
-        his status."""
+        his status.  Refused while he is seated at a running table."""
         if variant not in VARIANTS:
             raise InvalidInput("bad_variant", f"unknown variant {variant!r} "
                                f"(known: {', '.join(VARIANTS)})")
@@ -419,6 +558,9 @@ class QuickPlay:
         wait = self.config.quick_wait if wait is None else wait
         if not low <= wait <= high:
             raise InvalidInput("bad_wait", f"wait is {low} to {high} seconds")
+        if self.router.lobby.store.running_seats(player["id"]) > 0:
+            raise Conflict("already_playing", "you are seated at a running table: finish "
+                           "your match first")
         stored = self.router.lobby.store.db.ratings([player["id"]], variant)
         skill = stored.get(player["id"], {"mu": MU, "sigma": SIGMA})
         await self.store.join(Entry(player["id"], player["name"], variant,
@@ -471,24 +613,39 @@ class QuickPlay:
                     await self.store.unlock(variant)
 
     async def _seat(self, variant: str, group: list[Entry]) -> None:
-        """Make the table of ``group`` (the players stay queued when it cannot be made)."""
+        """Make the table of ``group``: taken out of its queue first, as it was read (else
+        left to the next round), and put back when the table cannot be made.  A player
+        seated at a running table meanwhile leaves the queue instead (the group waits for
+        the next round)."""
+        playing = [e for e in group if self.router.lobby.store.running_seats(e.player_id) > 0]
+        if playing:
+            await self.store.drop(playing)
+            return
+        if not await self.store.take(group):
+            return
+        try:
+            table_id = await self._make(variant, group)
+        except Exception as exc:
+            self._failed("table", exc)
+            await self.store.put_back(group)
+            return
+        self._recovered("table")
+        await self.store.matched(group, {"status": "matched", "table": table_id,
+                                         "variant": variant})
+
+    async def _make(self, variant: str, group: list[Entry]) -> str:
+        """The table of ``group`` with the bot nearest its rating: its id."""
         bots = self.router.lobby.available_bots()
         stored = self.router.lobby.store.db.ratings([bot_entry(b) for b in bots], variant)
         ratings = {b: shown(stored[bot_entry(b)]["mu"], stored[bot_entry(b)]["sigma"])
                    for b in bots if bot_entry(b) in stored}
         bot = nearest_bot(bots, ratings, sum(e.rating for e in group) / len(group))
         players = [{"id": e.player_id, "name": e.name} for e in group]
-        try:
-            table_id = await self.router.create_match(variant, players, bot)
-        except Exception as exc:
-            self._failed("table", exc)
-            return
-        self._recovered("table")
+        table_id: str = await self.router.create_match(variant, players, bot)
         log.info("quick play: table %s of %s for %d players and %d bots (%s)", table_id,
                  variant, len(group), VARIANTS[variant].seats - len(group), bot,
                  extra={"table": table_id})
-        await self.store.matched(group, {"status": "matched", "table": table_id,
-                                         "variant": variant})
+        return table_id
 
     def _failed(self, what: str, exc: BaseException) -> None:
         """Count a failure; log it when it is the first of a row."""
