@@ -30,7 +30,8 @@ const MIN_PASSWORD = 8, MAX_PASSWORD = 128;
 // the server's message.
 const FRIENDLY_ERRORS = ["not_owner", "invite_required", "too_many_tables", "rate_limited",
   "has_players", "bad_options", "bad_turn_clock", "table_moving", "cluster", "name_taken",
-  "already_account", "weak_password", "bad_login", "unknown_player"];
+  "already_account", "weak_password", "bad_login", "unknown_player", "already_playing",
+  "not_account"];
 
 /** A refused request in words: rate_limited with the Retry-After seconds when given. */
 export function errorText(e) {
