@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .cards import iter_cards
 from .declarations import Declaration, declaration_value
@@ -12,7 +12,7 @@ from .enums import EqualDeclarations, Outcome
 
 if TYPE_CHECKING:
     from .state import Round
-    from .variants.base import Variant
+    from .variants.base import TableOptions, Variant
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,8 @@ def announced_points(decls: tuple[Declaration, ...] | None, rnd: Round) -> int:
 
 
 def score_played_round(rnd: Round) -> RoundResult:
-    """Score a round whose tricks are all played (R21-R23, bela4/bela3/bela2)."""
+    """Score a round whose tricks are all played (R21-R23, bela4/bela3/bela2): its points
+    gathered from the tricks, then :meth:`Variant.score_points`."""
     v = rnd.variant
     sides = v.sides
     caller = rnd.caller
@@ -114,24 +115,89 @@ def score_played_round(rnd: Round) -> RoundResult:
         side = v.side_of(seat)
         if rnd.tricks_won[side]:  # R15
             bela[side] += 20
-    own = [cards[s] + decl[s] + bela[s] for s in range(sides)]
-    total = sum(own)
-    caller_side = v.side_of(caller)
-    common = dict(caller=rnd.caller, contract=rnd.contract, total=total,
-                  card_points=tuple(cards), declaration_points=tuple(decl),
-                  bela_points=tuple(bela), declarations_to=to)
     tricks = rnd.tricks_won
-    n_tricks = sum(tricks)
-    for side in range(sides):
-        if tricks[side] == n_tricks:  # R23 štiglja
-            scores = [0] * sides
-            scores[side] = total + v.capot_bonus
-            return RoundResult(Outcome.CAPOT, tuple(scores), **common)  # type: ignore[arg-type]
-    mine = own[caller_side]
-    others = total - mine
+    capot = next((side for side in range(sides) if tricks[side] == sum(tricks)), None)
+    return v.score_points(rnd.options, caller, rnd.contract, cards, decl, bela, capot,
+                          declarations_to=to)
+
+
+def score_points(variant: Variant, options: TableOptions, caller: int, contract: int | None,
+                 cards: Sequence[int], declarations: Sequence[int], bela: Sequence[int],
+                 capot: int | None, declarations_to: int | None = None) -> RoundResult:
+    """The round result of these points per side (R21): ``cards`` (with the last trick's
+    10), the ``declarations`` and ``bela`` that count (R12, R14, R15), and the side that
+    took every trick (``capot``, R23), for the seat ``caller``: štiglja (R23), pass (more
+    than half of the total, R21) or the variant's fall (R22, R28).  The rules of a played
+    round and of a score pad's deal (:mod:`bela.engine.pad`) are these.
+
+    >>> from .variants import get_variant
+    >>> v = get_variant("bela4")
+    >>> r = score_points(v, v.make_options({}), 0, 0, [92, 70], [20, 0], [0, 0], None)
+    >>> r.outcome.value, r.scores
+    ('pass', (112, 70))
+    >>> score_points(v, v.make_options({}), 1, 0, [92, 70], [20, 0], [0, 0], None).scores
+    (182, 0)
+    """
+    sides = variant.sides
+    own = [cards[s] + declarations[s] + bela[s] for s in range(sides)]
+    total = sum(own)
+    common: dict[str, Any] = dict(
+        caller=caller, contract=contract, total=total, card_points=tuple(cards),
+        declaration_points=tuple(declarations), bela_points=tuple(bela),
+        declarations_to=declarations_to)
+    if capot is not None:  # R23 štiglja
+        scores = [0] * sides
+        scores[capot] = total + variant.capot_bonus
+        return RoundResult(Outcome.CAPOT, tuple(scores), **common)
+    mine = own[variant.side_of(caller)]
     if 2 * mine > total:
-        return RoundResult(Outcome.PASS, tuple(own), **common)  # type: ignore[arg-type]
-    return v.fall(rnd, own, total, others == mine, common)
+        return RoundResult(Outcome.PASS, tuple(own), **common)
+    return variant.fall(options, caller, own, total, 2 * mine == total, common)
+
+
+@dataclass(frozen=True)
+class Booking:
+    """A round written on the score sheet: the numbers it writes (held points of R22
+    included), the totals after it, the points still held, and the match's winner (R10,
+    R25) if it is decided."""
+
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    held: int
+    winner: int | None
+
+
+def book(res: RoundResult, totals: Sequence[int], held: int, winner: int | None,
+         target: int) -> Booking:
+    """Write ``res`` on a sheet whose ``totals``, ``held`` points and ``winner`` are these
+    (a match's, or a score pad's): R10 belot wins at once; R22 a hang holds the caller's
+    points back, and the held points go to the side scoring more in the next round that
+    has a single best; R25 the match is won by the single side at or over ``target``.
+
+    >>> from .enums import Outcome
+    >>> hang = RoundResult(Outcome.HANG, (81, 0), 0, 0, held=81)
+    >>> b = book(hang, (0, 0), 0, None, 1001)
+    >>> b.scores, b.held
+    ((81, 0), 81)
+    >>> book(RoundResult(Outcome.PASS, (100, 62), 1, 0), b.totals, b.held, None, 1001).scores
+    (181, 62)
+    """
+    scores = list(res.scores)
+    if res.outcome == Outcome.BELOT:
+        winner = res.winner
+    elif res.outcome == Outcome.HANG:
+        held += res.held
+    elif held and res.outcome not in (Outcome.REDEAL, Outcome.UNFINISHED):
+        top = max(scores)
+        if scores.count(top) == 1:  # R22: held points go to the side scoring more
+            scores[scores.index(top)] += held
+            held = 0
+    after = tuple(t + s for t, s in zip(totals, scores))
+    if winner is None and max(after) >= target:  # R25
+        top = max(after)
+        if after.count(top) == 1:
+            winner = after.index(top)
+    return Booking(tuple(scores), after, held, winner)
 
 
 def claim_result(rnd: Round, claimant: int) -> RoundResult:

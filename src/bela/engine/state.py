@@ -61,7 +61,7 @@ from .events import (
 )
 from .explain import duty_reason
 from .rules import PlayTable, play_table
-from .scoring import RoundResult, claim_result
+from .scoring import RoundResult, book, claim_result
 from .variants import get_variant
 from .variants.base import BidEffect, Deal, TableOptions, Variant
 
@@ -680,24 +680,9 @@ class Match:
         self._before_booking.append((tuple(self.totals), self.held, self.winner))
         res = rnd.result
         assert res is not None
-        scores = list(res.scores)
-        if res.outcome == Outcome.BELOT:
-            self.winner = res.winner
-        elif res.outcome == Outcome.HANG:
-            self.held += res.held
-        elif self.held and res.outcome not in (Outcome.REDEAL, Outcome.UNFINISHED):
-            top = max(scores)
-            if scores.count(top) == 1:  # R22: held points go to the side scoring more
-                scores[scores.index(top)] += self.held
-                self.held = 0
-        self.sheet.append(tuple(scores))
-        self.totals = [t + s for t, s in zip(self.totals, scores)]
-        if self.winner is None:
-            target = self.options.target
-            if max(self.totals) >= target:  # R25
-                top = max(self.totals)
-                if self.totals.count(top) == 1:
-                    self.winner = self.totals.index(top)
-        booked: tuple[Event, ...] = (RoundBooked(tuple(scores), tuple(self.totals), self.held),)
+        b = book(res, self.totals, self.held, self.winner, self.options.target)
+        self.sheet.append(b.scores)
+        self.totals, self.held, self.winner = list(b.totals), b.held, b.winner
+        booked: tuple[Event, ...] = (RoundBooked(b.scores, b.totals, self.held),)
         return booked if self.winner is None else (*booked, MatchWon(self.winner))
 

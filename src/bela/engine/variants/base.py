@@ -8,6 +8,7 @@ values and seniority, and how a finished round is scored.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from ..declarations import BELA_VALUES, Declaration
 from ..enums import Enforce, EqualDeclarations, Outcome, Phase, Tie
 from ..errors import IllegalAction, InvalidDeal, InvalidOptions
 from ..rules import DutyFn, bela_duties
-from ..scoring import RoundResult, score_played_round
+from ..scoring import RoundResult, score_played_round, score_points
 
 if TYPE_CHECKING:
     from ..state import Round
@@ -230,18 +231,25 @@ class Variant:
         """Score a round whose tricks are all played."""
         return score_played_round(rnd)
 
+    def score_points(self, options: TableOptions, caller: int, contract: int | None,
+                     cards: Sequence[int], declarations: Sequence[int], bela: Sequence[int],
+                     capot: int | None, declarations_to: int | None = None) -> RoundResult:
+        """The result of a round's points per side (see :func:`bela.engine.scoring.
+        score_points`): of a played round, or of a deal written on a score pad."""
+        return score_points(self, options, caller, contract, cards, declarations, bela,
+                            capot, declarations_to)
+
     def bela_suits(self, contract: int) -> int:
         """Bit per suit whose K+Q make a bela (R14): the trump suit."""
         return 1 << contract if contract < 4 else 0
 
     # -- scoring -------------------------------------------------------------------------------
-    def fall(self, rnd: Round, own: list[int], total: int, tie: bool,
+    def fall(self, options: TableOptions, caller: int, own: list[int], total: int, tie: bool,
              common: dict[str, Any]) -> RoundResult:
         """The calling side did not pass (R22): the other side takes the whole total, or with
         ``tie = hang`` on an exact tie its own points while the caller's are held back."""
-        assert rnd.caller is not None
-        caller_side = self.side_of(rnd.caller)
-        if tie and rnd.options.tie == Tie.HANG:
+        caller_side = self.side_of(caller)
+        if tie and options.tie == Tie.HANG:
             scores = list(own)
             scores[caller_side] = 0
             return RoundResult(Outcome.HANG, tuple(scores), held=own[caller_side], **common)

@@ -10,7 +10,7 @@ from ..cards import Card
 from ..enums import Outcome, Phase, Tie
 from ..errors import IllegalAction
 from ..scoring import RoundResult
-from .base import BidEffect, Deal, Variant
+from .base import BidEffect, Deal, TableOptions, Variant
 
 if TYPE_CHECKING:
     from ..state import Round
@@ -52,15 +52,13 @@ class Bela3(Variant):
         """R26: the first seat must call, any suit."""
         return list(range(4)), True
 
-    def fall(self, rnd: Round, own: list[int], total: int, tie: bool,
+    def fall(self, options: TableOptions, caller: int, own: list[int], total: int, tie: bool,
              common: dict[str, Any]) -> RoundResult:
         """R28: a falling caller scores 0 and the others their own points; with
         ``tie = hang`` an exact half is held back for the next round (R22)."""
-        caller = rnd.caller
-        assert caller is not None
         scores = list(own)
         scores[caller] = 0
-        if tie and rnd.options.tie == Tie.HANG:
+        if tie and options.tie == Tie.HANG:
             return RoundResult(Outcome.HANG, tuple(scores), held=own[caller], **common)
         return RoundResult(Outcome.FALL, tuple(scores), **common)
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,7 @@ from ..enums import Outcome, Phase
 from ..errors import IllegalAction
 from ..rules import ALL_TRUMPS, NO_TRUMPS, belot2_duties
 from ..scoring import RoundResult, announced_points, declaration_winner
-from .base import BidEffect, Deal, Variant
+from .base import BidEffect, Deal, TableOptions, Variant
 from .bela2 import holds_seven_of_turned_trump, turned_suit
 
 if TYPE_CHECKING:
@@ -92,8 +93,7 @@ class Belot2(Variant):
     def score(self, rnd: Round) -> RoundResult:
         cards = list(rnd.card_points)
         if rnd.raspas:  # R37: each scores minus the points he took; no caller
-            return RoundResult(Outcome.RASPAS, tuple(-c for c in cards), None, rnd.contract,
-                               total=sum(cards), card_points=tuple(cards))
+            return raspas_result(cards, rnd.contract)
         decl = [0, 0]
         to = declaration_winner(rnd)  # R37: only the senior declaration's owner, with a trick
         if to is not None:
@@ -101,20 +101,35 @@ class Belot2(Variant):
         bela = [0, 0]
         for seat, _suit in rnd.belas:
             bela[seat] += 20  # R37: bela counts even without a trick
-        factor = 2 if rnd.contract == NO_TRUMPS else 1  # R36: BC doubles every point
-        own = [factor * (cards[s] + decl[s] + bela[s]) for s in range(2)]
+        caller = rnd.caller
+        assert caller is not None  # not raspas
+        return self.score_points(rnd.options, caller, rnd.contract, cards, decl, bela, None,
+                                 declarations_to=to)
+
+    def score_points(self, options: TableOptions, caller: int, contract: int | None,
+                     cards: Sequence[int], declarations: Sequence[int], bela: Sequence[int],
+                     capot: int | None, declarations_to: int | None = None) -> RoundResult:
+        """R34-R37: BC doubles every point (it has no bela, R37); the bidder passes with
+        strictly more than the other, else the other takes the total (also on a tie); no
+        štiglja bonus (R36): taking every trick is a pass like any other."""
+        factor = 2 if contract == NO_TRUMPS else 1  # R36: BC doubles every point
+        own = [factor * (cards[s] + declarations[s] + bela[s]) for s in range(2)]
         total = sum(own)
         common: dict[str, Any] = dict(
             total=total, card_points=tuple(factor * c for c in cards),
-            declaration_points=tuple(factor * d for d in decl), bela_points=tuple(bela),
-            declarations_to=to)
-        caller = rnd.caller
-        assert caller is not None  # not raspas
+            declaration_points=tuple(factor * d for d in declarations),
+            bela_points=tuple(bela), declarations_to=declarations_to)
         if own[caller] > own[1 - caller]:  # R34: the bidder must score more
-            return RoundResult(Outcome.PASS, tuple(own), caller, rnd.contract, **common)
+            return RoundResult(Outcome.PASS, tuple(own), caller, contract, **common)
         scores = [0, 0]
         scores[1 - caller] = total  # also on a tie
-        return RoundResult(Outcome.FALL, tuple(scores), caller, rnd.contract, **common)
+        return RoundResult(Outcome.FALL, tuple(scores), caller, contract, **common)
+
+
+def raspas_result(cards: Sequence[int], contract: int | None = None) -> RoundResult:
+    """R37 raspas: no caller; each scores minus the card points he took."""
+    return RoundResult(Outcome.RASPAS, tuple(-c for c in cards), None, contract,
+                       total=sum(cards), card_points=tuple(cards))
 
 
 BELOT2 = Belot2(
