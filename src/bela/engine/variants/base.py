@@ -105,6 +105,7 @@ class Variant:
     redeal_ranks: tuple[int, ...] = ()  # four of one of these ranks allow a redeal (R35)
     face_up_name: str = "turned"  # what the rules call the face-up card (belot2: "opened")
     extra_contracts: tuple[int, ...] = ()  # contracts beyond a trump suit (belot2: VC, BC)
+    raspas: bool = False  # four passes play the deal without a contract (belot2, R34)
     trump_sequence_first: bool = False  # R37: of equal sequences the trump one is senior
 
     # -- sides and seats -------------------------------------------------------------------

@@ -150,6 +150,7 @@ BELOT2 = Belot2(
     iber=False,  # R36: no duty to beat a plain lead
     face_up_name="opened",  # R34
     extra_contracts=(ALL_TRUMPS, NO_TRUMPS),  # R34: VC and BC
+    raspas=True,  # R34
     trump_sequence_first=True,  # R37
     redeal_ranks=(SEVEN, EIGHT),  # R35
 )
