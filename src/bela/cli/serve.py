@@ -45,6 +45,9 @@ def serve(
     lease_ttl: float = typer.Option(
         5.0, "--lease-ttl", min=0.5, help="Seconds a table's lease lasts unrenewed: another "
         "instance takes over the tables of one that died after this long."),
+    analysis_workers: int = typer.Option(
+        2, "--analysis-workers", min=1, help="Worker processes of the analysis board (values "
+        "of positions, reviews of matches); reviews use all but one of them."),
     log_format: str = typer.Option("text", "--log-format", help="Logs on stderr as 'text' "
                                    "or 'json' (one object per line, with table ids)."),
     log_level: str = typer.Option("warning", "--log-level", help="Log level (debug, info, "
@@ -83,7 +86,7 @@ def serve(
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
                          allow_seed=allow_seed, rate_limit_storage=rate_limit_storage,
                          token_ttl=token_ttl * 86400, redis_url=redis, instance=name,
-                         lease_ttl=lease_ttl, **limits)
+                         lease_ttl=lease_ttl, analysis_workers=analysis_workers, **limits)
     except ValueError as exc:  # a rate limit storage that cannot be used
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

@@ -28,6 +28,7 @@ from typing import Any
 from .actions import CONTRACT_TOKENS
 from .enums import Outcome
 from .errors import BelaError
+from .rules import NO_TRUMPS
 from .scoring import RoundResult, book
 from .variants import VARIANTS, Variant, get_variant
 from .variants.base import TableOptions
@@ -248,7 +249,7 @@ class Pad:
         if not isinstance(data, Mapping) or data.get("pad") != RECORD_VERSION:
             raise PadError(f'a pad record is a JSON object with "pad": {RECORD_VERSION}')
         variant = data.get("variant")
-        if variant not in VARIANTS:
+        if not isinstance(variant, str) or variant not in VARIANTS:
             raise PadError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
         options, names, deals = data.get("options", {}), data.get("names", []), data.get("deals")
         if not isinstance(options, Mapping):
@@ -290,7 +291,16 @@ def pad_rules(variant: Variant) -> dict[str, Any]:
             "redeal": bool(variant.redeal_ranks), "options": list(variant.options),
             "defaults": variant.make_options({}).as_dict(),
             "declarations": sorted(declaration_sums(variant)),
-            "declaration_values": sorted(_declaration_values(variant))}
+            "declaration_values": sorted(_declaration_values(variant)),
+            # R14, R37: the most bela per contract (belot2 VC: one per suit, BC none)
+            "bela": {CONTRACT_TOKENS[c]: variant.bela_suits(c).bit_count()
+                     for c in variant_contracts(variant)},
+            # R36: the contracts that double every point (belot2 BC)
+            "doubled": [CONTRACT_TOKENS[c] for c in variant.extra_contracts
+                        if c == NO_TRUMPS],
+            # a falling caller: R22 the other side takes the total; R28 (three sides) he
+            # scores 0 and the others their own
+            "fall": "own" if variant.sides > 2 else "others"}
 
 
 def variant_contracts(variant: Variant) -> list[int]:

@@ -30,7 +30,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..engine.variants import TARGET_RANGE, VARIANTS
 from ..engine.variants.base import OPTION_CHOICES
 from ..storage import Database
-from . import accounts, profiles, quickplay
+from . import accounts, analysis, pads, profiles, quickplay
 from .auth import Player, Viewer, bearer_token
 from .errors import (
     Conflict,
@@ -77,7 +77,8 @@ HTTP_STATUS: dict[type[Refused], int] = {
 # The requests with a limit of their own besides ServerConfig.rate_requests.
 LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables", "/api/quick": "tables",
                  "/api/login": "logins",
-                 "/api/accounts": "logins", "/api/players/me/password": "logins"}
+                 "/api/accounts": "logins", "/api/players/me/password": "logins",
+                 "/api/analysis/play-on": "tables"}
 
 
 def http_status(exc: Refused) -> int:
@@ -247,6 +248,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     lobby = Lobby(Store(db, metrics), Hub(), cfg)
     router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
     quick = quickplay.QuickPlay(router, cfg)
+    analyst = analysis.Analysis(cfg)  # its worker processes start with the first job
     started = asyncio.Event()
 
     @asynccontextmanager
@@ -254,6 +256,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         await asyncio.to_thread(lobby.available_bots)  # imports the bots' modules once
         await router.start()
         await quick.start()
+        analyst.start()
         sweeper = asyncio.create_task(lobby.run_sweeps(), name="bela sweep")
         started.set()
         try:
@@ -264,6 +267,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await quick.stop()
+            await analyst.stop()
             await router.stop()
             db.close()
 
@@ -273,6 +277,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.lobby = lobby
     app.state.router = router
     app.state.quick = quick
+    app.state.analysis = analyst
     app.state.rate_limits = rate_limits
     app.state.config = cfg
     app.state.metrics = metrics
@@ -414,6 +419,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.include_router(accounts.router)
     app.include_router(profiles.router)
     app.include_router(quickplay.router)
+    app.include_router(pads.router)
+    app.include_router(analysis.router)
 
     # -- play ------------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
@@ -457,6 +464,22 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     @app.get("/", response_class=HTMLResponse)
     async def index() -> HTMLResponse:
         return HTMLResponse(_index_html())
+
+    @app.get("/pad", response_class=HTMLResponse)
+    async def pad_page() -> HTMLResponse:
+        """The score pad (bela blok): a page of its own that works offline."""
+        return HTMLResponse(_web_text("pad.html"))
+
+    @app.get("/pad-sw.js")
+    async def pad_worker() -> Response:
+        """The pad's service worker, served from the root so that it may control /pad."""
+        return Response(_web_text("pad-sw.js"), media_type="text/javascript",
+                        headers={"Cache-Control": "no-cache"})
+
+    @app.get("/analysis", response_class=HTMLResponse)
+    async def analysis_page() -> HTMLResponse:
+        """The analysis board of finished matches."""
+        return HTMLResponse(_web_text("analysis.html"))
 
     # the browser client's modules, styles and pictures (src/bela/web)
     app.mount("/web", StaticFiles(packages=[("bela", "web")]), name="web")
@@ -553,6 +576,11 @@ def _errors_text(exc: ValidationError | RequestValidationError) -> str:
 
 def _index_html() -> str:
     try:
-        return (resources.files("bela") / "web" / "index.html").read_text(encoding="utf-8")
+        return _web_text("index.html")
     except (FileNotFoundError, OSError):
         return "<!doctype html><title>Bela</title><p>The Bela server is running.</p>"
+
+
+def _web_text(name: str) -> str:
+    """A file of the browser client (``bela/web``)."""
+    return (resources.files("bela") / "web" / name).read_text(encoding="utf-8")

@@ -30,8 +30,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bots import BOTS, make_bot
-from ..engine import BelaError, Match
-from ..engine.variants import VARIANTS
+from ..engine import BelaError, Match, parse_action
+from ..engine.cards import Card
+from ..engine.variants import VARIANTS, Deal
 from .actor import Act, Begin, Join, Leave, Reply, TableActor, inactive_refusal
 from .errors import Conflict, Forbidden, InvalidInput, NotFound
 from .hub import Conn, Hub
@@ -46,6 +47,7 @@ ACTIVE = (TableStatus.OPEN, TableStatus.RUNNING)
 ENDED = (TableStatus.FINISHED, TableStatus.CLOSED)
 MAX_PAGES = 64  # cached pages of the lobby list between two rebuilds
 ENDED_CACHE = 16  # finished or closed tables kept in memory after a lookup (most recent)
+PLAY_ON_BOT = "heuristic"  # the bots of a table that goes on from a record's position
 
 
 class Lobby:
@@ -365,6 +367,63 @@ class Lobby:
                 await self._close(table)
             raise
         return table
+
+    async def play_on(self, player: dict[str, Any], log: dict[str, Any], seat: int) -> Table:
+        """A table that goes on from a position of a record (the analysis board's play-on):
+        private, unrated, without a turn clock, owned by ``player`` who sits in ``seat``,
+        heuristic bots in the other seats.  ``log`` is the position's match log
+        (:func:`bela.server.analysis_work.log_at`): its deals and actions are written as the
+        table's log, then the stored table is adopted (:meth:`adopt`) and its actor resumes
+        it as after a restart.  A refusal of the database closes the table again."""
+        variant = log["variant"]
+        v = VARIANTS[variant]
+        if not 0 <= seat < v.seats:
+            raise InvalidInput("bad_seat", f"{variant} has seats 0..{v.seats - 1}")
+        if log["first_dealer"] != v.seats - 1:  # a table's first dealer (Store.rebuild)
+            raise InvalidInput("bad_record", f"round 0: a table's first round is dealt by "
+                               f"seat {v.seats - 1}, not {log['first_dealer']}: this record "
+                               "cannot go on at a table")
+        limit = self.config.tables_per_guest
+        if self.store.count_active(player["id"]) >= limit:
+            raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
+                           "start, finish or close one first")
+        table = self._new_table(variant, dict(log["options"]), secrets.randbits(62),
+                                PLAY_ON_BOT, player["id"], private=True, turn_clock=None,
+                                rated=False)
+        try:
+            for s in range(v.seats):
+                self._set_seat(table, s, Seat(player_id=player["id"], name=player["name"])
+                               if s == seat else Seat(name=f"Bot {s + 1}", is_bot=True))
+            self._write_log(table, log)
+            table.status = TableStatus.RUNNING
+            self.store.save_status(table)
+        except Exception:
+            table.status = TableStatus.OPEN
+            await self._close(table)
+            raise
+        row = self.store.load_row(table.id, with_log=True)
+        assert row is not None
+        adopted = self.adopt(row)
+        if adopted is None:  # cannot be: the log was applied as it was written
+            raise Conflict("bad_log", f"table {table.id} could not be resumed from its log")
+        self._changed(adopted)
+        return adopted
+
+    def _write_log(self, table: Table, log: dict[str, Any]) -> None:
+        """Write a match log's deals and actions as the events of a new table, each applied
+        to the table's match first (an illegal one is refused before it is written)."""
+        m = table.match = Match(table.variant, table.options, seed=table.seed)
+        for idx, rd in enumerate(log["rounds"]):
+            hands = [Card.parse(h) for h in rd["hands"]]
+            extra = {k: Card.parse(c) for k, c in rd["extra"].items()}
+            m.deal(hands, extra, dealer=rd["dealer"])
+            self.store.add_deal(table, idx, rd["dealer"], Deal(tuple(hands), extra))
+            table.seq += 1
+            for seat, token in rd["actions"]:
+                action = parse_action(token)
+                m.apply(action)
+                self.store.add_action(table, seat, action)
+                table.seq += 1
 
     def sit(self, table: Table, player: dict[str, Any], seat: int,
             code: str | None = None) -> None:

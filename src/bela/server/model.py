@@ -59,6 +59,13 @@ class ServerConfig:
     redis_url: str | None = None
     instance: str = ""
     lease_ttl: float = 5.0
+    # The analysis board (bela.server.analysis): its worker processes (reviews use all but
+    # one of them, so that positions are answered at once), the jobs that may wait for them
+    # beyond one each (more are refused: too_busy), and how long a finished review's result
+    # is kept.
+    analysis_workers: int = 2
+    analysis_queue: int = 8
+    review_ttl: float = 3600.0
 
 
 class TableStatus(StrEnum):

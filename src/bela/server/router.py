@@ -232,6 +232,14 @@ class Router:
             await self.cluster.claim(table.id)
         return table.id
 
+    async def play_on(self, player: Player, log: dict[str, Any], seat: int) -> dict[str, Any]:
+        """A table going on from a record's position, run here and started (see
+        :meth:`Lobby.play_on`): its summary for its creator."""
+        table = await self.lobby.play_on(player, log, seat)
+        if self.cluster is not None:
+            await self.cluster.claim(table.id)
+        return self.lobby.summary(table, player)
+
     async def listing(self, offset: int, limit: int) -> tuple[bytes, int]:
         """A page of the lobby list (JSON) and the length of the whole list: this process's
         tables, or every instance's (read from Redis at most every ``listing_ttl``)."""

@@ -164,6 +164,23 @@ class Store:
         """An entry's ``games``, ``wins``, ``points`` and ``deals`` per variant."""
         return self.db.line_totals(entry)
 
+    # -- score pads --------------------------------------------------------------------------
+    def pads(self, player_id: str) -> list[dict[str, Any]]:
+        """The pads an account keeps, newest first (``id``, ``variant``, ``record``,
+        ``updated_at``)."""
+        return self.db.pads(player_id)
+
+    def pad(self, player_id: str, pad_id: str) -> dict[str, Any] | None:
+        return self.db.pad(player_id, pad_id)
+
+    def save_pad(self, player_id: str, pad_id: str, variant: str, record: dict[str, Any],
+                 most: int) -> datetime | None:
+        """Write a pad: when it was written, or ``None`` for a new one past ``most``."""
+        return self.db.save_pad(player_id, pad_id, variant, record, most)
+
+    def delete_pad(self, player_id: str, pad_id: str) -> bool:
+        return self.db.delete_pad(player_id, pad_id)
+
     # -- tables ------------------------------------------------------------------------------
     def exists(self, table_id: str) -> bool:
         return self.db.load_table(table_id) is not None

@@ -40,7 +40,17 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
-from .models import actions, match_players, players, ratings, rounds, seats, sessions, tables
+from .models import (
+    actions,
+    match_players,
+    pads,
+    players,
+    ratings,
+    rounds,
+    seats,
+    sessions,
+    tables,
+)
 
 MIGRATIONS = "bela.storage"
 # a rating entry's row before its first rated match is written (games 0: never read as a
@@ -617,3 +627,50 @@ class Database:
                                               ratings.c.entry)
                                 .limit(limit).offset(offset)).all()
         return [dict(r._mapping) for r in rows], int(total)
+
+    # -- score pads ----------------------------------------------------------------------
+    def pads(self, player_id: str) -> list[dict[str, Any]]:
+        """The pads a player keeps, newest first: ``id``, ``variant``, ``record``,
+        ``updated_at``."""
+        with self.begin() as conn:
+            return [dict(r._mapping) for r in conn.execute(
+                select(pads.c.id, pads.c.variant, pads.c.record, pads.c.updated_at)
+                .where(pads.c.player_id == player_id)
+                .order_by(pads.c.updated_at.desc(), pads.c.id))]
+
+    def pad(self, player_id: str, pad_id: str) -> dict[str, Any] | None:
+        """One pad of the player (``id``, ``variant``, ``record``, ``updated_at``)."""
+        with self.begin() as conn:
+            row = conn.execute(select(pads.c.id, pads.c.variant, pads.c.record,
+                                      pads.c.updated_at)
+                               .where(pads.c.player_id == player_id, pads.c.id == pad_id)).first()
+        return None if row is None else dict(row._mapping)
+
+    def save_pad(self, player_id: str, pad_id: str, variant: str, record: dict[str, Any],
+                 most: int) -> datetime | None:
+        """Write the player's pad ``pad_id`` (a new one, or over the one kept): the time it
+        was written, or ``None`` when it is new and the player keeps ``most`` pads already
+        (nothing written).  The player's row is locked first (PostgreSQL), so two writes of
+        his never both pass the count."""
+        written = now()
+        with self.begin() as conn:
+            conn.execute(select(players.c.id).where(players.c.id == player_id)
+                         .with_for_update())
+            if conn.execute(update(pads).where(pads.c.player_id == player_id,
+                                               pads.c.id == pad_id)
+                            .values(variant=variant, record=record,
+                                    updated_at=written)).rowcount:
+                return written
+            kept = conn.execute(select(func.count()).select_from(pads)
+                                .where(pads.c.player_id == player_id)).scalar_one()
+            if kept >= most:
+                return None
+            conn.execute(insert(pads).values(player_id=player_id, id=pad_id, variant=variant,
+                                             record=record, updated_at=written))
+        return written
+
+    def delete_pad(self, player_id: str, pad_id: str) -> bool:
+        """Drop the player's pad; ``False`` when he keeps none of that id."""
+        with self.begin() as conn:
+            return bool(conn.execute(delete(pads).where(pads.c.player_id == player_id,
+                                                        pads.c.id == pad_id)).rowcount)

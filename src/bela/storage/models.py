@@ -126,6 +126,18 @@ match_players = Table(
 Index("ix_match_players_entry", match_players.c.entry, match_players.c.variant,
       match_players.c.finished_at)
 
+# the score pads (bela blok) a player with an account keeps on the server: the browser's id
+# and the pad record (RECORD.md "Score pad records")
+pads = Table(
+    "pads", metadata,
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("id", String(40), primary_key=True),
+    Column("variant", String(16), nullable=False),
+    Column("record", JSON, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_pads_player_updated", pads.c.player_id, pads.c.updated_at)
+
 actions = Table(
     "actions", metadata,
     Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),

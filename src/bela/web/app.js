@@ -9,7 +9,7 @@ import {
 } from "./api.js";
 import { botName, leadersHref, profileHref, renderLeaders, renderProfile } from "./profile.js";
 import {
-  declKey, declareGroups, declarePending, fullDeclare, isOwner, makeNames, reasonText,
+  declKey, declareGroups, declarePending, fullDeclare, isOwner, loadHint, makeNames, reasonText,
   refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
@@ -200,6 +200,9 @@ function renderLobby() {
       <div id="history-list">${renderHistory()}</div></section>` : ""}
     <p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
       S.toast ? esc(S.toast.text) : ""}</p>
+    <section class="panel" id="more-panel"><h2>${esc(t("more_title"))}</h2>
+      <p><a href="/pad" id="link-pad">${esc(t("more_pad"))}</a> – ${esc(t("more_pad_why"))}</p>
+      <p><a href="/analysis" id="link-analysis">${esc(t("more_analysis"))}</a> – ${esc(t("more_analysis_why"))}</p></section>
     <p class="muted kbd-help">${esc(t("keyboard_help"))}</p>
   </div>`;
 }
@@ -517,7 +520,8 @@ function renderHistory() {
     const result = g.winner === null ? "" : g.winner === mine ? t("history_won") : t("history_lost");
     return `<li data-history="${i}"><div><b>${esc(t("vname_" + g.variant))}</b> ${esc(g.totals.join(" : "))}
       <span class="tag">${esc(result)}</span><div class="muted">${esc(g.players.map((p) => p || "?").join(", "))}</div></div>
-      <button class="btn small" data-cmd="history:${i}">${esc(t("download_record"))}</button></li>`;
+      <span class="row"><a class="btn small" href="/analysis?table=${encodeURIComponent(g.table)}" data-analyse="${esc(g.table)}">${esc(t("an_analyse"))}</a>
+      <button class="btn small" data-cmd="history:${i}">${esc(t("download_record"))}</button></span></li>`;
   }).join("")}</ul>`;
 }
 
@@ -966,6 +970,7 @@ async function onCommand(cmd, el, ev) {
       if (confirm(t("claim_confirm"))) act(`claim ${S.view.seat}`);
       break;
     case "download": await run(downloadRecord); break;
+    case "hint": await run(() => loadHint(S)); render(); break; // issue 13: unrated tables with bots
     default: break;
   }
 }

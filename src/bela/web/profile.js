@@ -199,7 +199,8 @@ function renderMatches(matches, d) {
       <small class="muted">${esc(dateText(m.finished_at))}</small>
       <span class="tag result-${result}">${esc(resultText)}</span>${rating}
       <div class="muted">${esc((m.totals || []).join(" : "))} · ${players}</div></div>
-      ${m.record ? `<button class="btn small" data-cmd="record:${i}" aria-label="${esc(t("download_record"))}" title="${esc(t("download_record"))}">${esc(t("record_short"))}</button>` : ""}</li>`;
+      ${m.record ? `<span class="row"><a class="btn small" href="/analysis?table=${encodeURIComponent(m.table)}" data-analyse="${esc(m.table)}">${esc(t("an_analyse"))}</a>
+      <button class="btn small" data-cmd="record:${i}" aria-label="${esc(t("download_record"))}" title="${esc(t("download_record"))}">${esc(t("record_short"))}</button></span>` : ""}</li>`;
   }).join("")}</ul>`;
 }
 

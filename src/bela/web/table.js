@@ -8,6 +8,7 @@ import {
 } from "./cards.js";
 import { esc } from "./util.js";
 import { profileHref } from "./profile.js";
+import { api } from "./api.js";
 
 const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
   4: ["bottom", "right", "top", "left"] };
@@ -454,6 +455,34 @@ function renderStatus({ S, v, N, myTurn }) {
   return "";
 }
 
+// -- the hint (issue 13) ------------------------------------------------------------------
+/** The hint button's table: unrated, every other seat a bot (the server refuses it anywhere
+ *  else: 403 hint_not_allowed). */
+export function hintAllowed(S) {
+  const sum = S.summary, v = S.view;
+  if (!sum || !v || sum.rated || v.seat === null || v.seat === undefined) return false;
+  return sum.seats.every((s) => s.seat === v.seat || s.kind === "bot");
+}
+
+/** Ask for a hint on this position (GET /api/tables/{id}/hint): kept for this state only. */
+export async function loadHint(S) {
+  const seq = S.seq;
+  let h;
+  try {
+    h = await api("GET", `/api/tables/${encodeURIComponent(S.tableId)}/hint`);
+  } catch (e) { // said in the UI's words: not this table, not this turn
+    if (["hint_not_allowed", "not_your_turn", "not_running"].includes(e.code)) throw new Error(t("an_hint_refused"));
+    throw e;
+  }
+  S.ui.hint = { ...h, seq };
+}
+
+/** The hint of the state shown, or null. */
+export function shownHint(S) {
+  const h = S.ui.hint;
+  return h && h.seq === S.seq ? h : null;
+}
+
 // -- prompts ----------------------------------------------------------------------------
 export function declarePending(S) {
   const v = S.view;
@@ -480,13 +509,19 @@ function renderActions(ctx) {
   }
   if (!myTurn) return out.join("");
   const legal = v.legal;
+  const hint = shownHint(S);
+  const hinted = (tok) => (hint && hint.best === tok ? " hinted" : "");
+  if (hintAllowed(S)) {
+    const said = hint && hint.best ? `<span class="hint-text" id="hint-text">${esc(t("an_hint_is"))} ${hintLabel(hint.best, v, N)}</span>` : "";
+    out.push(`<div class="row hint-row"><button class="btn small hint-btn" data-cmd="hint" id="hint-btn" title="${esc(t("an_hint_title"))}">${esc(t("an_hint"))}</button>${said}</div>`);
+  }
   if (v.phase === "bidding") {
-    const btns = legal.map((tok) => `<button class="btn act bid-btn" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
+    const btns = legal.map((tok) => `<button class="btn act bid-btn${hinted(tok)}" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
     const must = v.variant === "bela4" && !legal.includes("pass") ? `<p class="muted">${esc(t("must_call"))}</p>` : "";
     const title = legal.includes("pass") ? t("your_bid") : t("your_bid_must");
     out.unshift(`<div class="prompt bidding-prompt"><span class="prompt-title">${esc(title)}</span><div class="row">${btns}</div>${must}</div>`);
   } else if (v.phase === "exchange") {
-    const btns = legal.map((tok) => `<button class="btn act" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
+    const btns = legal.map((tok) => `<button class="btn act${hinted(tok)}" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
     out.unshift(`<div class="prompt exchange-prompt"><span class="prompt-title">${esc(t(exchangeTitle(v)))}</span><div class="row">${btns}</div></div>`);
   } else if (v.phase === "discard") {
     const sel = S.ui.discardSel;
@@ -512,6 +547,13 @@ function renderActions(ctx) {
   return out.join("");
 }
 
+/** The hinted choice in words: a card, a bid or another token. */
+function hintLabel(tok, v, N) {
+  const code = tok.replace("*", "");
+  if (/^[789TJQKA][HDSC]$/.test(code)) return esc(N.cardText(code)) + (tok.endsWith("*") ? ` (${esc(t("bela"))})` : "");
+  return tokenLabel(tok, v, N);
+}
+
 /** The exchange prompt's title: it names only what the seat may actually do (R32, R35). */
 export function exchangeTitle(v) {
   const swap = v.legal.includes("swap"), redeal = v.legal.includes("redeal");
@@ -530,6 +572,7 @@ function renderHand({ S, v, N, myTurn }) {
   const playing = myTurn && v.phase === "play";
   const discarding = myTurn && v.phase === "discard";
   const declWait = playing && declarePending(S);
+  const hint = playing ? shownHint(S) : null;
   const items = cards.map((c, i) => {
     const cls = ["card", "hand-card"];
     let attrs = "";
@@ -566,7 +609,9 @@ function renderHand({ S, v, N, myTurn }) {
       attrs = ` aria-disabled="true"`;
     }
     if (S.ui.belaCard === c) cls.push("selected");
-    return `<button type="button" class="${cls.join(" ")}" data-card="${c}" style="--i:${i}"${attrs} title="${esc(title)}" aria-label="${esc(title)}">${cardSVG(c, N.deck)}${trump ? `<span class="trump-mark" aria-hidden="true">★</span>` : ""}${cls.includes("would-break") ? `<span class="break-mark" aria-hidden="true">!</span>` : ""}</button>`;
+    if (hint && hint.best && hint.best.replace("*", "") === c) { cls.push("hinted"); title += ` – ${t("an_hint")}`; }
+    return `<button type="button" class="${cls.join(" ")}" data-card="${c}" style="--i:${i}"${attrs} title="${esc(title)}" aria-label="${esc(title)}">${cardSVG(c, N.deck)}${trump ? `<span class="trump-mark" aria-hidden="true">★</span>` : ""}${cls.includes("would-break") ? `<span class="break-mark" aria-hidden="true">!</span>` : ""}${
+      cls.includes("hinted") ? `<span class="hint-mark" aria-hidden="true">${hint.values && c in hint.values ? esc(String(Math.round(hint.values[c]))) : "✓"}</span>` : ""}</button>`;
   });
   for (let i = 0; i < v.unseen; i++) {
     items.push(`<span class="card hand-card unseen" title="${esc(t("talon_hidden"))}">${cardBackSVG()}</span>`);
@@ -633,5 +678,6 @@ function renderMatchDialog({ S, v, N }) {
     <p class="headline">${esc(headline)}</p>
     ${sheetHTML(S, N, v)}
     <div class="row"><button class="btn primary" data-cmd="download" id="download-record">${esc(t("download_record"))}</button>
+    <a class="btn" href="/analysis?table=${encodeURIComponent(S.tableId || "")}" id="analyse-match">${esc(t("an_analyse"))}</a>
     <button class="btn" data-cmd="lobby">${esc(t("back_lobby"))}</button></div></div></div>`;
 }

@@ -1,0 +1,155 @@
+"""Score pads (bela blok) on the server: the rules a pad's form is built from, scoring a pad
+record with the engine, and the pads of players with an account.
+
+The pad page (``/pad``) scores offline with its own small kernel that follows
+:func:`~bela.engine.pad.pad_rules`; online it asks ``POST /api/pad/score`` for the engine's
+sheet of the same record and warns where they differ.  An account may keep up to
+:data:`MAX_PADS` pads here, each under the id its browser gave it (docs/PROTOCOL.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Request
+
+from ..engine.errors import BelaError
+from ..engine.pad import Pad, pad_rules
+from ..engine.variants import TARGET_RANGE, VARIANTS
+from ..engine.variants.base import OPTION_CHOICES
+from .auth import Player
+from .errors import Conflict, Forbidden, InvalidInput, NotFound
+from .store import Store
+
+router = APIRouter()
+
+MAX_PADS = 200  # pads one account keeps
+MAX_DEALS = 500  # deals in one pad record
+MAX_NAME = 40  # characters of a side's name
+PAD_ID = re.compile(r"[A-Za-z0-9_-]{8,40}")
+
+
+def rules() -> dict[str, Any]:
+    """``GET /api/pad/rules``: every variant's :func:`pad_rules`, the choices of the table
+    options with a fixed set and the range of ``target`` (R25)."""
+    return {"variants": {name: pad_rules(v) for name, v in VARIANTS.items()},
+            "choices": {name: [str(c) for c in choice]
+                        for name, choice in OPTION_CHOICES.items()},
+            "ranges": {"target": list(TARGET_RANGE)}}
+
+
+def read_pad(data: Any) -> Pad:
+    """The pad of a record, or :class:`InvalidInput` ``bad_pad`` with the engine's reason
+    (``deal 3: ...``)."""
+    if isinstance(data, dict):
+        deals, names = data.get("deals"), data.get("names")
+        if isinstance(deals, list) and len(deals) > MAX_DEALS:
+            raise InvalidInput("bad_pad", f"a pad has at most {MAX_DEALS} deals")
+        if isinstance(names, list) and any(isinstance(n, str) and len(n) > MAX_NAME
+                                           for n in names):
+            raise InvalidInput("bad_pad", f"a name has at most {MAX_NAME} characters")
+    try:
+        return Pad.from_record(data)
+    except BelaError as exc:
+        raise InvalidInput("bad_pad", str(exc)) from None
+
+
+def summary(pad_id: str, pad: Pad | None, variant: str, record: dict[str, Any],
+            updated_at: datetime) -> dict[str, Any]:
+    """A kept pad as ``GET /api/pads`` lists it (``totals`` and ``winner`` null for a
+    record the engine no longer reads)."""
+    return {"id": pad_id, "variant": variant,
+            "names": list(pad.names) if pad else record.get("names", []),
+            "deals": len(pad.deals) if pad else None,
+            "totals": list(pad.totals) if pad else None,
+            "winner": pad.winner if pad else None, "updated_at": _iso(updated_at)}
+
+
+def _stored(row: dict[str, Any]) -> Pad | None:
+    try:
+        return Pad.from_record(row["record"])
+    except BelaError:
+        return None
+
+
+def _account(p: dict[str, Any]) -> str:
+    if not p["account"]:
+        raise Forbidden("not_account", "keeping pads on the server needs an account: claim "
+                        "your name with a password first (POST /api/accounts)")
+    player_id: str = p["id"]
+    return player_id
+
+
+def _pad_id(pad_id: str) -> str:
+    if not PAD_ID.fullmatch(pad_id):
+        raise InvalidInput("bad_pad_id", "a pad's id is 8 to 40 letters, digits, _ or -")
+    return pad_id
+
+
+def _iso(when: datetime) -> str:
+    """A stored time in ISO 8601 (SQLite gives it back without its zone: UTC)."""
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.lobby.store
+    return store
+
+
+@router.get("/api/pad/rules")
+async def get_rules() -> dict[str, Any]:
+    """The facts every variant's pad is built and scored from (see :func:`rules`)."""
+    return rules()
+
+
+@router.post("/api/pad/score")
+async def score_pad(data: Annotated[Any, Body()]) -> dict[str, Any]:
+    """The engine's sheet of a pad record and the record as the engine writes it."""
+    pad = read_pad(data)
+    return {"sheet": pad.score(), "record": pad.to_record()}
+
+
+@router.get("/api/pads")
+async def list_pads(request: Request, p: Player) -> list[dict[str, Any]]:
+    """The pads the account keeps, newest first."""
+    rows = await asyncio.to_thread(_store(request).pads, _account(p))
+    return [summary(r["id"], _stored(r), r["variant"], r["record"], r["updated_at"])
+            for r in rows]
+
+
+@router.put("/api/pads/{pad_id}")
+async def put_pad(pad_id: str, data: Annotated[Any, Body()], request: Request,
+                  p: Player) -> dict[str, Any]:
+    """Keep a pad (new, or over the one of this id): its summary and the engine's
+    record; 409 ``too_many_pads`` past :data:`MAX_PADS`."""
+    player_id, pad_id = _account(p), _pad_id(pad_id)
+    pad = read_pad(data)
+    record = pad.to_record()
+    written = await asyncio.to_thread(_store(request).save_pad, player_id, pad_id,
+                                      pad.variant.name, record, MAX_PADS)
+    if written is None:
+        raise Conflict("too_many_pads", f"an account keeps at most {MAX_PADS} pads on the "
+                       "server: delete one first")
+    return {**summary(pad_id, pad, pad.variant.name, record, written), "record": record}
+
+
+@router.get("/api/pads/{pad_id}")
+async def get_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
+    """One kept pad: its summary, record and the engine's sheet."""
+    row = await asyncio.to_thread(_store(request).pad, _account(p), _pad_id(pad_id))
+    if row is None:
+        raise NotFound("unknown_pad", f"you keep no pad {pad_id!r} on the server")
+    pad = _stored(row)
+    return {**summary(row["id"], pad, row["variant"], row["record"], row["updated_at"]),
+            "record": row["record"], "sheet": pad.score() if pad else None}
+
+
+@router.delete("/api/pads/{pad_id}")
+async def delete_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
+    """Drop a kept pad (404 ``unknown_pad`` for none)."""
+    if not await asyncio.to_thread(_store(request).delete_pad, _account(p), _pad_id(pad_id)):
+        raise NotFound("unknown_pad", f"you keep no pad {pad_id!r} on the server")
+    return {"ok": True}

@@ -1,0 +1,272 @@
+"""The analysis board's endpoints (bela.server.analysis): positions, reviews, bidding,
+play-on tables and hints, against the CLI's solver and reviewer.
+
+One app for the whole module: its analysis worker process loads the solver once."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_helpers import guest, server, start, table_with
+from typer.testing import CliRunner
+
+from bela.cli.analysis import review_match
+from bela.cli.main import app as cli
+from bela.engine.record import read_record
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+runner = CliRunner()
+
+
+def example(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((EXAMPLES / f"{name}.json").read_text())
+    return data
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with server(tmp_path_factory.mktemp("analysis"), analysis_workers=1) as c:
+        r = c.post("/api/analysis/position",  # the worker starts and loads the solver
+                   json={"record": example("bela4-pass-with-bela"), "round": 0, "step": 9})
+        assert r.status_code == 200, r.text
+        yield c
+
+
+@pytest.fixture(scope="module")
+def match(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A short bela4 match of heuristic bots (several rounds)."""
+    path = tmp_path_factory.mktemp("rec") / "match.json"
+    result = runner.invoke(cli, ["play", "--all-bots", "--seed", "11", "--bot", "heuristic",
+                                 "--target", "300", "--record", str(path)])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(path.read_text())
+    assert len(data["rounds"]) >= 2
+    return data
+
+
+def position(client: Any, record: dict[str, Any], rnd: int, step: int,
+             seat: int | None = None) -> Any:
+    return client.post("/api/analysis/position",
+                       json={"record": record, "round": rnd, "step": step, "seat": seat})
+
+
+def bela_solve(record: dict[str, Any], rnd: int, step: int, tmp_path: Path) -> dict[str, Any]:
+    """``bela solve --json`` of the record cut at the position."""
+    cut = json.loads(json.dumps(record))
+    cut["rounds"] = cut["rounds"][:rnd + 1]
+    cut["rounds"][rnd]["actions"] = cut["rounds"][rnd]["actions"][:step]
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(cut))
+    result = runner.invoke(cli, ["solve", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    out: dict[str, Any] = json.loads(result.stdout)
+    return out
+
+
+# -- positions -------------------------------------------------------------------------------
+@pytest.mark.parametrize(("name", "rnd", "step"), [("bela4-pass-with-bela", 0, 9),
+                                                   ("bela4-pass-with-bela", 0, 18),
+                                                   ("belot2-raspas", 0, 7)])
+def test_position_dd_values_are_those_of_bela_solve(client: Any, tmp_path: Path, name: str,
+                                                    rnd: int, step: int) -> None:
+    record = example(name)
+    r = position(client, record, rnd, step)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    solved = bela_solve(record, rnd, step, tmp_path)
+    assert out["phase"] == "play" and out["turn"] == solved["seat"]
+    assert out["dd"] == solved["values"]
+    pick = min if out["minimize"] else max
+    assert out["dd"][out["dd_best"]] == pick(out["dd"].values())
+    assert out["minimize"] == (name == "belot2-raspas")
+    assert out["next"] == record["rounds"][rnd]["actions"][step]
+    assert set(out["dd"]) <= set(out["legal"])
+    seats = len(record["rounds"][rnd]["hands"])
+    assert len(out["hands"]) == seats and all(out["hands"])
+    assert out["view"]["seat"] is None and out["view"]["hand"] == []  # the public view
+    assert out["sampled"] is None  # no seat given
+
+
+def test_sampled_values_only_for_the_seat_to_play_and_its_legal_cards(client: Any) -> None:
+    record = example("bela4-pass-with-bela")
+    turn = position(client, record, 0, 9).json()["turn"]
+    mine = position(client, record, 0, 9, seat=turn).json()
+    assert mine["sampled"] is not None
+    assert set(mine["sampled"]) == set(mine["dd"]) == set(mine["legal"])
+    assert mine["view"]["seat"] == turn
+    assert sorted(mine["view"]["hand"]) == sorted(mine["hands"][turn])
+    other = position(client, record, 0, 9, seat=(turn + 1) % 4).json()
+    assert other["sampled"] is None and other["dd"] == mine["dd"]
+    assert other["view"]["legal"] == []
+    bidding = position(client, record, 0, 0, seat=0).json()
+    assert bidding["phase"] == "bidding" and bidding["dd"] is None
+    assert bidding["sampled"] is None and "pass" in bidding["legal"]
+
+
+def test_bad_records_and_positions_are_refused(client: Any) -> None:
+    r = position(client, example("bela4-illegal-iber"), 0, 2)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_record"
+    assert "round 0, action 4" in r.json()["error"]["message"]
+    r = position(client, {"variant": "bela9", "rounds": []}, 0, 0)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_record"
+    record = example("bela4-pass-with-bela")
+    steps = len(record["rounds"][0]["actions"])
+    for rnd, step in ((1, 0), (-1, 0), (0, steps + 1), (0, -1)):
+        r = position(client, record, rnd, step)
+        assert r.status_code == 422 and r.json()["error"]["code"] == "bad_position", (rnd, step)
+    r = position(client, record, 0, 9, seat=4)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_seat"
+    r = client.post("/api/analysis/position", json={"record": record, "round": "0", "step": 1})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_request"
+    assert position(client, record, 0, steps).json()["over"] is True
+
+
+# -- reviews ---------------------------------------------------------------------------------
+def test_a_review_gives_the_plays_of_bela_review_with_progress(client: Any,
+                                                                match: dict[str, Any]) -> None:
+    r = client.post("/api/analysis/reviews", json={"record": match})
+    assert r.status_code == 200, r.text
+    job = r.json()
+    assert job["total"] == len(match["rounds"]) and job["status"] in ("queued", "running")
+    seen = []
+    deadline = time.monotonic() + 60
+    while job["status"] not in ("done", "failed") and time.monotonic() < deadline:
+        time.sleep(0.02)
+        job = client.get(f"/api/analysis/reviews/{job['id']}").json()
+        seen.append(job["done"])
+    assert job["status"] == "done", job
+    assert job["done"] == job["total"] and seen == sorted(seen)
+    expected = review_match(read_record(match))
+    assert [(p["round"], p["index"], p["seat"], p["played"], p["best"], p["loss"])
+            for p in job["plays"]] == [(p.round, p.action, p.seat, p.played, p.best, p.loss)
+                                       for p in expected]
+    assert job["loss_by_seat"] == [sum(p.loss for p in expected if p.seat == s)
+                                   for s in range(4)]
+    assert [p["loss"] for p in job["biggest"]] == sorted((p.loss for p in expected),
+                                                         reverse=True)[:5]
+
+
+def test_review_refusals(client: Any) -> None:
+    r = client.post("/api/analysis/reviews", json={"record": example("bela4-illegal-iber")})
+    assert r.status_code == 422 and "round 0, action 4" in r.json()["error"]["message"]
+    r = client.get("/api/analysis/reviews/nope")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_review"
+
+
+def test_bidding_gives_each_bid_its_contract_values(client: Any) -> None:
+    record = example("belot2-all-trumps")
+    r = client.post("/api/analysis/bidding", json={"record": record, "round": 0})
+    assert r.status_code == 200, r.text
+    bids = r.json()["bids"]
+    assert [(b["seat"], b["action"]) for b in bids] == [(0, "pass"), (1, "pass"), (0, "VC")]
+    assert set(bids[2]["values"]) == {"D", "S", "C", "VC", "BC", "pass"}
+    assert bids[2]["values"]["pass"] == 0 and bids[2]["samples"] > 0
+    r = client.post("/api/analysis/bidding", json={"record": record, "round": 1})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_position"
+
+
+def test_reviews_leave_a_worker_to_positions() -> None:
+    """With two workers or more a review never takes the last one: a position asked for
+    during a review is answered at once (a single worker takes turns between rounds)."""
+    from bela.server.analysis import Analysis
+    from bela.server.model import ServerConfig
+
+    assert [Analysis(ServerConfig(analysis_workers=n)).review_slots for n in (1, 2, 3)] == [
+        1, 1, 2]
+    assert ServerConfig().analysis_workers == 2
+
+
+def test_too_busy_when_the_queue_is_full(client: Any) -> None:
+    record = example("bela4-pass-with-bela")
+    record["rounds"][0]["actions"] = ["pass", "pass", "pass"]  # three simulated bids
+    pool = client.app.state.analysis.pool
+    queue, pool.queue = pool.queue, 0  # one job at a time, none waiting
+    try:
+        with ThreadPoolExecutor(1) as threads:
+            slow = threads.submit(client.post, "/api/analysis/bidding",
+                                  json={"record": record, "round": 0})
+            deadline = time.monotonic() + 10
+            while pool.pending == 0 and time.monotonic() < deadline:
+                time.sleep(0.002)
+            r = position(client, record, 0, 1)
+            assert r.status_code == 429 and r.json()["error"]["code"] == "too_busy"
+            assert r.headers["Retry-After"]
+            r = client.post("/api/analysis/reviews", json={"record": record})
+            assert r.status_code == 429
+            assert slow.result().status_code == 200
+            assert len(slow.result().json()["bids"]) == 3
+    finally:
+        pool.queue = queue
+    assert position(client, record, 0, 1).status_code == 200
+
+
+# -- play on ---------------------------------------------------------------------------------
+def test_play_on_runs_a_private_unrated_table_from_the_position(client: Any) -> None:
+    record = example("bela4-pass-with-bela")
+    token, h = guest(client, "ana")
+    me = client.get("/api/players/me", headers=h).json()["player_id"]
+    body = {"record": record, "round": 0, "step": 9, "seat": 1}
+    assert client.post("/api/analysis/play-on", json=body).status_code == 401
+    r = client.post("/api/analysis/play-on", json=body, headers=h)
+    assert r.status_code == 200, r.text
+    table = r.json()
+    assert table["status"] == "running" and table["private"] and not table["rated"]
+    assert table["turn_clock"] is None and table["owner"] == me and table["bot"] == "heuristic"
+    assert table["seq"] == 10  # the deal and nine actions
+    assert [s["kind"] for s in table["seats"]] == ["bot", "human", "bot", "bot"]
+    assert table["seats"][1]["player_id"] == me and table["invite_code"]
+    listed = client.get("/api/tables").json()
+    assert table["id"] not in {t["id"] for t in listed}
+    expected = position(client, record, 0, 9, seat=1).json()
+    assert expected["turn"] == 1  # the player's turn: the table waits for him
+    with client.websocket_connect(f"/ws/tables/{table['id']}?token={token}") as ws:
+        assert ws.receive_json()["type"] == "welcome"
+        state = ws.receive_json()
+        assert state["type"] == "state" and state["seq"] == 10
+        assert state["view"] == expected["view"]
+        assert state["view"]["trick"] == expected["trick"]
+
+        hint = client.get(f"/api/tables/{table['id']}/hint", headers=h)
+        assert hint.status_code == 200, hint.text
+        out = hint.json()
+        assert out["seat"] == 1 and out["seq"] == 10
+        assert set(out["values"]) == set(expected["legal"]) and out["best"] in out["values"]
+
+
+def test_play_on_refuses_a_position_after_the_end_of_its_round(client: Any) -> None:
+    record = example("bela4-pass-with-bela")
+    _, h = guest(client, "bob")
+    steps = len(record["rounds"][0]["actions"])
+    r = client.post("/api/analysis/play-on", headers=h,
+                    json={"record": record, "round": 0, "step": steps, "seat": 0})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "position_over"
+    r = client.post("/api/analysis/play-on", headers=h,
+                    json={"record": example("bela4-illegal-iber"), "round": 0, "step": 1,
+                          "seat": 0})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_record"
+
+
+# -- hints -----------------------------------------------------------------------------------
+def test_hints_are_refused_at_rated_tables_and_against_people(client: Any) -> None:
+    _, h = guest(client, "cid")
+    _, h2 = guest(client, "dee")
+    r = client.post("/api/tables", json={"variant": "bela2", "seat": 0}, headers=h)
+    assert r.status_code == 200 and r.json()["rated"]
+    rated = r.json()["id"]
+    assert client.post(f"/api/tables/{rated}/bots", headers=h).status_code == 200
+    start(client, rated, h)
+    two = table_with(client, "bela2", [h, h2])  # unrated (a seed), another player
+    start(client, two, h)
+    for tid, headers in ((rated, h), (two, h), (two, h2)):
+        r = client.get(f"/api/tables/{tid}/hint", headers=headers)
+        assert r.status_code == 403 and r.json()["error"]["code"] == "hint_not_allowed"
+    _, outsider = guest(client, "eve")
+    r = client.get(f"/api/tables/{rated}/hint", headers=outsider)
+    assert r.status_code == 403
+    assert client.get("/api/tables/nope/hint", headers=h).status_code == 404
