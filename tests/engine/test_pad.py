@@ -129,6 +129,17 @@ def test_a_correction_books_the_sheet_again_and_a_refused_one_changes_nothing() 
     assert pad.winner is None and len(pad.deals) == 3
 
 
+def test_striking_a_deal_that_would_end_the_match_earlier_changes_nothing() -> None:
+    pad = Pad("bela4", {"target": 300})
+    for points in ((0, 162), (162, 0), (100, 62), (62, 100), (100, 62)):
+        pad.add(PadDeal(0 if points[0] > points[1] else 1, "H", points))
+    assert pad.winner == 0  # 424 : 324
+    before = (list(pad.deals), list(pad.sheet))
+    with pytest.raises(PadError, match="after the match was won"):
+        pad.remove(0)  # 262 : 324 after three deals: side 1 would have won at deal 4
+    assert (pad.deals, pad.sheet) == before
+
+
 def test_held_points_of_a_hang_go_to_the_next_single_best() -> None:
     pad = Pad("bela4", {"tie": "hang"})
     pad.add(PadDeal(0, "H", (81, 81)))

@@ -6,6 +6,7 @@ One app for the whole module: its analysis worker process loads the solver once.
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import guest, server, start, table_with
+from server_helpers import Reader, choose, guest, server, start, table_with
 from typer.testing import CliRunner
 
 from bela.cli.analysis import review_match
@@ -270,3 +271,40 @@ def test_hints_are_refused_at_rated_tables_and_against_people(client: Any) -> No
     r = client.get(f"/api/tables/{rated}/hint", headers=outsider)
     assert r.status_code == 403
     assert client.get("/api/tables/nope/hint", headers=h).status_code == 404
+
+
+def test_a_finished_play_on_counts_in_no_ones_stats(client: Any) -> None:
+    """A play-on's log starts with rounds played elsewhere: when it ends, no line is
+    written for its players (its wins and points were not all won there)."""
+    record = example("bela4-pass-with-bela")
+    record["options"] = {"target": 1}  # the match ends with this round
+    token, h = guest(client, "fay")
+    me = client.get("/api/players/me", headers=h).json()["player_id"]
+    r = client.post("/api/analysis/play-on", headers=h,
+                    json={"record": record, "round": 0, "step": 9, "seat": 1})
+    assert r.status_code == 200, r.text
+    rng = random.Random(3)
+    with client.websocket_connect(f"/ws/tables/{r.json()['id']}?token={token}") as ws:
+        reader = Reader(ws)
+        while True:
+            st = reader.until(lambda m: m["type"] == "state")
+            if st["status"] == "finished":
+                break
+            if st["view"]["legal"]:
+                reader.send({"type": "act", "action": choose(st, rng), "seq": st["seq"]})
+    mine = client.get(f"/api/players/{me}").json()
+    assert mine["matches"] == [] and mine["variants"] == []
+    history = client.get("/api/players/me/history", headers=h).json()
+    assert [g["table"] for g in history] == [r.json()["id"]]  # its record stays his
+
+
+def test_bela_serve_warms_the_workers_at_its_start(tmp_path: Path) -> None:
+    """With ``analysis_warm`` (what ``bela serve`` sets) every worker starts with the app
+    and loads the solver, so the first analysis asked for does not wait for it."""
+    with server(tmp_path, analysis_workers=1, analysis_warm=True) as c:
+        warming = c.app.state.analysis._warming
+        deadline = time.monotonic() + 120
+        while not warming.done() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert warming.done() and c.app.state.analysis.warmed_in is not None
+        assert c.app.state.analysis.pool.pending == 0

@@ -73,9 +73,11 @@ def _costly(record: dict[str, Any]) -> dict[tuple[int, int], int]:
 
 
 def _ready(page: Any, rnd: int, step: int, seat: int | None = None) -> None:
+    """The board shows this position (the first one may wait for the workers: after a
+    fresh install the solver compiles once, a minute on a slow machine)."""
     who = "all" if seat is None else str(seat)
     page.wait_for_selector(f"#an-board[data-ready='true'][data-round='{rnd}'][data-step='{step}']"
-                           f"[data-seat='{who}']", timeout=20000)
+                           f"[data-seat='{who}']", timeout=120_000)
 
 
 def _paste(page: Any, record: dict[str, Any]) -> None:

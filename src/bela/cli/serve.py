@@ -86,7 +86,8 @@ def serve(
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
                          allow_seed=allow_seed, rate_limit_storage=rate_limit_storage,
                          token_ttl=token_ttl * 86400, redis_url=redis, instance=name,
-                         lease_ttl=lease_ttl, analysis_workers=analysis_workers, **limits)
+                         lease_ttl=lease_ttl, analysis_workers=analysis_workers,
+                         analysis_warm=True, **limits)
     except ValueError as exc:  # a rate limit storage that cannot be used
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from .actions import CONTRACT_TOKENS
@@ -222,8 +223,14 @@ class Pad:
         """Strike deal ``index`` out."""
         if not 0 <= index < len(self.deals):
             raise PadError(f"there is no deal {index + 1}")
+        before = list(self.deals)
         del self.deals[index]
-        self._book()
+        try:
+            self._book()
+        except PadError:  # the match would end earlier: a later deal comes after its end
+            self.deals = before
+            self._book()
+            raise
 
     def score(self) -> dict[str, Any]:
         """The sheet as ``bela score --json`` gives it (RECORD.md): per deal ``caller``
@@ -261,16 +268,27 @@ class Pad:
         return cls(variant, dict(options), names, [PadDeal.from_json(d) for d in deals])
 
 
-def declaration_sums(variant: Variant, most: int = 4) -> frozenset[int]:
-    """The points a side's declarations can make in ``variant``: sums of up to ``most``
-    declaration values (R9; belot2 R37).
+MOST_DECLARATIONS = 6  # a side's declarations at most: three in each of bela4's two hands
+
+
+def declaration_sums(variant: Variant) -> frozenset[int]:
+    """The points a side's declarations can make in ``variant``: sums of up to
+    :data:`MOST_DECLARATIONS` declaration values (R9, R12: a side scores all its players'
+    declarations; belot2 R37).  Worked out once per variant.
 
     >>> sorted(declaration_sums(get_variant("bela4")))[:6]
     [20, 40, 50, 60, 70, 80]
+    >>> 380 in declaration_sums(get_variant("bela4"))  # 200 + 20 + 20 and 100 + 20 + 20
+    True
     """
-    values = _declaration_values(variant)
+    return _sums(variant.name)
+
+
+@cache
+def _sums(variant_name: str) -> frozenset[int]:
+    values = _declaration_values(get_variant(variant_name))
     sums = {0}
-    for _ in range(most):
+    for _ in range(MOST_DECLARATIONS):
         sums |= {s + v for s in sums for v in values}
     return frozenset(sums - {0})
 
@@ -343,8 +361,8 @@ def all_cards_played(variant: Variant) -> bool:
     """Whether a deal plays (or discards) all 32 cards, so its card points are always 162
     (bela4, bela3); two players play only part of the deck (R33).
 
-    >>> [all_cards_played(get_variant(v)) for v in ("bela4", "bela3", "bela2", "belot2")]
-    [True, True, False, False]
+    >>> {name: all_cards_played(v) for name, v in VARIANTS.items()}
+    {'bela4': True, 'bela3': True, 'bela2': False, 'belot2': False}
     """
     return variant.seats * variant.hand_cards + variant.discards >= 32
 

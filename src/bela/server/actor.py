@@ -465,7 +465,8 @@ class TableActor:
         record["table"] = table.id
         record["seed"] = table.seed
         result = score(m)
-        lines = ratings.lines(table, result)
+        # a play-on's log starts with rounds played elsewhere: no player's line
+        lines = [] if table.origin else ratings.lines(table, result)
         try:
             try:
                 self.store.finish(table, result, record, lines, ratings.rate_fn(table, lines))

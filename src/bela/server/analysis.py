@@ -145,6 +145,8 @@ class Analysis:
         self.pool = Pool(config.analysis_workers, config.analysis_queue)
         self.reviews: dict[str, Review] = {}
         self._slots = asyncio.Semaphore(self.review_slots)
+        self._warming: asyncio.Task[None] | None = None
+        self.warmed_in: float | None = None  # seconds the warm-up took, once done
 
     @property
     def review_slots(self) -> int:
@@ -155,8 +157,28 @@ class Analysis:
     def start(self) -> None:
         self._slots = asyncio.Semaphore(self.review_slots)  # of the app's event loop
         self.pool.start()
+        if self.config.analysis_warm:  # every worker loads the solver now, in the background
+            self._warming = asyncio.get_running_loop().create_task(self._warm(),
+                                                                   name="analysis warm-up")
+
+    async def _warm(self) -> None:
+        """Start every worker and let it load (the first time after an install: compile)
+        the solver, so the first analysis a player asks for is answered at once."""
+        started = time.monotonic()
+        try:
+            await asyncio.gather(*(self.pool.run(work.ready, admit=False)
+                                   for _ in range(self.pool.workers)))
+        except Exception:
+            log.warning("the analysis workers could not be warmed up", exc_info=True)
+            return
+        self.warmed_in = time.monotonic() - started
+        log.info("analysis workers ready in %.1f s", self.warmed_in)
 
     async def stop(self) -> None:
+        if self._warming is not None:
+            self._warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warming
         for review in self.reviews.values():
             if review.task is not None:
                 review.task.cancel()
@@ -187,10 +209,15 @@ class Analysis:
         if active >= self.pool.workers + self.pool.queue or len(self.reviews) >= MAX_REVIEWS:
             raise TooMany("too_busy", "the analysis is busy: try again in a moment",
                           RETRY_AFTER)
-        facts = await self.run(work.check, record)
-        review = Review(secrets.token_urlsafe(12), owner, record, facts["seats"],
-                        facts["rounds"])
+        # counted from now on: requests sent at once cannot all pass the limits above
+        review = Review(secrets.token_urlsafe(12), owner, record, 0, 0)
         self.reviews[review.id] = review
+        try:
+            facts = await self.run(work.check, record)
+        except BaseException:
+            del self.reviews[review.id]
+            raise
+        review.seats, review.total = facts["seats"], facts["rounds"]
         review.task = asyncio.get_running_loop().create_task(self._review(review),
                                                              name=f"review {review.id}")
         return review

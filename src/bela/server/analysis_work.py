@@ -72,11 +72,12 @@ def init() -> None:
     warm_up()
 
 
-def ready() -> float:
-    """A no-op job: the seconds the worker still needed to warm the solver (about 0)."""
+def ready() -> Answer:
+    """A job that only waits for the worker to be warm: ``seconds`` it still needed (0
+    once the initializer loaded the solver)."""
     from ..solver.warm import warm_up
 
-    return warm_up()
+    return {"seconds": warm_up()}
 
 
 # -- records and positions -----------------------------------------------------------------

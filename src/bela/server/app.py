@@ -248,7 +248,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     lobby = Lobby(Store(db, metrics), Hub(), cfg)
     router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
     quick = quickplay.QuickPlay(router, cfg)
-    analyst = analysis.Analysis(cfg)  # its worker processes start with the first job
+    analyst = analysis.Analysis(cfg)  # its workers start with the first job or analysis_warm
     started = asyncio.Event()
 
     @asynccontextmanager

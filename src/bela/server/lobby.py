@@ -32,7 +32,7 @@ from typing import Any
 from ..bots import BOTS, make_bot
 from ..engine import BelaError, Match, parse_action
 from ..engine.cards import Card
-from ..engine.variants import VARIANTS, Deal
+from ..engine.variants import VARIANTS
 from .actor import Act, Begin, Join, Leave, Reply, TableActor, inactive_refusal
 from .errors import Conflict, Forbidden, InvalidInput, NotFound
 from .hub import Conn, Hub
@@ -326,7 +326,7 @@ class Lobby:
 
     def _new_table(self, variant: str, options: dict[str, Any], seed: int, bot: str,
                    owner_id: str | None, *, private: bool, turn_clock: int | None,
-                   rated: bool) -> Table:
+                   rated: bool, origin: str | None = None) -> Table:
         """A new open table with empty seats, stored and listed."""
         table_id = secrets.token_urlsafe(6)
         while table_id in self.tables or self.store.exists(table_id):
@@ -336,7 +336,7 @@ class Lobby:
                       seats=[Seat() for _ in range(VARIANTS[variant].seats)], private=private,
                       invite_code=secrets.token_urlsafe(9) if private else None,
                       created_at=time.time(), active_at=time.time(), turn_clock=turn_clock,
-                      rated=rated)
+                      rated=rated, origin=origin)
         self.store.create(table)
         self.tables[table_id] = table
         self._listed = None
@@ -389,7 +389,7 @@ class Lobby:
                            "start, finish or close one first")
         table = self._new_table(variant, dict(log["options"]), secrets.randbits(62),
                                 PLAY_ON_BOT, player["id"], private=True, turn_clock=None,
-                                rated=False)
+                                rated=False, origin="analysis")
         try:
             for s in range(v.seats):
                 self._set_seat(table, s, Seat(player_id=player["id"], name=player["name"])
@@ -410,20 +410,20 @@ class Lobby:
         return adopted
 
     def _write_log(self, table: Table, log: dict[str, Any]) -> None:
-        """Write a match log's deals and actions as the events of a new table, each applied
-        to the table's match first (an illegal one is refused before it is written)."""
+        """Write a match log's deals and actions as the events of a new table, in one
+        transaction, each applied to the table's match first (an illegal one is refused
+        before anything is written)."""
         m = table.match = Match(table.variant, table.options, seed=table.seed)
-        for idx, rd in enumerate(log["rounds"]):
+        seats = []
+        for rd in log["rounds"]:
             hands = [Card.parse(h) for h in rd["hands"]]
             extra = {k: Card.parse(c) for k, c in rd["extra"].items()}
             m.deal(hands, extra, dealer=rd["dealer"])
-            self.store.add_deal(table, idx, rd["dealer"], Deal(tuple(hands), extra))
-            table.seq += 1
-            for seat, token in rd["actions"]:
-                action = parse_action(token)
-                m.apply(action)
-                self.store.add_action(table, seat, action)
-                table.seq += 1
+            for _seat, token in rd["actions"]:
+                m.apply(parse_action(token))
+            seats.append([seat for seat, _token in rd["actions"]])
+        self.store.add_log(table, m, seats)
+        table.seq += sum(1 + len(rd["actions"]) for rd in log["rounds"])
 
     def sit(self, table: Table, player: dict[str, Any], seat: int,
             code: str | None = None) -> None:

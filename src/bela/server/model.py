@@ -64,6 +64,7 @@ class ServerConfig:
     # beyond one each (more are refused: too_busy), and how long a finished review's result
     # is kept.
     analysis_workers: int = 2
+    analysis_warm: bool = False  # start the workers with the app (bela serve), not at first use
     analysis_queue: int = 8
     review_ttl: float = 3600.0
 
@@ -123,6 +124,7 @@ class Table:
     turn_clock: int | None = None  # seconds a player has per turn (None: no clock)
     clock: tuple[int, float] | None = None  # the running clock: seat, time.monotonic() deadline
     rated: bool = False  # its result moves the players' ratings (see bela.server.ratings)
+    origin: str | None = None  # "analysis": a play-on, whose first rounds were played elsewhere
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""

@@ -108,16 +108,20 @@ async def get_rules() -> dict[str, Any]:
 @router.post("/api/pad/score")
 async def score_pad(data: Annotated[Any, Body()]) -> dict[str, Any]:
     """The engine's sheet of a pad record and the record as the engine writes it."""
-    pad = read_pad(data)
+    pad = await asyncio.to_thread(read_pad, data)  # a long pad: milliseconds of scoring
     return {"sheet": pad.score(), "record": pad.to_record()}
 
 
 @router.get("/api/pads")
 async def list_pads(request: Request, p: Player) -> list[dict[str, Any]]:
     """The pads the account keeps, newest first."""
-    rows = await asyncio.to_thread(_store(request).pads, _account(p))
-    return [summary(r["id"], _stored(r), r["variant"], r["record"], r["updated_at"])
-            for r in rows]
+    store, player_id = _store(request), _account(p)
+
+    def listed() -> list[dict[str, Any]]:  # read and scored off the event loop
+        return [summary(r["id"], _stored(r), r["variant"], r["record"], r["updated_at"])
+                for r in store.pads(player_id)]
+
+    return await asyncio.to_thread(listed)
 
 
 @router.put("/api/pads/{pad_id}")
@@ -126,7 +130,7 @@ async def put_pad(pad_id: str, data: Annotated[Any, Body()], request: Request,
     """Keep a pad (new, or over the one of this id): its summary and the engine's
     record; 409 ``too_many_pads`` past :data:`MAX_PADS`."""
     player_id, pad_id = _account(p), _pad_id(pad_id)
-    pad = read_pad(data)
+    pad = await asyncio.to_thread(read_pad, data)
     record = pad.to_record()
     written = await asyncio.to_thread(_store(request).save_pad, player_id, pad_id,
                                       pad.variant.name, record, MAX_PADS)
@@ -142,7 +146,7 @@ async def get_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
     row = await asyncio.to_thread(_store(request).pad, _account(p), _pad_id(pad_id))
     if row is None:
         raise NotFound("unknown_pad", f"you keep no pad {pad_id!r} on the server")
-    pad = _stored(row)
+    pad = await asyncio.to_thread(_stored, row)
     return {**summary(row["id"], pad, row["variant"], row["record"], row["updated_at"]),
             "record": row["record"], "sheet": pad.score() if pad else None}
 

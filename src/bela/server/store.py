@@ -208,7 +208,8 @@ class Store:
         self.db.create_table(table.id, table.variant, table.options, table.seed, table.bot,
                              table.owner_id, len(table.seats), private=table.private,
                              invite_code=table.invite_code, active_at=_datetime(table.active_at),
-                             turn_clock=table.turn_clock, rated=table.rated)
+                             turn_clock=table.turn_clock, rated=table.rated,
+                             origin=table.origin)
 
     def save_seat(self, table: Table, seat: int) -> None:
         """A seat and the table's ``active_at``."""
@@ -224,10 +225,22 @@ class Store:
 
     def add_deal(self, table: Table, idx: int, dealer: int, deal: Deal) -> None:
         """The deal of round ``idx`` as the table's next event."""
-        stored = {"hands": [format_cards(h) for h in deal.hands],
-                  "extra": {k: format_cards(v) for k, v in deal.extra.items()}}
         with self.metrics.writing("deal"):
-            self.db.add_round(table.id, idx, table.seq + 1, dealer, stored)
+            self.db.add_round(table.id, idx, table.seq + 1, dealer, _stored_deal(deal))
+
+    def add_log(self, table: Table, match: Match, seats: Sequence[Sequence[int]]) -> None:
+        """Every event of ``match`` (a log played elsewhere) as the table's first events,
+        in one transaction: its deals and, per round, the seat of each action
+        (``seats``)."""
+        deals, acts, seq = [], [], table.seq
+        for idx, rnd in enumerate(match.rounds):
+            seq += 1
+            deals.append({"idx": idx, "seq": seq, "dealer": rnd.dealer,
+                          "deal": _stored_deal(rnd.deal)})
+            for action, seat in zip(rnd.log, seats[idx]):
+                seq += 1
+                acts.append({"seq": seq, "round": idx, "seat": seat, "token": action.token()})
+        self.db.add_log(table.id, deals, acts)
 
     def add_action(self, table: Table, seat: int, action: Action) -> None:
         """An action of the round being played as the table's next event."""
@@ -267,7 +280,8 @@ def _rebuild(row: dict[str, Any]) -> Table:
                   private=bool(row.get("private")), invite_code=row.get("invite_code"),
                   active_at=_timestamp(row.get("active_at") or row["created_at"]),
                   created_at=_timestamp(row["created_at"]),
-                  turn_clock=row.get("turn_clock"), rated=bool(row.get("rated")))
+                  turn_clock=row.get("turn_clock"), rated=bool(row.get("rated")),
+                  origin=row.get("origin"))
     events: list[tuple[int, str, dict[str, Any]]] = (
         [(r["seq"], "deal", r) for r in row.get("rounds", [])]
         + [(a["seq"], "act", a) for a in row.get("actions", [])])
@@ -298,6 +312,12 @@ def _rebuild(row: dict[str, Any]) -> Table:
     table.match = m
     table.seq = len(events)
     return table
+
+
+def _stored_deal(deal: Deal) -> dict[str, Any]:
+    """A deal as the ``rounds`` table keeps it: hands in the order dealt, as card codes."""
+    return {"hands": [format_cards(h) for h in deal.hands],
+            "extra": {k: format_cards(v) for k, v in deal.extra.items()}}
 
 
 def _datetime(timestamp: float) -> datetime:

@@ -371,13 +371,14 @@ class Database:
     def create_table(self, table_id: str, variant: str, options: dict[str, Any], seed: int,
                      bot: str, owner_id: str | None, n_seats: int, *, private: bool,
                      invite_code: str | None, active_at: datetime,
-                     turn_clock: int | None, rated: bool = False) -> None:
+                     turn_clock: int | None, rated: bool = False,
+                     origin: str | None = None) -> None:
         with self.begin() as conn:
             conn.execute(insert(tables).values(
                 id=table_id, variant=variant, options=options, seed=seed, bot=bot,
                 status="open", owner_id=owner_id, created_at=now(), private=private,
                 invite_code=invite_code, active_at=active_at, turn_clock=turn_clock,
-                rated=rated))
+                rated=rated, origin=origin))
             conn.execute(insert(seats), [
                 {"table_id": table_id, "seat": s, "player_id": None, "is_bot": False, "name": ""}
                 for s in range(n_seats)])
@@ -417,6 +418,26 @@ class Database:
             _advance(conn, table_id, seq)
             conn.execute(_INSERT_ACTION, {"table_id": table_id, "seq": seq, "round": round_idx,
                                           "seat": seat, "token": token})
+
+    def add_log(self, table_id: str, deals: Iterable[Mapping[str, Any]],
+                actions_: Iterable[Mapping[str, Any]]) -> None:
+        """Many events in one transaction (a table that starts from a log written
+        elsewhere): ``deals`` as :meth:`add_round` takes them (``idx``, ``seq``,
+        ``dealer``, ``deal``), ``actions_`` as :meth:`add_action` (``seq``, ``round``,
+        ``seat``, ``token``); the fence advances through them in ``seq`` order."""
+        events = sorted([(d["seq"], "deal", d) for d in deals]
+                        + [(a["seq"], "act", a) for a in actions_], key=lambda e: e[0])
+        with self.begin() as conn:
+            for seq, kind, ev in events:
+                _advance(conn, table_id, seq)
+                if kind == "deal":
+                    conn.execute(insert(rounds).values(table_id=table_id, idx=ev["idx"],
+                                                       seq=seq, dealer=ev["dealer"],
+                                                       deal=ev["deal"]))
+                else:
+                    conn.execute(_INSERT_ACTION, {"table_id": table_id, "seq": seq,
+                                                  "round": ev["round"], "seat": ev["seat"],
+                                                  "token": ev["token"]})
 
     def finish_table(self, table_id: str, result: dict[str, Any], record: dict[str, Any],
                      lines: Iterable[Mapping[str, Any]] = (), variant: str = "",

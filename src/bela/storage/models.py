@@ -71,6 +71,9 @@ tables = Table(
     # two server processes that both believe they run the table cannot both append
     Column("seq", Integer, nullable=False, default=0, server_default="0"),
     Column("rated", Boolean, nullable=False, default=False, server_default="0"),
+    # "analysis": a play-on of the analysis board (its log starts with rounds played
+    # elsewhere: no player's stats count it); None: a match of its own
+    Column("origin", String(16), nullable=True),
 )
 Index("ix_tables_status", tables.c.status)
 

@@ -30,8 +30,13 @@ def upgrade() -> None:
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_index("ix_pads_player_updated", "pads", ["player_id", "updated_at"])
+    # where a table comes from when it is not a match of its own: "analysis" (the analysis
+    # board's play-on, whose log starts with rounds played elsewhere)
+    op.add_column("tables", sa.Column("origin", sa.String(16), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("tables") as batch:
+        batch.drop_column("origin")
     op.drop_index("ix_pads_player_updated", "pads")
     op.drop_table("pads")
