@@ -10,32 +10,16 @@ import pytest
 
 from bela.engine import Match
 from bela.engine.enums import Outcome
-from bela.engine.pad import Pad, PadDeal, PadError, declaration_sums, pad_rules, score_deal
-from bela.engine.rules import NO_TRUMPS
+from bela.engine.pad import (
+    Pad,
+    PadDeal,
+    PadError,
+    declaration_sums,
+    pad_rules,
+    score_deal,
+    written,
+)
 from bela.engine.variants import VARIANTS, get_variant
-
-
-def written(match: Match, index: int) -> PadDeal:
-    """What players write on paper of a round the engine played: the calling side, the
-    trump, the card points, the declarations and bela that counted, štiglja."""
-    rnd = match.rounds[index]
-    res = rnd.result
-    assert res is not None
-    v = match.variant
-    if res.outcome == Outcome.BELOT:
-        return PadDeal(belot=res.winner)
-    if res.outcome == Outcome.REDEAL:
-        return PadDeal(redeal=True)
-    factor = 2 if rnd.contract == NO_TRUMPS else 1  # the result doubles BC's points (R36)
-    cards = tuple(c // factor for c in res.card_points)
-    if res.outcome == Outcome.RASPAS:
-        return PadDeal(raspas=True, points=cards)
-    tricks = rnd.tricks_won
-    capot = next((s for s in range(v.sides) if tricks[s] == sum(tricks)), None)
-    assert res.caller is not None
-    return PadDeal(caller=v.side_of(res.caller), trump=rnd.trump_name, points=cards,
-                   declarations=tuple(d // factor for d in res.declaration_points),
-                   bela=tuple(b // 20 for b in res.bela_points), capot=capot)
 
 
 def random_match(variant: str, seed: int, options: dict[str, Any]) -> Match:

@@ -34,9 +34,7 @@ pytest.importorskip("playwright.sync_api")
 from web_helpers import PHONE, assert_no_errors, close_pages, no_overflow, open_page, texts  # noqa: E402
 
 from bela.engine import Match  # noqa: E402
-from bela.engine.enums import Outcome  # noqa: E402
-from bela.engine.pad import Pad, PadDeal, PadError, pad_rules  # noqa: E402
-from bela.engine.rules import NO_TRUMPS  # noqa: E402
+from bela.engine.pad import Pad, PadDeal, PadError, pad_rules, written  # noqa: E402
 from bela.engine.variants import VARIANTS  # noqa: E402
 
 HR = texts("hr")
@@ -60,28 +58,6 @@ def random_match(variant: str, seed: int, options: dict[str, Any]) -> Match:
         while not rnd.is_over:
             m.apply(rng.choice(rnd.legal_actions()))
     return m
-
-
-def written(match: Match, index: int) -> PadDeal:
-    """What players write on paper of a round the engine played (tests/engine/test_pad.py)."""
-    rnd = match.rounds[index]
-    res = rnd.result
-    assert res is not None
-    v = match.variant
-    if res.outcome == Outcome.BELOT:
-        return PadDeal(belot=res.winner)
-    if res.outcome == Outcome.REDEAL:
-        return PadDeal(redeal=True)
-    factor = 2 if rnd.contract == NO_TRUMPS else 1
-    cards = tuple(c // factor for c in res.card_points)
-    if res.outcome == Outcome.RASPAS:
-        return PadDeal(raspas=True, points=cards)
-    tricks = rnd.tricks_won
-    capot = next((s for s in range(v.sides) if tricks[s] == sum(tricks)), None)
-    assert res.caller is not None
-    return PadDeal(caller=v.side_of(res.caller), trump=rnd.trump_name, points=cards,
-                   declarations=tuple(d // factor for d in res.declaration_points),
-                   bela=tuple(b // 20 for b in res.bela_points), capot=capot)
 
 
 def random_deal(rng: random.Random, variant: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from .enums import Outcome
 from .errors import BelaError
 from .rules import NO_TRUMPS
 from .scoring import RoundResult, book
+from .state import Match
 from .variants import VARIANTS, Variant, get_variant
 from .variants.base import TableOptions
 from .variants.belot2 import raspas_result
@@ -105,6 +106,42 @@ class PadDeal:
                    bela=tuple(_ints(data, "bela")), capot=_opt_int(data, "capot"),
                    belot=_opt_int(data, "belot"), raspas=_flag(data, "raspas"),
                    redeal=_flag(data, "redeal"))
+
+
+def written(match: Match, index: int) -> PadDeal:
+    """What the players write on the pad of round ``index`` of a match the engine played:
+    the calling side, the trump, the card points (belot2 BC: before R36 doubles them), the
+    declarations and bela that counted, štiglja; a belot, a redeal or raspas as such.
+
+    >>> m = Match("bela4", seed=3)
+    >>> rnd = m.deal()
+    >>> while not rnd.is_over:
+    ...     _ = m.apply(rnd.legal_actions()[0])
+    >>> deal = written(m, 0)
+    >>> score_deal(m.variant, m.options, deal).scores == m.sheet[0]
+    True
+    """
+    rnd = match.rounds[index]
+    res = rnd.result
+    if res is None:
+        raise PadError(f"round {index} is not over")
+    v = match.variant
+    if res.outcome == Outcome.BELOT:
+        return PadDeal(belot=res.winner)
+    if res.outcome == Outcome.REDEAL:
+        return PadDeal(redeal=True)
+    if res.outcome == Outcome.CLAIM:
+        raise PadError("a claim (R24) is settled at the table, not written on a pad")
+    factor = 2 if rnd.contract == NO_TRUMPS else 1  # the result doubled BC's points (R36)
+    cards = tuple(c // factor for c in res.card_points)
+    if res.outcome == Outcome.RASPAS:
+        return PadDeal(raspas=True, points=cards)
+    tricks = rnd.tricks_won
+    capot = next((s for s in range(v.sides) if tricks[s] == sum(tricks)), None)
+    assert res.caller is not None
+    return PadDeal(caller=v.side_of(res.caller), trump=rnd.trump_name, points=cards,
+                   declarations=tuple(d // factor for d in res.declaration_points),
+                   bela=tuple(b // BELA for b in res.bela_points), capot=capot)
 
 
 def score_deal(variant: Variant, options: TableOptions, deal: PadDeal) -> RoundResult:
@@ -421,4 +458,4 @@ def _ints(data: Mapping[str, Any], key: str, allow_none: bool = False) -> list[A
 
 
 __all__ = ["DEAL_POINTS", "Pad", "PadDeal", "PadError", "declaration_sums", "pad_rules",
-           "score_deal"]
+           "score_deal", "written"]

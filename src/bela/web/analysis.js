@@ -5,7 +5,8 @@
 // and computes every number (docs/PROTOCOL.md, "Analysis"); this module shows them and holds
 // no rule of play: who made an action is read off the server's views.
 
-import { LANGS, defaultLang, setLang, t, tn } from "./i18n.js";
+import { LANGS, setLang, t, tn } from "./i18n.js";
+import { loadPrefs, savePrefs } from "./prefs.js";
 import {
   DECKS, cardBackSVG, cardSVG, ensureSprite, isTrump, rankOf, sortHand, suitIcon, suitOf,
 } from "./cards.js";
@@ -13,7 +14,6 @@ import { api, newGuest, storeCode, storedGuest } from "./api.js";
 import { declShape, declText, declareGroups, makeNames } from "./table.js";
 import { esc } from "./util.js";
 
-const PREFS = "bela.prefs";
 const POLL_MS = 400; // the review's progress is asked for this often
 const CACHE_MAX = 400; // positions kept in memory
 const BIG_LOSS = 10; // a costly play losing at least this many points is stressed
@@ -49,20 +49,6 @@ const A = {
 };
 window.__analysis = A; // for debugging and the browser tests
 
-function loadPrefs() {
-  let p = {};
-  try { p = JSON.parse(localStorage.getItem(PREFS) || "{}"); } catch { p = {}; }
-  return {
-    lang: LANGS.includes(p.lang) ? p.lang : defaultLang(),
-    deck: DECKS.includes(p.deck) ? p.deck : "hungarian",
-  };
-}
-
-function savePrefs() {
-  let p = {};
-  try { p = JSON.parse(localStorage.getItem(PREFS) || "{}") || {}; } catch { p = {}; }
-  localStorage.setItem(PREFS, JSON.stringify({ ...p, ...A.prefs }));
-}
 
 /** A refused request in words. */
 function errorText(e) {
@@ -990,7 +976,7 @@ function onChange(ev) {
   const el = ev.target;
   if (el.dataset.pref) {
     A.prefs[el.dataset.pref] = el.value;
-    savePrefs();
+    savePrefs(A.prefs);
     setLang(A.prefs.lang);
     renderHeader();
     if (A.record) { root().innerHTML = ""; }

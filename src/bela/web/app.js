@@ -1,7 +1,8 @@
 // The Bela browser client: lobby, table connection and events.  Plain ES modules, no build.
 // Protocol: docs/PROTOCOL.md (REST under /api, one WebSocket per table).
 
-import { LANGS, defaultLang, lang, setLang, t, tn } from "./i18n.js";
+import { LANGS, lang, setLang, t, tn } from "./i18n.js";
+import { loadPrefs, savePrefs } from "./prefs.js";
 import { DECKS, ensureSprite } from "./cards.js";
 import {
   api, apiPage, changePassword, checkGuest, claimName, login, logout, newGuest, onAccountEnded,
@@ -14,7 +15,6 @@ import {
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
 
-const PREFS = "bela.prefs";
 const HOLD_MS = 900; // a finished trick stays on the table this long
 const COLLECT_MS = 320;
 const PAGE = 50; // tables in one page of the lobby list (GET /api/tables?limit=&offset=)
@@ -81,18 +81,6 @@ function freshUi() {
     accountForm: null }; // accountForm: the account panel's open form ("login", "claim", "password")
 }
 
-function loadPrefs() {
-  let p = {};
-  try { p = JSON.parse(localStorage.getItem(PREFS) || "{}"); } catch { p = {}; }
-  return {
-    lang: LANGS.includes(p.lang) ? p.lang : defaultLang(),
-    deck: DECKS.includes(p.deck) ? p.deck : "hungarian",
-  };
-}
-
-function savePrefs() {
-  localStorage.setItem(PREFS, JSON.stringify(S.prefs));
-}
 
 // -- rendering --------------------------------------------------------------------------
 const root = () => document.getElementById("app");
@@ -1111,7 +1099,7 @@ function onChange(ev) {
   const el = ev.target;
   if (el.dataset.pref) {
     S.prefs[el.dataset.pref] = el.value;
-    savePrefs();
+    savePrefs(S.prefs);
     setLang(S.prefs.lang);
     renderHeader();
     render();

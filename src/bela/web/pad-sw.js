@@ -15,6 +15,7 @@ const FILES = [
   "/web/cards.js",
   "/web/api.js",
   "/web/util.js",
+  "/web/prefs.js",
   "/web/style.css",
   "/web/favicon.svg",
 ];

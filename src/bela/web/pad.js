@@ -4,7 +4,8 @@
 // pad records (docs/RECORD.md "Score pad records"), print.  Works offline once loaded: the
 // service worker pad-sw.js keeps the page, its modules and the rules.
 
-import { LANGS, defaultLang, setLang, t, tn } from "./i18n.js";
+import { LANGS, setLang, t, tn } from "./i18n.js";
+import { loadPrefs, savePrefs } from "./prefs.js";
 import { DECKS, ensureSprite, suitIcon } from "./cards.js";
 import { ApiError, api, storedGuest } from "./api.js";
 import { esc } from "./util.js";
@@ -12,7 +13,6 @@ import {
   PadProblem, bookDeals, dealJson, padRecord, problemText, readDeal, readRecord, sheetOf,
 } from "./pad-score.js";
 
-const PREFS = "bela.prefs"; // the lobby's language and deck
 const PADS = "bela.pads"; // the pads of this browser: [{id, record, updated, sync, dirty}]
 const RULES = "bela.pad.rules"; // the last GET /api/pad/rules (the service worker keeps it too)
 const CHECK_MS = 350; // a change is checked with the server this long after the last one
@@ -44,11 +44,6 @@ function readJSON(key) {
   try { return JSON.parse(localStorage.getItem(key) || "null"); } catch { return null; }
 }
 
-function loadPrefs() {
-  const p = readJSON(PREFS) || {};
-  return { lang: LANGS.includes(p.lang) ? p.lang : defaultLang(),
-    deck: DECKS.includes(p.deck) ? p.deck : "hungarian" };
-}
 
 function loadPads() {
   const list = readJSON(PADS);
@@ -839,8 +834,7 @@ function onChange(ev) {
   const el = ev.target;
   if (el.dataset.pref) {
     S.prefs[el.dataset.pref] = el.value;
-    const all = readJSON(PREFS) || {};
-    localStorage.setItem(PREFS, JSON.stringify({ ...all, ...S.prefs }));
+    savePrefs(S.prefs);
     setLang(S.prefs.lang);
     render();
   } else if (el.dataset.option && S.draft) S.draft.options[el.dataset.option] = el.value;

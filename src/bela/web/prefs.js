@@ -1,0 +1,26 @@
+// The player's display preferences (language, deck), shared by the lobby, the analysis
+// board and the score pad: one localStorage entry.
+
+import { LANGS, defaultLang } from "./i18n.js";
+import { DECKS } from "./cards.js";
+
+const PREFS = "bela.prefs";
+
+function stored() {
+  try { return JSON.parse(localStorage.getItem(PREFS) || "{}") || {}; } catch { return {}; }
+}
+
+/** The stored preferences, each checked (the browser's language and the Hungarian deck
+ *  when unset or unknown). */
+export function loadPrefs() {
+  const p = stored();
+  return {
+    lang: LANGS.includes(p.lang) ? p.lang : defaultLang(),
+    deck: DECKS.includes(p.deck) ? p.deck : "hungarian",
+  };
+}
+
+/** Keep ``prefs`` (over what is stored: keys another page added stay). */
+export function savePrefs(prefs) {
+  localStorage.setItem(PREFS, JSON.stringify({ ...stored(), ...prefs }));
+}
