@@ -16,13 +16,14 @@ runner = CliRunner()
 
 def test_bench_all_runs_json() -> None:
     result = runner.invoke(app, ["bench", "--run", "all", "--seconds", "0.2", "--deals", "3",
-                                 "--bot", "pimc:samples=2,bid_samples=1", "--rounds", "1",
-                                 "--json"])
+                                 "--batch", "500", "--bot", "pimc:samples=2,bid_samples=1",
+                                 "--rounds", "1", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["engine"]["rounds"] > 0
     assert out["solver"]["8_cards_all_values"]["n"] == 3
     assert out["sampler"]["views"] == 100
+    assert out["selfplay"]["deals"] == 500 and out["selfplay"]["actions"] == 500 * 32
     assert out["latency"]["decisions"] > 0 and out["latency"]["failures"] == 0
 
 
@@ -33,6 +34,17 @@ def test_bench_plain_lines_per_variant() -> None:
     result = runner.invoke(app, ["bench", "--run", "latency", "--bot", "heuristic",
                                  "--rounds", "1"])
     assert "latency, bela4, heuristic: median" in result.stdout
+
+
+def test_bench_selfplay_line_and_json() -> None:
+    """The self-play simulator's card actions per second (bela3: 30 cards a deal)."""
+    args = ["bench", "--run", "selfplay", "--variant", "bela3", "--batch", "200"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("selfplay, bela3: ")
+    assert "card actions/s on one core (200 deals, 6,000 cards in" in result.stdout
+    out = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert out["actions"] == 6000 and out["policy"] == "random" and out["actions_per_s"] > 0
 
 
 def test_bench_rejects_unknown_runs_and_variants() -> None:

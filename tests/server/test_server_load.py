@@ -26,6 +26,24 @@ def test_load_script_plays_tables_without_errors() -> None:
     assert report["memory_per_table_kb"] is not None
 
 
+def test_load_with_the_servers_strong_bots() -> None:
+    """``--table-bot pimc``: one load client a table, the server's pimc bots in the other
+    seats, thinking in its bot worker (``--bot-workers 1``, passed on to the server)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bela.server.load", "--tables", "2", "--duration", "8",
+         "--think", "0.01", "--variant", "bela2", "--table-bot", "pimc", "--bot-workers", "1",
+         "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["tables"] == 2 and report["connections"] == 2  # one seat a table
+    # (the first strong move waits for the worker to load the solver, on a busy machine
+    # seconds)
+    assert report["errors"] == 0 and report["latency_ms"]["samples"] > 0
+    bots = report["server_bots"]
+    assert bots["bot"] == "pimc" and bots["seats_per_table"] == 1 and bots["bot_workers"] == 1
+    assert bots["moves_per_s"] > 0 and bots["think_ms_mean"] > 0
+
+
 def test_load_spreads_over_several_urls(tmp_path: Path) -> None:
     """Two ``--url``s (here one server twice): tables round-robin, each table's seats through
     both URLs; the report has one entry per URL."""
@@ -55,7 +73,9 @@ def test_seat_url_and_cluster_options() -> None:
     assert all(seat_url(urls, k, 0) != seat_url(urls, k, 1) for k in range(4))
     for argv in (["--cluster", "2"], ["--cluster", "2", "--db", "sqlite://", "--redis", "r"],
                  ["--cluster", "2", "--db", "postgresql://x", "--url", "http://127.0.0.1:1"],
-                 ["--db", "postgresql://x"]):
+                 ["--db", "postgresql://x"],
+                 ["--url", "http://127.0.0.1:1", "--bot-workers", "1"],
+                 ["--table-bot", "pimc", "--humans", "0"]):
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2
@@ -81,5 +101,6 @@ def test_serve_command_options() -> None:
     app.command("other")(lambda: None)
     out = CliRunner().invoke(app, ["serve", "--help"], terminal_width=200)
     assert out.exit_code == 0
-    for option in ("--host", "--port", "--db", "--grace", "--bot-delay", "--round-pause"):
+    for option in ("--host", "--port", "--db", "--grace", "--bot-delay", "--round-pause",
+                   "--bot-workers"):
         assert option in out.output

@@ -15,6 +15,7 @@ from typing import Any
 
 from .base import Bot
 from .heuristic import HeuristicBot
+from .levels import LEVELS, level_spec
 from .random_bot import RandomBot
 
 
@@ -30,11 +31,27 @@ def _ismcts(seed: int | None = None, **settings: Any) -> Bot:
     return IsmctsBot(seed, **settings)
 
 
+def _learned(seed: int | None = None, **settings: Any) -> Bot:
+    from .learned import LearnedBot
+
+    return LearnedBot(seed, **settings)
+
+
+def _level(name: str) -> Callable[..., Bot]:
+    def make(seed: int | None = None, **settings: Any) -> Bot:
+        extra = ",".join(f"{k}={v}" for k, v in settings.items())
+        return make_bot(level_spec(f"{name}:{extra}" if extra else name), seed)
+
+    return make
+
+
 BOTS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "pimc": _pimc,
     "ismcts": _ismcts,
+    "learned": _learned,
+    **{name: _level(name) for name in LEVELS},
 }
 
 
@@ -65,8 +82,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
-    """A bot by spec (``random``, ``heuristic``, ``pimc``, ``ismcts``, with optional
-    ``:KEY=VALUE`` settings), seeded for reproducible play."""
+    """A bot by spec (``random``, ``heuristic``, ``pimc``, ``ismcts``, ``learned``, or a
+    level: ``beginner``, ``club``, ``expert``, ``master``; with optional ``:KEY=VALUE``
+    settings), seeded for reproducible play."""
     name, settings = parse_spec(spec)
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})")

@@ -21,6 +21,15 @@ well within the latency target, see the README) and an optional time budget per 
 (``budget`` seconds): it stops sampling at whichever comes first, after at least
 ``min_samples`` deals.  Without a budget the play depends only on the seed and the view, so
 arena results are reproducible.
+
+With ``prior=learned`` the learned bot's network (:mod:`bela.bots.learned`, ``model=PATH``
+for another model file) joins the search twice.  As the *opponent model*: each sampled deal
+is weighted by how likely the other seats' last plays (up to ``weigh`` cards: the current
+trick's, else the last trick's) are under the network for the hands that deal gives them,
+each seat's view rebuilt at the moment it played (a softmax of its card values, ``temperature``
+points).  As the *prior*: the network's value of each card (its differences from the other
+cards, around the search's mean) counts as ``prior_weight`` further deals in the mean, which
+steadies the estimate when few deals are drawn.
 """
 
 from __future__ import annotations
@@ -29,15 +38,18 @@ import random
 import time
 from collections import defaultdict
 
+import numpy as np
+
 from ..engine.actions import Action, Call, Pass, Play
 from ..engine.cards import Card, iter_cards
 from ..engine.declarations import declaration_value, find_declarations
 from ..engine.rules import NO_TRUMPS, play_table
+from ..engine.state import Match
 from ..engine.variants import get_variant
-from ..engine.views import SeatView
+from ..engine.views import SeatView, seat_view
 from ..solver.dd import Position, Solver, default_solver
 from ..solver.inference import InconsistentView
-from ..solver.sampler import DealSampler
+from ..solver.sampler import DealSampler, SampledDeal, to_round
 from .heuristic import HeuristicBot
 
 
@@ -48,9 +60,15 @@ class PimcBot:
 
     def __init__(self, seed: int | None = None, samples: int = 16, budget: float | None = None,
                  min_samples: int = 6, inference: bool = True, bid_samples: int = 10,
-                 threshold: float = 0.0, bidding: str = "hybrid") -> None:
+                 threshold: float = 0.0, bidding: str = "hybrid", prior: str = "off",
+                 model: str | None = None, prior_weight: float = 4.0, weigh: int = 3,
+                 temperature: float = 10.0) -> None:
         if bidding not in ("hybrid", "sim", "heuristic"):
             raise ValueError(f"bidding must be 'hybrid', 'sim' or 'heuristic', not {bidding!r}")
+        if prior not in ("off", "learned"):
+            raise ValueError(f"prior must be 'off' or 'learned', not {prior!r}")
+        if prior_weight < 0 or weigh < 0 or temperature <= 0:
+            raise ValueError("prior_weight and weigh must be >= 0 and temperature > 0")
         self.rng = random.Random(seed)
         self.samples = samples
         self.budget = budget
@@ -60,6 +78,14 @@ class PimcBot:
         self.threshold = threshold
         self.bidding = bidding
         self.fallback = HeuristicBot(seed)
+        self.learned = None
+        if prior == "learned":
+            from .learned import LearnedBot
+
+            self.learned = LearnedBot(seed, model=model)
+        self.prior_weight = prior_weight
+        self.weigh = weigh
+        self.temperature = temperature
 
     @property
     def solver(self) -> Solver:
@@ -106,20 +132,78 @@ class PimcBot:
         draws its own deals: :meth:`advise` gives a choice with the values it came from."""
         legal = {a.card for a in view.legal if isinstance(a, Play)}
         totals: dict[Card, float] = defaultdict(float)
-        n = 0
         start = time.perf_counter()
         sampler = self._sampler(view)
         solver = self.solver
+        deals: list[SampledDeal] = []
+        weight = 0.0
         for _ in range(self.samples):
-            if (self.budget is not None and n >= self.min_samples
+            if (self.budget is not None and len(deals) >= self.min_samples
                     and time.perf_counter() - start > self.budget):
                 break
-            deal = sampler.draw(self.rng)
+            deals.append(sampler.draw(self.rng))
+        weights = (self._weights(view, deals) if self.learned is not None and sampler.inference
+                   else [1.0] * len(deals))
+        for deal, w in zip(deals, weights, strict=True):
             sol = solver.solve(self._position(view, deal.hands), line=False)
             for card, v in sol.values.items():
-                totals[card] += v
-            n += 1
-        return {c: totals[c] / n for c in sorted(legal)}
+                totals[card] += w * v
+            weight += w
+        if self.learned is None or self.prior_weight == 0:
+            return {c: totals[c] / weight for c in sorted(legal)}
+        # the prior: the network's differences between the cards, around the search's mean
+        # level (the network fits the differences more closely than the level: rl.train)
+        mean = {c: totals[c] / weight for c in sorted(legal)}
+        prior = self.learned.card_values(view)
+        shift = sum(mean.values()) / len(mean) - sum(prior.values()) / len(prior)
+        n_eff = weight * weight / sum(w * w for w in weights)
+        k = self.prior_weight
+        return {c: (n_eff * mean[c] + k * (prior[c] + shift)) / (n_eff + k) for c in mean}
+
+    def _weights(self, view: SeatView, deals: list[SampledDeal]) -> list[float]:
+        """The opponent model: each deal's likelihood of the other seats' last plays under
+        the learned network, every such seat's view rebuilt at the moment it played."""
+        assert self.learned is not None
+        me = view.seat
+        recent = list(view.trick) or (list(view.tricks[-1][0]) if view.tricks else [])
+        plays = [(s, c) for s, c in recent if s != me][-self.weigh:] if self.weigh else []
+        if not plays:
+            return [1.0] * len(deals)
+        from .learned.features import play_features, turn_card
+
+        rows, picks = [], []
+        for i, deal in enumerate(deals):
+            rnd = to_round(view, deal)
+            match = Match(rnd.variant, {k: v for k, v in view.options.items()
+                                        if k in rnd.variant.options})
+            match.rounds.append(rnd)
+            wanted = list(plays)
+            while wanted and rnd.log:
+                last = rnd.log[-1]
+                rnd.undo()
+                if isinstance(last, Play) and (rnd.turn, last.card) == wanted[-1]:
+                    wanted.pop()
+                    seen = seat_view(match, rnd.turn, rnd)
+                    if sum(isinstance(a, Play) for a in seen.legal) > 1:
+                        x, turn = play_features(seen)
+                        legal = np.zeros(32, dtype=bool)
+                        for a in seen.legal:
+                            if isinstance(a, Play):
+                                legal[turn_card(a.card, turn)] = True
+                        rows.append((x, legal, -1.0 if seen.raspas else 1.0))
+                        picks.append((i, turn_card(last.card, turn)))
+        weights = np.ones(len(deals))
+        if rows:
+            from .learned import model_for
+
+            net = model_for(view.variant, self.learned.model)["play"]
+            out = net.forward(np.stack([r[0] for r in rows])) * float(net.meta["scale"])
+            for (_x, legal, sign), (i, pick), values in zip(rows, picks, out, strict=True):
+                z = np.where(legal, sign * values / self.temperature, -np.inf)
+                p = np.exp(z - z.max())
+                p /= p.sum()
+                weights[i] *= 0.9 * p[pick] + 0.1 / legal.sum()
+        return [float(w) for w in weights / weights.max()]
 
     # -- card play ---------------------------------------------------------------------------
     def _play(self, view: SeatView) -> tuple[Action, dict[Card, float]]:
@@ -156,14 +240,14 @@ class PimcBot:
         for _ in range(self.bid_samples):
             deal = sampler.draw(self.rng)
             for call in calls:
-                margins[call] += self._margin(view, deal.start, call.contract)
+                margins[call] += self.margin(view, deal.start, call.contract)
         best = max(calls, key=lambda c: (margins[c], -c.contract))
         can_pass = not must_call and any(isinstance(a, Pass) for a in view.legal)
         if can_pass and margins[best] / self.bid_samples < self.threshold:
             return next(a for a in view.legal if isinstance(a, Pass))
         return best
 
-    def _margin(self, view: SeatView, hands: tuple[int, ...], contract: int) -> float:
+    def margin(self, view: SeatView, hands: tuple[int, ...], contract: int) -> float:
         """The caller's side score minus the other side's for one deal solved double-dummy
         from the first lead, scored as the round would be (R12, R14, R21-R22, R34, R36)."""
         variant = get_variant(view.variant)

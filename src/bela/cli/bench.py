@@ -1,4 +1,4 @@
-"""``bela bench``: engine, solver, sampler and bot decision speed on one core."""
+"""``bela bench``: engine, solver, sampler, self-play and bot decision speed on one core."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ..engine.enums import Phase
 from ..engine.variants import VARIANTS
 from ..engine.views import SeatView, seat_view
 
-RUNS = ("engine", "solver", "sampler", "latency")
+RUNS = ("engine", "solver", "sampler", "selfplay", "latency")
 
 
 def bench_rounds(variant: str, seconds: float, seed: int) -> dict[str, Any]:
@@ -80,6 +80,21 @@ def bench_sampler(variant: str, views: int, deals: int, seed: int) -> dict[str, 
             "p99_ms": times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]}
 
 
+def bench_selfplay(variant: str, deals: int, seed: int) -> dict[str, Any]:
+    """Time the compiled self-play simulator (:mod:`bela.solver.selfplay`, random legal
+    cards) playing ``deals`` fresh random deals in one batch on the calling thread's core,
+    after a warm-up that compiles or loads its kernel; drawing the deals is not timed."""
+    from ..solver.selfplay import play_batch, random_batch
+
+    play_batch(random_batch(variant, 16, seed), seed=seed)  # the compile is not timed
+    batch = random_batch(variant, deals, seed)
+    start = time.perf_counter()
+    res = play_batch(batch, seed=seed)
+    elapsed = max(time.perf_counter() - start, 1e-9)
+    return {"variant": variant, "policy": "random", "deals": deals, "actions": res.actions,
+            "seconds": elapsed, "actions_per_s": res.actions / elapsed}
+
+
 class _Timed:
     """A bot whose decision times (ms) are kept."""
 
@@ -123,12 +138,14 @@ def bench(
                             " or all."),
     seconds: float = typer.Option(5.0, min=0.1, help="engine: how long to play rounds."),
     deals: int = typer.Option(300, min=1, help="solver: positions to solve per run."),
+    batch: int = typer.Option(200_000, min=1, help="selfplay: deals to play in one batch."),
     bot: str = typer.Option("pimc", help="latency: the bot to time (a bot spec)."),
     rounds: int = typer.Option(20, min=1, help="latency: rounds to play."),
     seed: int = typer.Option(0, help="Seed for the deals and the random choices."),
     as_json: bool = typer.Option(False, "--json", help="Print the numbers as JSON."),
 ) -> None:
-    """Speed on one core: engine rounds/s, solver and sampler times, bot decision latency."""
+    """Speed on one core: engine rounds/s, solver and sampler times, self-play card
+    actions/s, bot decision latency."""
     if variant not in VARIANTS:
         typer.echo(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})", err=True)
         raise typer.Exit(2)
@@ -162,6 +179,10 @@ def bench(
             r = results["sampler"] = bench_sampler(variant, 100, 100, seed)
             line = (f"sampler, {variant}: 100 deals per view in median {r['median_ms']:.1f} "
                     f"ms, p99 {r['p99_ms']:.1f} ms ({r['views']} views)")
+        elif name == "selfplay":
+            r = results["selfplay"] = bench_selfplay(variant, batch, seed)
+            line = (f"selfplay, {variant}: {r['actions_per_s']:,.0f} card actions/s on one core "
+                    f"({r['deals']:,} deals, {r['actions']:,} cards in {r['seconds']:.2f} s)")
         else:
             r = results["latency"] = bench_latency(variant, bot, rounds, seed)
             line = (f"latency, {variant}, {bot}: median {r['median_ms']:.1f} ms, p99 "

@@ -7,7 +7,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from . import analysis, arena, bench, play, score, serve
+from . import analysis, arena, bench, play, score, serve, train
 
 
 def _flags_without_metavar(params: list[Any]) -> list[Any]:
@@ -40,8 +40,9 @@ app = typer.Typer(
 COMMANDS: dict[str, Any] = {
     "play": play.play, "score": score.score, "bench": bench.bench, "arena": arena.arena,
     "solve": analysis.solve, "review": analysis.review, "serve": serve.serve,
+    "train": train.train,
 }
-HELP = {"arena": arena.HELP}  # paragraphs without hard line breaks
+HELP = {"arena": arena.HELP, "train": train.HELP}  # paragraphs without hard line breaks
 for _name, _function in COMMANDS.items():
     app.command(_name, cls=Command, help=HELP.get(_name))(_function)
 

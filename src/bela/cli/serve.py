@@ -48,6 +48,10 @@ def serve(
     analysis_workers: int = typer.Option(
         2, "--analysis-workers", min=1, help="Worker processes of the analysis board (values "
         "of positions, reviews of matches); reviews use all but one of them."),
+    bot_workers: int | None = typer.Option(
+        None, "--bot-workers", min=0, help="Worker processes where the tables' strong bots "
+        "(pimc, ismcts, ...) think, so that they never slow other tables (default: one fewer "
+        "than the CPUs, at least 1; 0: in threads of the server process)."),
     log_format: str = typer.Option("text", "--log-format", help="Logs on stderr as 'text' "
                                    "or 'json' (one object per line, with table ids)."),
     log_level: str = typer.Option("warning", "--log-level", help="Log level (debug, info, "
@@ -87,7 +91,8 @@ def serve(
                          allow_seed=allow_seed, rate_limit_storage=rate_limit_storage,
                          token_ttl=token_ttl * 86400, redis_url=redis, instance=name,
                          lease_ttl=lease_ttl, analysis_workers=analysis_workers,
-                         analysis_warm=True, **limits)
+                         analysis_warm=True, bot_workers=bot_workers, bot_warm=True,
+                         **limits)
     except ValueError as exc:  # a rate limit storage that cannot be used
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

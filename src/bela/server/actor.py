@@ -6,12 +6,13 @@ actor's task one at a time, in order.  An action goes through :meth:`Match.apply
 refuses an illegal one and changes nothing), is written to the database, and only then
 broadcast; when the database refuses, nothing is applied.
 
-A bot thinks off the event loop (a worker thread) on an immutable snapshot of its seat's
-view, and its move comes back as a message, dropped if the table moved on meanwhile (its
-``seq`` changed, or the absent player came back).  The bot decides with a seed made of the
-table seed and the event number, so its play is the same whether or not the server
-restarted; a bot that fails is replaced for that move by :func:`bela.bots.driver.decide`'s
-fallback.
+A bot thinks off the event loop on an immutable snapshot of its seat's view (a cheap bot
+in a worker thread, a strong one in the server's bot worker processes,
+:mod:`bela.server.botpool`), and its move comes back as a message, dropped if the table
+moved on meanwhile (its ``seq`` changed, or the absent player came back).  The bot decides
+with a seed made of the table seed and the event number, so its play is the same whether or
+not the server restarted; a bot that fails (or whose worker process died) is replaced for
+that move by :func:`bela.bots.driver.decide`'s fallback.
 
 A write the database fences off (:class:`~bela.storage.LogConflict`: another process
 appended to the table's log, believing it ran the table) stops the actor: ``on_conflict``
@@ -42,7 +43,7 @@ from ..engine.events import Event
 from ..engine.record import score, to_record
 from ..engine.views import SeatView, seat_view
 from ..storage import LogConflict
-from . import ratings
+from . import botpool, ratings
 from .hub import Conn, Hub
 from .logs import TableLog
 from .metrics import Metrics
@@ -150,12 +151,15 @@ class TableActor:
     """The owner of one table's match from its start until it is over and nobody watches:
     its task handles the table's messages one at a time.  ``on_idle(table)`` is called
     when the table is finished and has no connection left, ``on_conflict(table)`` when the
-    database fenced off a write (the actor has stopped then)."""
+    database fenced off a write (the actor has stopped then).  ``bots``: the pool where
+    its strong bot thinks (default: the one attached to ``metrics``' app, see
+    :func:`bela.server.botpool.attach`; none: in threads)."""
 
     def __init__(self, table: Table, store: Store, hub: Hub, config: ServerConfig,
                  on_idle: Callable[[Table], None], on_conflict: Callable[[Table], None],
-                 metrics: Metrics) -> None:
+                 metrics: Metrics, bots: botpool.BotPool | None = None) -> None:
         self.table = table
+        self.bots = bots if bots is not None else botpool.pool_of(metrics)
         self.store = store
         self.hub = hub
         self.config = config
@@ -560,8 +564,11 @@ class TableActor:
         shown as long as it thinks less than the delay."""
         started = self._loop.time()
         spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
-        decision = await asyncio.to_thread(
-            decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+        if self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
+            decision = await self.bots.decide(spec, seed, view)
+        else:
+            decision = await asyncio.to_thread(
+                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed)
         self.metrics.bot_think.observe(self._loop.time() - started)
         await asyncio.sleep(max(0.0, self.config.bot_delay - (self._loop.time() - started)))
         self.post(BotMove(seat, seq, decision))

@@ -266,7 +266,7 @@ def bid_values(view: SeatView, rng: random.Random) -> tuple[dict[str, float], in
                                          or time.perf_counter() - start < BID_BUDGET):
             deal = sampler.draw(bot.rng)
             for c in calls:
-                totals[c] += bot._margin(view, deal.start, c.contract)
+                totals[c] += bot.margin(view, deal.start, c.contract)
             samples += 1
         values = {c.token(): totals[c] / samples for c in calls}
     if any(isinstance(a, Pass) for a in view.legal):

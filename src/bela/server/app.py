@@ -30,7 +30,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..engine.variants import TARGET_RANGE, VARIANTS
 from ..engine.variants.base import OPTION_CHOICES
 from ..storage import Database
-from . import accounts, analysis, pads, profiles, quickplay
+from . import accounts, analysis, botpool, pads, profiles, quickplay
 from .auth import Player, Viewer, bearer_token
 from .errors import (
     Conflict,
@@ -227,7 +227,8 @@ class SitCodeIn(SitIn):
 
 
 def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
-               **options: Any) -> FastAPI:
+               bot_workers: int | None = None, bot_warm: bool = False,
+               bot_pool: botpool.BotPool | None = None, **options: Any) -> FastAPI:
     """The server app on the database at ``db_url`` (default: the user's data folder).
 
     ``options`` set :class:`ServerConfig` fields (``grace``, ``bot_delay``, ``round_pause``,
@@ -236,6 +237,12 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     database is migrated to the newest schema here; when the app starts, the tables are
     resumed (one process) or the instance joins the others (its scans take over the tables
     nobody runs), and open tables are swept every ``sweep_every`` seconds while it runs.
+
+    The strong bots of the tables think in ``bot_workers`` worker processes
+    (:mod:`bela.server.botpool`; default :func:`~bela.server.botpool.default_workers`, one
+    fewer than the CPUs; ``0``: in threads, as the cheap bots), started with their first
+    decision, or with the app when ``bot_warm`` (``bela serve``) and stopped with it;
+    ``bot_pool``: a pool of the caller's instead, which the app neither starts nor stops.
     """
     cfg = config or ServerConfig(**options)
     if cfg.redis_url and cfg.rate_limit_storage == "memory://":  # shared by the instances
@@ -249,6 +256,12 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
     quick = quickplay.QuickPlay(router, cfg)
     analyst = analysis.Analysis(cfg)  # its workers start with the first job or analysis_warm
+    own_bots = bot_pool is None
+    if bot_pool is None:
+        bot_pool = botpool.BotPool(botpool.default_workers() if bot_workers is None
+                                   else bot_workers)
+    bots_pool = bot_pool
+    botpool.attach(metrics, bots_pool)  # the tables' actors find it there
     started = asyncio.Event()
 
     @asynccontextmanager
@@ -257,18 +270,25 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         await router.start()
         await quick.start()
         analyst.start()
+        bots_pool.start()
+        warming = (asyncio.create_task(bots_pool.warm(), name="bot workers warm-up")
+                   if bot_warm else None)  # every worker loads the solver, in the background
         sweeper = asyncio.create_task(lobby.run_sweeps(), name="bela sweep")
         started.set()
         try:
             yield
         finally:
             started.clear()
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in (sweeper, warming):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             await quick.stop()
             await analyst.stop()
-            await router.stop()
+            await router.stop()  # the tables' actors stop: no bot thinks any more
+            if own_bots:
+                await bots_pool.stop()
             db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",
@@ -278,6 +298,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.router = router
     app.state.quick = quick
     app.state.analysis = analyst
+    app.state.bots = bots_pool
     app.state.rate_limits = rate_limits
     app.state.config = cfg
     app.state.metrics = metrics
@@ -363,7 +384,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                 "ranges": {"target": list(TARGET_RANGE),
                            "turn_clock": [cfg.min_turn_clock, cfg.max_turn_clock],
                            "quick_wait": [cfg.min_quick_wait, cfg.max_quick_wait]},
-                "bots": await asyncio.to_thread(lobby.available_bots)}
+                "bots": await asyncio.to_thread(lobby.available_bots),
+                "levels": await asyncio.to_thread(lobby.available_levels)}
 
     @app.get("/api/tables")
     async def list_tables(limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,

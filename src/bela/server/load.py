@@ -8,6 +8,14 @@ reports the latency from an action to every seat's update (p50/p99: the time fro
 an action until the resulting state has reached all seats of the table), the errors, the
 actions per second and the server's memory per table (growth of its RSS / tables).
 
+Strong bots at the tables: ``--table-bot pimc`` makes every table's bot ``pimc`` and fills all
+but ``--humans`` seats of each table (default 1) with the SERVER's bots, which think in its bot
+worker processes (``bela serve --bot-workers``: ``--bot-workers N`` here is passed on to the
+servers it starts, ``0`` for threads); the load clients play the other seats as above, and the
+latency is theirs (does a table's strong bot slow the other tables' players?).  The report adds
+the server bots' moves per second and mean think time (from the servers' ``/metrics``).
+``python -m bela.server.load --tables 50 --table-bot pimc --duration 60``.
+
 Several instances of one site: ``--url`` given several times, or ``--cluster N --db
 postgresql://... --redis redis://...`` (N server subprocesses on that database and Redis).
 Tables are made round-robin over the instances and the seats of a table connect through
@@ -106,6 +114,22 @@ def cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+def child_pids(pid: int) -> list[int]:
+    """The child processes of a process (Linux /proc): a server's worker processes."""
+    out: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            out.extend(int(c) for c in (task / "children").read_text().split())
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def workers_cpu(pids: Sequence[int | None]) -> dict[int, float]:
+    """The CPU seconds of each child process of the processes ``pids``."""
+    return {c: cpu_seconds(c) for pid in pids if pid for c in child_pids(pid)}
+
+
 def check_loopback(url: str) -> None:
     host = urlparse(url).hostname or ""
     if host == "localhost":
@@ -159,18 +183,19 @@ def start_instance(args: list[str], data_dir: str) -> tuple[subprocess.Popen[str
     return proc, _address(proc)
 
 
-def start_server(db_dir: str) -> tuple[subprocess.Popen[str], str]:
-    """A server subprocess on 127.0.0.1 with a fresh SQLite database in ``db_dir`` and no
-    rate limits; its process and URL."""
-    return start_instance(["--db", f"sqlite:///{db_dir}/load.db"], db_dir)
+def start_server(db_dir: str, args: Sequence[str] = ()) -> tuple[subprocess.Popen[str], str]:
+    """A server subprocess on 127.0.0.1 with a fresh SQLite database in ``db_dir``, no
+    rate limits and more ``args`` (``bela serve`` options); its process and URL."""
+    return start_instance(["--db", f"sqlite:///{db_dir}/load.db", *args], db_dir)
 
 
-def start_cluster(n: int, db: str, redis: str,
-                  data_dir: str) -> list[tuple[subprocess.Popen[str], str]]:
+def start_cluster(n: int, db: str, redis: str, data_dir: str,
+                  args: Sequence[str] = ()) -> list[tuple[subprocess.Popen[str], str]]:
     """``n`` server subprocesses (instances ``load-0``...) on one database and one Redis,
-    started together; their processes and URLs once all listen."""
-    procs = [_spawn(["--db", db, "--redis", redis, "--instance", f"load-{i}"], data_dir)
-             for i in range(n)]
+    started together (more ``args``: ``bela serve`` options); their processes and URLs once
+    all listen."""
+    procs = [_spawn(["--db", db, "--redis", redis, "--instance", f"load-{i}", *args],
+                    data_dir) for i in range(n)]
     try:
         return [(proc, _address(proc)) for proc in procs]
     except BaseException:
@@ -214,25 +239,51 @@ async def _wait_up(http: Any, url: str) -> None:
 
 
 async def _setup_table(http: Any, url: str, variant: str, target: int | None,
-                       index: int) -> tuple[str, list[str]]:
+                       index: int, table_bot: str | None = None,
+                       humans: int = 1) -> tuple[str, list[str]]:
+    """A table whose seat i is taken by guest i: every seat, or with ``table_bot`` the
+    first ``humans`` seats, the server's ``table_bot`` bots in the others.  Its id and the
+    guests' tokens."""
     n = get_variant(variant).seats
+    people = n if table_bot is None else max(1, min(humans, n))
     tokens = []
-    for i in range(n):
+    for i in range(people):
         r = await http.post(f"{url}/api/guests", json={"name": f"load{index}-{i}"})
         r.raise_for_status()
         tokens.append(r.json()["token"])
-    body: dict[str, Any] = {"variant": variant, "bot": "random"}
+    body: dict[str, Any] = {"variant": variant, "bot": table_bot or "random"}
     if target:
         body["options"] = {"target": target}
-    r = await http.post(f"{url}/api/tables", json=body,
-                        headers={"Authorization": f"Bearer {tokens[0]}"})
+    owner = {"Authorization": f"Bearer {tokens[0]}"}
+    r = await http.post(f"{url}/api/tables", json=body, headers=owner)
     r.raise_for_status()
     tid = r.json()["id"]
-    for i in range(1, n):
+    for i in range(1, people):
         r = await http.post(f"{url}/api/tables/{tid}/sit", json={"seat": i},
                             headers={"Authorization": f"Bearer {tokens[i]}"})
         r.raise_for_status()
+    if people < n:
+        r = await http.post(f"{url}/api/tables/{tid}/bots", headers=owner)
+        r.raise_for_status()
     return tid, tokens
+
+
+_METRIC = re.compile(r'^(bela_actions_total\{by="bot"\}|bela_bot_think_seconds_sum|'
+                     r"bela_bot_think_seconds_count|bela_bot_jobs) (\S+)$", re.M)
+
+
+async def _scrape(http: Any, urls: Sequence[str]) -> dict[str, float]:
+    """The servers' bot figures (``GET /metrics``), summed over the distinct URLs: bot
+    moves, think time and decisions, decisions in the bot workers' queues now."""
+    out: dict[str, float] = {}
+    for u in set(urls):
+        try:
+            text = (await http.get(f"{u}/metrics")).text
+        except Exception:  # noqa: S112 - figures of a server that does not answer: none
+            continue
+        for name, value in _METRIC.findall(text):
+            out[name] = out.get(name, 0.0) + float(value)
+    return out
 
 
 async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
@@ -298,10 +349,13 @@ async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
 async def run_load(url: str | Sequence[str], tables: int, variant: str, think: float,
                    duration: float, bot: str, target: int | None,
                    server_pid: int | Sequence[int | None] | None,
-                   seed: int = 1) -> dict[str, Any]:
+                   seed: int = 1, table_bot: str | None = None, humans: int = 1,
+                   bot_workers: int | None = None) -> dict[str, Any]:
     """Play ``tables`` tables on the server at ``url``, or spread over the instances of one
     site at the URLs (see :func:`seat_url`); ``server_pid``: the process of each, where known,
-    for its memory and CPU.  The report (a dict, as JSON)."""
+    for its memory and CPU; ``table_bot``: the server's bots of that spec take all but
+    ``humans`` seats of each table (``bot_workers``: how the servers were started, for the
+    report).  The report (a dict, as JSON)."""
     import httpx
 
     try:
@@ -328,7 +382,8 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
 
         async def one(k: int) -> tuple[int, str, list[str]]:
             async with sem:
-                return (k, *await _setup_table(http, seat_url(urls, k, 0), variant, target, k))
+                return (k, *await _setup_table(http, seat_url(urls, k, 0), variant, target, k,
+                                               table_bot, humans))
 
         t_setup = time.perf_counter()
         made = await asyncio.gather(*(one(k) for k in range(tables)), return_exceptions=True)
@@ -359,9 +414,11 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
         tasks = [asyncio.create_task(_seat(ws, run, seat, stats, bot, think,
                                            random.Random(rng.random()), window))
                  for run, seat, ws in sockets]
+        bots0 = await _scrape(http, urls)
         t0 = time.perf_counter()
         cpu0 = [cpu_seconds(pid) if pid else 0.0 for pid in pids]
         own0 = cpu_seconds(os.getpid())
+        kids0 = workers_cpu(pids)
 
         async def start(k: int, tid: str, tokens: list[str]) -> None:
             try:
@@ -386,13 +443,19 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
 
         watcher = asyncio.create_task(watch_loop())
         rss_peak = [0] * len(urls)
+        queue_peak = 0.0
         while not window.over() and not all(t.done() for t in tasks):
             await asyncio.sleep(0.5)
             for i in known:
                 rss_peak[i] = max(rss_peak[i], rss_bytes(pids[i] or 0))
+            if table_bot is not None:
+                queue_peak = max(queue_peak,
+                                 (await _scrape(http, urls)).get("bela_bot_jobs", 0.0))
         elapsed = time.perf_counter() - t0
+        bots1 = await _scrape(http, urls)
         cpu = [cpu_seconds(pid) - c0 if pid else 0.0 for pid, c0 in zip(pids, cpu0)]
         own = cpu_seconds(os.getpid()) - own0
+        kids = sum(c - kids0.get(k, 0.0) for k, c in workers_cpu(pids).items())
         watcher.cancel()
         for _run, _seat_no, ws in sockets:
             await ws.close()
@@ -403,8 +466,18 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
                   "rss_mb": round(rss_peak[i] / 2 ** 20, 1) if i in known else None,
                   "cpu_pct": round(100 * cpu[i] / elapsed, 1) if i in known else None}
                  for i, u in enumerate(urls)]
+    moves = {k: bots1.get(k, 0.0) - bots0.get(k, 0.0) for k in bots1}
+    decisions = moves.get("bela_bot_think_seconds_count", 0.0)
+    server_bots = None if table_bot is None else {
+        "bot": table_bot, "seats_per_table": get_variant(variant).seats - humans,
+        "bot_workers": bot_workers,
+        "moves_per_s": round(moves.get('bela_actions_total{by="bot"}', 0.0) / elapsed, 1),
+        "think_ms_mean": round(1000 * moves.get("bela_bot_think_seconds_sum", 0.0)
+                               / decisions, 1) if decisions else None,
+        "queue_peak": int(queue_peak)}
     return {
         "tables": len(setups), "connections": len(sockets), "variant": variant, "bot": bot,
+        "server_bots": server_bots,
         "think_s": think, "duration_s": round(elapsed, 1), "setup_s": round(setup_s, 1),
         "actions": stats.actions, "actions_per_s": round(stats.actions / elapsed, 1),
         "latency_ms": {"p50": round(_percentile(stats.latencies, 50) * 1000, 2),
@@ -421,6 +494,8 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
         "server_rss_mb": round(sum(rss_peak) / 2 ** 20, 1) if known else None,
         "memory_per_table_kb": round(per_table / 1024, 1) if per_table is not None else None,
         "server_cpu_pct": round(100 * sum(cpu) / elapsed, 1) if known else None,
+        # their worker processes (bots, analysis), which server_cpu_pct leaves out
+        "workers_cpu_pct": round(100 * kids / elapsed, 1) if known else None,
         "client_cpu_pct": round(100 * own / elapsed, 1),
         "instances": instances,
     }
@@ -443,7 +518,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--think", type=float, default=0.5,
                    help="mean seconds a seat thinks before acting (uniform 0.5x-1.5x)")
     p.add_argument("--duration", type=float, default=60.0, help="seconds of play")
-    p.add_argument("--bot", default="random", choices=["random", "heuristic"])
+    p.add_argument("--bot", default="random", choices=["random", "heuristic"],
+                   help="the bot of the load clients' seats")
+    p.add_argument("--table-bot", default=None, metavar="BOT",
+                   help="the tables' bot (a name the server offers: pimc, ismcts, ...): the "
+                   "server's bots take all but --humans seats of each table")
+    p.add_argument("--humans", type=int, default=1,
+                   help="with --table-bot: the seats of each table the load clients play")
+    p.add_argument("--bot-workers", type=int, default=None, metavar="N",
+                   help="bela serve --bot-workers for the servers started here (0: the "
+                   "bots think in threads; default: the server's, or 0 without --table-bot)")
     p.add_argument("--target", type=int, default=None, help="match target (default: the "
                    "variant's)")
     p.add_argument("--seed", type=int, default=1)
@@ -460,6 +544,14 @@ def main(argv: list[str] | None = None) -> int:
             p.error("--cluster needs --redis redis://...")
     elif args.db or args.redis:
         p.error("--db and --redis are for --cluster")
+    if args.url and args.bot_workers is not None:
+        p.error("--bot-workers is for the servers started here: not with --url")
+    if args.humans < 1:
+        p.error("--humans needs at least 1 seat a table")
+    bot_workers = args.bot_workers
+    if bot_workers is None and args.table_bot is None and not args.url:
+        bot_workers = 0  # no bot of the server plays: no worker processes to start
+    serve_args = [] if bot_workers is None else ["--bot-workers", str(bot_workers)]
     for u in args.url or []:
         check_loopback(u)
     try:
@@ -473,13 +565,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not urls:
             tmp = tempfile.TemporaryDirectory(prefix="bela-load-")
-            started = (start_cluster(args.cluster, args.db, args.redis, tmp.name)
-                       if args.cluster is not None else [start_server(tmp.name)])
+            started = (start_cluster(args.cluster, args.db, args.redis, tmp.name, serve_args)
+                       if args.cluster is not None else [start_server(tmp.name, serve_args)])
             procs = [proc for proc, _ in started]
             urls = [u for _, u in started]
         pids: list[int | None] = [proc.pid for proc in procs] or [None] * len(urls)
         report = asyncio.run(run_load(urls, args.tables, args.variant, args.think,
-                                      args.duration, args.bot, args.target, pids, args.seed))
+                                      args.duration, args.bot, args.target, pids, args.seed,
+                                      args.table_bot, args.humans, bot_workers))
     finally:
         stop_servers(procs)
         if tmp is not None:
@@ -495,14 +588,22 @@ def main(argv: list[str] | None = None) -> int:
               f"({report['actions_per_s']}/s)")
         print(f"latency action -> every seat: p50 {lat['p50']} ms, p99 {lat['p99']} ms, "
               f"max {lat['max']} ms ({lat['samples']} actions)")
+        sb = report["server_bots"]
+        if sb is not None:
+            w, seats = sb["bot_workers"], sb["seats_per_table"]
+            how = ("default" if w is None else "threads" if w == 0
+                   else f"{w} process{'es' * (w != 1)}")
+            print(f"server bots: {sb['bot']} in {seats} seat{'s' * (seats != 1)} a table "
+                  f"(bot workers: {how}): {sb['moves_per_s']} moves/s, think "
+                  f"{sb['think_ms_mean']} ms mean, queue peak {sb['queue_peak']}")
         print(f"errors: {report['errors']}  finished matches: {report['matches_finished']}  "
               f"(load generator's loop lag: p99 {report['client_loop_lag_ms']['p99']} ms, "
               f"max {report['client_loop_lag_ms']['max']} ms)")
         if report["memory_per_table_kb"] is not None:
             print(f"server{'s' * (n != 1)}: RSS {report['server_rss_mb']} MB, "
                   f"{report['memory_per_table_kb']} KB per table, "
-                  f"CPU {report['server_cpu_pct']}% (load clients: "
-                  f"{report['client_cpu_pct']}%)")
+                  f"CPU {report['server_cpu_pct']}% + workers {report['workers_cpu_pct']}% "
+                  f"(load clients: {report['client_cpu_pct']}%)")
         if n > 1:
             for inst in report["instances"]:
                 figures = (f", RSS {inst['rss_mb']} MB, CPU {inst['cpu_pct']}%"

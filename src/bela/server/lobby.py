@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bots import BOTS, make_bot
+from ..bots.levels import LEVELS, level_elo
 from ..engine import BelaError, Match, parse_action
 from ..engine.cards import Card
 from ..engine.variants import VARIANTS
@@ -93,6 +94,16 @@ class Lobby:
                 found.append(name)
             self._bots = found
         return list(self._bots)
+
+    def available_levels(self) -> list[dict[str, Any]]:
+        """The levels for people (:mod:`bela.bots.levels`) this server can run, weakest
+        first: each one's ``name``, bot ``spec`` and measured ``elo`` over ``beginner`` per
+        variant (only the variants measured: ``{}`` until the arena has)."""
+        bots = self.available_bots()
+        measured = {v: level_elo(v) for v in VARIANTS}
+        return [{"name": name, "spec": spec,
+                 "elo": {v: elo[name] for v, elo in measured.items() if name in elo}}
+                for name, spec in LEVELS.items() if name in bots]
 
     # -- start and stop ----------------------------------------------------------------------
     async def resume_all(self) -> None:

@@ -9,6 +9,8 @@ them up.  Names are ``bela_*``:
 - ``bela_action_update_seconds``: from an action reaching the table's process to its new
   state being handed to every connection (queue wait, engine, database write, views);
 - ``bela_bot_think_seconds``, ``bela_store_write_seconds{what=...}``;
+- ``bela_bot_jobs``: strong bots' decisions waiting for or running in the bot worker
+  processes (:mod:`bela.server.botpool`);
 - ``bela_errors_total{kind=...}``: ``storage`` (a write the database refused), ``bot`` (a
   bot's move made by the fallback), ``internal`` (a message a table could not handle),
   ``cluster`` (a call to another instance or to Redis that failed), ``lease_lost`` (a
@@ -59,6 +61,8 @@ class Metrics:
             "the new state handed to every connection", buckets=LATENCY_BUCKETS, registry=r)
         self.bot_think = Histogram("bela_bot_think_seconds", "Time a bot took to decide",
                                    buckets=LATENCY_BUCKETS, registry=r)
+        self.bot_jobs = Gauge("bela_bot_jobs", "Bot decisions waiting for or running in the "
+                              "bot worker processes", registry=r)
         self.store_write = Histogram("bela_store_write_seconds", "Time of one database write",
                                      ["what"], buckets=WRITE_BUCKETS, registry=r)
         self.errors = Counter("bela_errors", "Errors by kind", ["kind"], registry=r)
@@ -68,6 +72,10 @@ class Metrics:
         scrape."""
         self.live_tables.set_function(tables)
         self.open_tables.set_function(open_tables)
+
+    def watch_bots(self, pending: Callable[[], float]) -> None:
+        """Read ``bela_bot_jobs`` from ``pending()`` at each scrape."""
+        self.bot_jobs.set_function(pending)
 
     @contextmanager
     def writing(self, what: str) -> Iterator[None]:

@@ -409,7 +409,8 @@ function renderCreateForm() {
     return `<label>${esc(t("opt_" + o))} <select name="opt_${o}" id="opt-${o}">${values.map((x) =>
       `<option value="${x}" ${info.defaults[o] === x ? "selected" : ""}>${esc(t(`opt_${o}_${x}`))}</option>`).join("")}</select></label>`;
   }).join("");
-  const bots = S.variants.bots.map((b) => `<option value="${b}" ${b === "heuristic" ? "selected" : ""}>${esc(t("bot_" + b))}</option>`).join("");
+  const bots = botOptions(chosen);
+  const levelHelp = levelsHelp(chosen);
   const [tmin, tmax] = range("target", [1, 5001]);
   const clocks = clockChoices();
   const clock = defaultClock(false);
@@ -418,7 +419,8 @@ function renderCreateForm() {
       `<option value="${v.id}" ${v.id === chosen ? "selected" : ""}>${esc(t("variant_" + v.id))}</option>`).join("")}</select></label>
     <label>${esc(t("target"))} <input type="number" name="target" id="target-input" min="${tmin}" max="${tmax}" step="1" value="${info.defaults.target}" data-fresh="1"></label>
     ${opts ? `<fieldset><legend>${esc(t("house_rules"))}</legend>${opts}</fieldset>` : ""}
-    <label>${esc(t("bot"))} <select name="bot" id="bot-select">${bots}</select></label>
+    <label>${esc(t("bot"))} <select name="bot" id="bot-select"${levelHelp ? ` aria-describedby="bot-help"` : ""}>${bots}</select></label>
+    ${levelHelp ? `<p class="muted form-help" id="bot-help">${esc(levelHelp)}</p>` : ""}
     <label>${esc(t("turn_clock"))} <select name="turn_clock" id="clock-select">${clocks.map((c) =>
       `<option value="${c ?? ""}" ${c === clock ? "selected" : ""}>${esc(clockLabel(c))}</option>`).join("")}</select></label>
     <label class="check"><input type="checkbox" name="sit" id="sit-check" checked> ${esc(t("sit_myself"))}</label>
@@ -426,6 +428,38 @@ function renderCreateForm() {
     <label class="check"><input type="checkbox" name="rated" id="rated-check" checked> ${esc(t("rated_table"))}</label>
     <button class="btn primary" id="create-table">${esc(t("create"))}</button>
   </form>`;
+}
+
+/** The bot choices of the create form: the levels for people first (GET /api/variants
+ *  "levels", weakest first), each with its Elo over the beginner in ``variant`` where the
+ *  arena measured it, then the other bots; the club player is preselected where the server
+ *  has him, else the heuristic. */
+function botOptions(variant) {
+  const levels = S.variants.levels || [];
+  const names = new Set(levels.map((l) => l.name));
+  const pick = names.has("club") ? "club" : "heuristic";
+  const measured = levels.some((l) => Object.hasOwn(l.elo || {}, variant));
+  const option = (b, label) => `<option value="${esc(b)}" ${b === pick ? "selected" : ""}>${esc(label)}</option>`;
+  return [...levels.map((l) => option(l.name, levelLabel(l, variant, measured))),
+    ...S.variants.bots.filter((b) => !names.has(b)).map((b) => option(b, botName(b)))].join("");
+}
+
+/** A level's name with its Elo in ``variant`` ("Klupski igrač · +180 Elo"); the beginner is
+ *  the baseline; nothing is added where the variant was not measured. */
+function levelLabel(level, variant, measured) {
+  const name = botName(level.name);
+  const elo = (level.elo || {})[variant];
+  if (measured && level.name === "beginner") return t("level_baseline", { name });
+  if (typeof elo !== "number") return name;
+  return t("level_elo", { name, elo: elo < 0 ? `−${-elo}` : `+${elo}` });
+}
+
+/** The line under the bot choice that explains the levels (and their numbers, if shown). */
+function levelsHelp(variant) {
+  const levels = S.variants.levels || [];
+  if (!levels.length) return "";
+  const measured = levels.some((l) => Object.hasOwn(l.elo || {}, variant));
+  return measured ? `${t("levels_help")} ${t("levels_help_elo")}` : t("levels_help");
 }
 
 /** The lowest and highest whole numbers of a setting (GET /api/variants "ranges"). */

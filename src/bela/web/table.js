@@ -7,7 +7,7 @@ import {
   RANKS, cardSVG, cardBackSVG, isTrump, rankOf, sortHand, suitIcon, suitOf,
 } from "./cards.js";
 import { esc } from "./util.js";
-import { profileHref } from "./profile.js";
+import { botName, profileHref } from "./profile.js";
 import { api } from "./api.js";
 
 const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
@@ -268,7 +268,7 @@ function renderWaitingRoom(S) {
       sum.private ? ` <span class="tag private">${esc(t("private_tag"))}</span>` : ""}${
       sum.rated ? ` <span class="tag rated">${esc(t("rated_tag"))}</span>` : ""}</small></h2>
     ${closed ? `<p class="closed-note" role="status">${esc(t("table_closed"))}</p>` : ""}
-    <p class="muted">${rules} · ${esc(t("bot"))}: ${esc(t("bot_" + sum.bot))}${
+    <p class="muted">${rules} · ${esc(t("bot"))}: ${esc(botName(sum.bot))}${
       sum.turn_clock ? ` · <span class="clock-info" data-turn-clock="${sum.turn_clock}">${esc(turnClockText(sum))}</span>` : ""}</p>
     ${nameForm}
     <ul class="seat-list">${seats}</ul>

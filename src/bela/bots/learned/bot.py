@@ -1,0 +1,177 @@
+"""``learned``: the card play of a trained network, run with numpy.
+
+The network (:mod:`.network`) reads the seat's view (:mod:`.features`) and gives every card
+the points its side is expected to take from here to the end of the round if it plays that
+card.  It was trained on the double-dummy values of the true deals (what ``pimc`` estimates
+by sampling deals), from positions of its own play (:mod:`bela.rl.train`), so one forward
+pass replaces the sampling and the search.  The bot plays the legal card with the highest
+value (the lowest in raspas, R34).
+
+Bidding: a second network gives the margin of each contract the seat may order (the
+caller's side score minus the other side's, trained on the true deals played double-dummy,
+what ``pimc`` simulates).  With ``bidding=hybrid`` (the default, as ``pimc``) the heuristic
+decides whether to order at all and the network chooses the contract; with ``bidding=net``
+the network orders its best contract when the margin reaches ``threshold`` points and
+passes otherwise; ``bidding=heuristic`` bids as the heuristic.  Declarations, bela, discards
+and exchanges follow the heuristic bot (so does bela3's bidding, as ``pimc``'s).
+
+``learned:model=PATH`` plays a model file written by ``bela train``; without it the model
+shipped with the package for the variant is used.
+
+Human-like mistakes, for the levels people play against (:mod:`bela.bots.levels`):
+``temperature=T`` (points) draws the card from the softmax of the values instead of always
+taking the best, so a card close to the best is often kept and a bad one almost never;
+``forget=P`` misses a count with probability P a decision: the cards of one suit played in
+the earlier tricks are forgotten (they look unplayed, and what they showed about voids is
+lost), as a player who lost track of the trumps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ...engine.actions import Action, Call, Pass, Play
+from ...engine.cards import SUIT_MASKS, Card, CardSet
+from ...engine.enums import Phase
+from ...engine.views import SeatView
+from ..heuristic import HeuristicBot
+from .features import bid_feature_size, bid_features, feature_size, play_features, unturn_card
+from .network import Mlp, ModelError, load_models
+
+
+def shipped_model_path(variant: str) -> Path:
+    """Where the package's model for ``variant`` lies."""
+    return Path(str(resources.files(__package__).joinpath("models", f"{variant}.npz")))
+
+
+@cache
+def load_model(path: str) -> dict[str, Mlp]:
+    """A model file's networks, read once per process."""
+    return load_models(path)
+
+
+def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
+    """The networks to play ``variant`` with (``play``, and ``bid`` where trained): the
+    model file ``path``, else the one shipped; checked to fit the variant."""
+    where = path or str(shipped_model_path(variant))
+    if path is None and not Path(where).exists():
+        raise ModelError(f"no learned model is shipped for {variant}")
+    nets = load_model(where)
+    sizes = {"play": (feature_size(variant), 32), "bid": (bid_feature_size(variant), 1)}
+    for name, net in nets.items():
+        inputs, outputs = sizes.get(name, (-1, -1))
+        if (net.meta.get("variant") != variant or net.sizes[0] != inputs
+                or net.sizes[-1] != outputs):
+            raise ModelError(f"the {name!r} network of {where} is for "
+                             f"{net.meta.get('variant')!r} with {net.sizes[0]} inputs, not "
+                             f"{variant} ({inputs})")
+    return nets
+
+
+class LearnedBot:
+    """The network's card play (see the module docstring)."""
+
+    name = "learned"
+
+    def __init__(self, seed: int | None = None, model: str | None = None,
+                 bidding: str = "hybrid", threshold: float = 0.0, temperature: float = 0.0,
+                 forget: float = 0.0) -> None:
+        if bidding not in ("hybrid", "net", "heuristic"):
+            raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
+        if temperature < 0 or not 0 <= forget <= 1:
+            raise ValueError("temperature must be >= 0 and forget between 0 and 1")
+        self.rng = random.Random(seed)
+        self.temperature = temperature
+        self.forget = forget
+        self.model = model
+        self.bidding = bidding
+        self.threshold = threshold
+        self.fallback = HeuristicBot(seed)
+
+    def card_values(self, view: SeatView) -> dict[Card, float]:
+        """The network's value of each legal card: the points the seat's side takes from
+        here to the end of the round (lower is better in raspas)."""
+        net = model_for(view.variant, self.model)["play"]
+        x, turn = play_features(view)
+        out = net.forward(x[None, :])[0] * float(net.meta.get("scale", 100.0))
+        cards = sorted({a.card for a in view.legal if isinstance(a, Play)})
+        values = {}
+        for i in range(32):
+            card = unturn_card(i, turn)
+            if card in cards:
+                values[Card(card)] = float(out[i])
+        return values
+
+    def call_margins(self, view: SeatView) -> dict[Call, float]:
+        """The bid network's margin of each contract the seat may order (points: the
+        caller's side score minus the other side's); empty without a bid network."""
+        nets = model_for(view.variant, self.model)
+        calls = [a for a in view.legal if isinstance(a, Call)]
+        if "bid" not in nets or not calls:
+            return {}
+        net = nets["bid"]
+        out = net.forward(np.stack([bid_features(view, c.contract) for c in calls]))
+        scale = float(net.meta.get("scale", 100.0))
+        return {c: float(v) * scale for c, v in zip(calls, out[:, 0], strict=True)}
+
+    def _bid(self, view: SeatView) -> Action:
+        margins = self.call_margins(view) if self.bidding != "heuristic" else {}
+        if not margins:
+            return self.fallback.act(view)
+        best = max(margins, key=lambda c: (margins[c], -c.contract))
+        if self.bidding == "hybrid":  # the heuristic decides whether to order at all
+            choice = self.fallback.act(view)
+            return best if isinstance(choice, Call) else choice
+        passes = [a for a in view.legal if isinstance(a, Pass)]
+        return passes[0] if passes and margins[best] < self.threshold else best
+
+    def act(self, view: SeatView) -> Action:
+        if view.phase == Phase.BIDDING:
+            return self._bid(view)
+        plays = [a for a in view.legal if isinstance(a, Play)]
+        if view.phase != Phase.PLAY or len(plays) != len(view.legal):
+            return self.fallback.act(view)
+        cards = sorted({a.card for a in plays})
+        if len(cards) == 1:
+            card = cards[0]
+        else:
+            if self.forget and self.rng.random() < self.forget:
+                view = self.forgetful(view)
+            values = self.card_values(view)
+            card = self.choose(values, view.raspas)
+        bela = [a for a in plays if a.card == card and a.bela]
+        return bela[0] if bela else next(a for a in plays if a.card == card)
+
+    def choose(self, values: dict[Card, float], raspas: bool) -> Card:
+        """The best card (the lowest value in raspas), or with a temperature a card drawn
+        from the softmax of the values."""
+        cards = sorted(values)
+        sign = -1.0 if raspas else 1.0
+        if not self.temperature:
+            return max(cards, key=lambda c: sign * values[c])
+        top = max(sign * values[c] for c in cards)
+        weights = [math.exp((sign * values[c] - top) / self.temperature) for c in cards]
+        return self.rng.choices(cards, weights)[0]
+
+    def forgetful(self, view: SeatView) -> SeatView:
+        """The view with the cards of one suit played in the earlier tricks forgotten (a
+        missed count): they and the voids they showed are gone from it."""
+        earlier = 0
+        for cards, _ in view.tricks:
+            for _, c in cards:
+                earlier |= 1 << c
+        suits = [s for s in range(4) if earlier & SUIT_MASKS[s]]
+        if not suits:
+            return view
+        lost = SUIT_MASKS[self.rng.choice(suits)]
+        tricks = tuple((tuple((s, c) for s, c in cards if not lost >> c & 1), winner)
+                       for cards, winner in view.tricks)
+        ruled_out = tuple(CardSet(m.mask & ~lost) for m in view.ruled_out)
+        return dataclasses.replace(view, tricks=tricks, ruled_out=ruled_out)

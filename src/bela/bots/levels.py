@@ -1,0 +1,51 @@
+"""Levels for people: bots named by how strong they play, with their measured Elo gaps.
+
+=========== ======================================= =====================================
+level       bot                                     plays like
+=========== ======================================= =====================================
+beginner    ``learned:temperature=12,forget=0.5``   often keeps a plausible but not the
+                                                    best card, loses count every other card
+club        ``learned:temperature=4,forget=0.15``   a close second card now and then, a
+                                                    missed count now and then
+expert      ``learned``                             the network's best card, every time
+master      ``pimc:prior=learned``                  search over sampled deals with the
+                                                    network as prior and opponent model
+=========== ======================================= =====================================
+
+The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
+from the softmax of its values (``temperature`` points), and a suit's count forgotten with
+probability ``forget``.  :data:`ELO` holds each level's Elo over ``beginner`` per variant,
+measured with ``bela arena`` on duplicate deals (the README gives the command lines); the
+lobby shows it.
+
+>>> level_spec("club")
+'learned:temperature=4,forget=0.15'
+>>> level_spec("club:model=m.npz")
+'learned:temperature=4,forget=0.15,model=m.npz'
+"""
+
+from __future__ import annotations
+
+LEVELS: dict[str, str] = {
+    "beginner": "learned:temperature=12,forget=0.5",
+    "club": "learned:temperature=4,forget=0.15",
+    "expert": "learned",
+    "master": "pimc:prior=learned",
+}
+
+# Elo over ``beginner`` per variant, from the arena (see the README's strength table).
+ELO: dict[str, dict[str, int]] = {}
+
+
+def level_spec(spec: str) -> str:
+    """The bot spec of a level (its own settings first, then any given after the name)."""
+    name, _, rest = spec.partition(":")
+    base = LEVELS[name.strip()]
+    if not rest:
+        return base
+    return f"{base}{',' if ':' in base else ':'}{rest}"
+
+
+def level_elo(variant: str) -> dict[str, int]:
+    """Each level's measured Elo over ``beginner`` in ``variant`` (empty if not measured)."""
+    return dict(ELO.get(variant, {}))

@@ -1,0 +1,146 @@
+"""``bela train``: train the learned bot (self-play positions, double-dummy labels, numpy)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ..bots.duplicate import init_ray, ray_available
+from ..engine.variants import VARIANTS
+
+HELP = (
+    "Train the learned bot's network for one variant.\n\n"
+    "Each iteration plays --deals rounds (the first with the heuristic bot, then with the "
+    "network trained so far), labels every card decision with the double-dummy value of each "
+    "legal card in the true deal, and fits the network to the positions of the last "
+    "--window iterations for --epochs passes. Everything is kept in FOLDER: run the same "
+    "command again to resume after a stop, or with a larger --iterations to go on. The "
+    "model to play is FOLDER/model.npz: bela play --bot learned:model=FOLDER/model.npz, or "
+    "bela arena --bots learned:model=FOLDER/model.npz,pimc.")
+
+
+def train(
+    folder: Path = typer.Argument(..., file_okay=False, help="The training folder (made if "
+                                  "missing; resumed if it holds a training)."),
+    variant: str = typer.Option("bela4", help=f"Variant ({', '.join(VARIANTS)})."),
+    iterations: int = typer.Option(4, min=1, help="Self-play iterations in all."),
+    deals: int = typer.Option(2000, min=1, help="Rounds played per iteration."),
+    epochs: int = typer.Option(6, min=1, help="Passes over the positions per iteration."),
+    hidden: str = typer.Option("512,256", help="Hidden layer sizes (a new folder only)."),
+    explore: float = typer.Option(0.1, min=0.0, max=1.0,
+                                  help="Share of the cards played at random."),
+    window: int = typer.Option(3, min=1, help="Iterations whose positions are trained on."),
+    seed: int = typer.Option(0, help="Seed for the deals and the network (a new folder)."),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1, help="Processes playing deals (default: all cores)."),
+    ray: str | None = typer.Option(
+        None, "--ray", metavar="ADDRESS",
+        help="Play deals on a Ray cluster: 'auto', HOST:PORT, ray://HOST:10001, or 'local'. "
+        "Needs pip install 'bela\\[dist]'."),
+) -> None:
+    from ..rl.train import TrainConfig, Trainer, TrainingError
+
+    if variant not in VARIANTS:
+        raise typer.BadParameter(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})",
+                                 param_hint="--variant")
+    try:
+        sizes = [int(h) for h in hidden.split(",") if h.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{hidden!r} is not a list of numbers",
+                                 param_hint="--hidden") from None
+    if ray is not None and not ray_available():
+        raise typer.BadParameter("Ray is not installed: pip install 'bela[dist]'",
+                                 param_hint="--ray")
+    config = TrainConfig(variant=variant, iterations=iterations, deals=deals, epochs=epochs,
+                         hidden=sizes, explore=explore, window=window, seed=seed)
+    started_ray = False
+    if ray is not None:
+        try:
+            started_ray = init_ray(ray, **({"num_cpus": workers} if ray == "local" and workers
+                                           else {}))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--ray") from None
+    reporter = _Bars() if sys.stderr.isatty() else _Lines()
+    try:
+        with reporter:
+            trainer = Trainer(folder, config, workers=workers or os.cpu_count() or 1,
+                              ray=ray is not None, reporter=reporter)
+            if trainer.iteration >= trainer.config.iterations:
+                typer.echo(f"{folder} has done its {trainer.config.iterations} iterations; "
+                           "give a larger --iterations to go on")
+                return
+            if trainer.iteration or trainer.epoch:
+                reporter.note(f"resuming {folder}: iteration {trainer.iteration + 1}, "
+                              f"epoch {trainer.epoch + 1}")
+            trainer.run()
+    except TrainingError as exc:
+        typer.echo(f"Error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        if started_ray:
+            import ray as ray_module
+
+            ray_module.shutdown()
+    typer.echo(f"model: {trainer.model_path} (play it with --bot "
+               f"learned:model={trainer.model_path})")
+
+
+class _Lines:
+    """Progress as plain lines (not a terminal)."""
+
+    def __enter__(self) -> _Lines:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+    def task(self, name: str, total: int) -> None:
+        typer.echo(name, err=True)
+
+    def advance(self, n: int = 1) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        typer.echo(text, err=True)
+
+
+class _Bars:
+    """Progress bars on the terminal."""
+
+    def __init__(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(),
+                                 TimeRemainingColumn(), transient=False)
+        self.current: Any = None
+
+    def __enter__(self) -> _Bars:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.stop()
+
+    def task(self, name: str, total: int) -> None:
+        if self.current is not None:
+            self.progress.update(self.current, visible=False)
+        self.current = self.progress.add_task(name, total=total)
+
+    def advance(self, n: int = 1) -> None:
+        if self.current is not None:
+            self.progress.advance(self.current, n)
+
+    def note(self, text: str) -> None:
+        self.progress.console.print(text)

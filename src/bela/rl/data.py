@@ -1,0 +1,149 @@
+"""Training positions for the learned bot: card-play and bidding positions, labelled by the
+double-dummy solver.
+
+Bots play whole rounds (the heuristic, or the learned bot itself for self-play); at every
+card decision with a choice, the seat's feature vector (:mod:`bela.bots.learned.features`,
+its view only) is kept together with the double-dummy value (:mod:`bela.solver.dd`) of each
+legal card in the *true* deal: the card points its side takes from there to the end of the
+round with best play.  Over many deals a network fitted to these labels learns their mean
+over the deals the view allows, which is what ``pimc`` estimates by sampling.  With
+``explore`` some cards are played at random, so the positions also cover what the players
+would not choose.
+
+Bidding (variants without discards, as ``pimc``'s simulation): at every bid with a contract
+to order, each contract the seat may order is kept with its features
+(:func:`~bela.bots.learned.features.bid_features`) and its margin in the true deal: the
+caller's side score minus the other side's, the deal played double-dummy from the first lead
+(:meth:`bela.bots.pimc.PimcBot.margin`).
+
+>>> s = play_samples("bela2", deals=1, seed=3)      # doctest: +SKIP
+>>> s.x.shape[1] == feature_size("bela2"), s.values.shape[1]   # doctest: +SKIP
+(True, 32)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from ..bots import make_bot
+from ..bots.base import Bot
+from ..bots.learned.features import (
+    bid_feature_size,
+    bid_features,
+    feature_size,
+    play_features,
+    turn_card,
+)
+from ..bots.pimc import PimcBot
+from ..engine import Match
+from ..engine.actions import Call, Play
+from ..engine.variants import get_variant
+from ..engine.views import seat_view
+from ..solver.dd import Position, default_solver
+
+
+@dataclass
+class Samples:
+    """Card play: feature rows ``x`` and, per row, the value of each turned card (NaN: not
+    legal).  Bidding: feature rows ``bid_x`` (one per contract the seat could order) and
+    each one's margin ``bid_y``."""
+
+    variant: str
+    x: npt.NDArray[np.float16]
+    values: npt.NDArray[np.float32]
+    bid_x: npt.NDArray[np.float16]
+    bid_y: npt.NDArray[np.float32]
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    @staticmethod
+    def empty(variant: str) -> Samples:
+        return Samples(variant, np.zeros((0, feature_size(variant)), np.float16),
+                       np.zeros((0, 32), np.float32),
+                       np.zeros((0, bid_feature_size(variant)), np.float16),
+                       np.zeros(0, np.float32))
+
+    @staticmethod
+    def join(parts: list[Samples]) -> Samples:
+        if not parts:
+            raise ValueError("nothing to join")
+        return Samples(parts[0].variant, np.concatenate([p.x for p in parts]),
+                       np.concatenate([p.values for p in parts]),
+                       np.concatenate([p.bid_x for p in parts]),
+                       np.concatenate([p.bid_y for p in parts]))
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, variant=np.asarray(self.variant), x=self.x,
+                                values=self.values, bid_x=self.bid_x, bid_y=self.bid_y)
+        tmp.replace(path)
+
+    @staticmethod
+    def load(path: Path) -> Samples:
+        with np.load(path, allow_pickle=False) as d:
+            variant = str(d["variant"])
+            if "bid_x" not in d.files:  # card play only
+                empty = Samples.empty(variant)
+                return Samples(variant, d["x"], d["values"], empty.bid_x, empty.bid_y)
+            return Samples(variant, d["x"], d["values"], d["bid_x"], d["bid_y"])
+
+
+def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
+                 explore: float = 0.1) -> Samples:
+    """Play ``deals`` rounds of ``variant`` with ``bot`` at every seat (a bot spec) and keep
+    every card decision with a choice, labelled by the solver (see the module docstring)."""
+    rng = random.Random(seed)
+    solver = default_solver()
+    judge = PimcBot(seed)
+    bids = not get_variant(variant).discards
+    xs: list[npt.NDArray[np.float32]] = []
+    vals: list[npt.NDArray[np.float32]] = []
+    bid_xs: list[npt.NDArray[np.float32]] = []
+    bid_ys: list[float] = []
+    match: Match | None = None
+    played = 0
+    while played < deals:
+        if match is None or match.is_over:
+            match = Match(variant, seed=rng.randrange(1 << 31))
+            bots: list[Bot] = [make_bot(bot, rng.randrange(1 << 31))
+                               for _ in range(match.variant.seats)]
+        rnd = match.deal()
+        while not rnd.is_over:
+            seat = rnd.turn
+            view = seat_view(match, seat)
+            plays = [a for a in view.legal if isinstance(a, Play)]
+            cards = {a.card for a in plays}
+            calls = [a for a in view.legal if isinstance(a, Call)]
+            if bids and rnd.phase == "bidding" and calls:
+                for call in calls:
+                    bid_xs.append(bid_features(view, call.contract))
+                    bid_ys.append(judge.margin(view, tuple(rnd.hands), call.contract))
+            if rnd.phase == "play" and len(cards) > 1 and len(plays) == len(view.legal):
+                x, turn = play_features(view)
+                pos = Position.from_round(rnd)
+                sol = solver.solve(pos, line=False)
+                already = pos.taken[pos.teams[seat]]
+                row = np.full(32, np.nan, dtype=np.float32)
+                for card, value in sol.values.items():
+                    row[turn_card(card, turn)] = value - already
+                xs.append(x)
+                vals.append(row)
+                if rng.random() < explore:
+                    card = rng.choice(sorted(cards))
+                    match.apply(next(a for a in plays if a.card == card))
+                    continue
+            match.apply(bots[seat].act(view))
+        played += 1
+    empty = Samples.empty(variant)
+    return Samples(variant,
+                   np.asarray(xs, dtype=np.float16) if xs else empty.x,
+                   np.asarray(vals) if vals else empty.values,
+                   np.asarray(bid_xs, dtype=np.float16) if bid_xs else empty.bid_x,
+                   np.asarray(bid_ys, dtype=np.float32))

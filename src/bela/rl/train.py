@@ -1,0 +1,478 @@
+"""Training the learned bot (``bela train``): self-play positions, double-dummy labels, a
+numpy network.
+
+Each *iteration* plays ``deals`` rounds and keeps their card-play positions
+(:func:`bela.rl.data.play_samples`): the first iteration with the heuristic bot at every
+seat, the next ones with the network trained so far (self-play), a share ``explore`` of the
+cards played at random.  Then the network is fitted for ``epochs`` passes over the positions
+of the last ``window`` iterations: for each legal card, its output should be the double-dummy
+value of that card in the true deal (mean squared error, Adam).  What it learns is the mean
+of those values over the deals the seat's view allows, the quantity ``pimc`` estimates by
+sampling, without the search at play time.  A second, smaller network learns the margin of
+each contract a seat may order (variants without discards), the quantity ``pimc``'s bidding
+simulates.
+
+Everything lives in one folder: ``config.json`` (the settings), ``data/`` (the positions,
+one file per chunk of deals), ``checkpoint.npz`` (weights, optimiser state, where training
+stands), ``model.npz`` (the model to play: ``learned:model=FOLDER/model.npz``) and
+``log.jsonl`` (one line per epoch: losses, and on held-out positions the points lost
+against the best card of the true deal).  Stopped at any point, the same command resumes
+where it stood: chunks already played are kept, an epoch restarts.
+
+Positions are played in parallel over processes (``workers``) or on a Ray cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from ..bots.learned.features import bid_feature_size, feature_size
+from ..bots.learned.network import Array, Mlp, save_models
+from ..engine.variants import get_variant
+from .data import Samples, play_samples
+
+SCALE = 100.0  # values are fitted in units of 100 card points
+CHUNK_DEALS = 25
+BID_HIDDEN = [128, 64]
+LEVEL_WEIGHT = 0.1  # the card values' common level, against their differences
+
+
+def suit_orders(variant: str, net: str) -> list[tuple[npt.NDArray[np.intp],
+                                                     npt.NDArray[np.intp]]]:
+    """The six orders of the side suits 1..3 (suit 0 is the trump after the features'
+    turn; in VC and BC every suit is alike), as column indices of the inputs and of the
+    card outputs: the same position with its side suits renamed, which multiplies the
+    positions six times.
+
+    >>> orders = suit_orders("bela2", "play")
+    >>> len(orders), list(orders[0][1][:10])
+    (6, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    """
+    from itertools import permutations
+
+    seats = get_variant(variant).seats
+    if net == "play":
+        size, masks, suit_parts = feature_size(variant), 5 + 4 * seats, 2
+        counts = 32 * masks + 5  # unknown cards per suit, then own cards per suit
+    else:
+        size, masks, suit_parts, counts = bid_feature_size(variant), 3, 0, 0
+    out = []
+    for order in permutations((1, 2, 3)):
+        suit = (0, *order)
+        cols = np.arange(size)
+        for m in range(masks):
+            for s in range(4):
+                cols[32 * m + 8 * s:32 * m + 8 * s + 8] = np.arange(8) + 32 * m + 8 * suit[s]
+        for part in range(suit_parts):
+            for s in range(4):
+                cols[counts + 4 * part + s] = counts + 4 * part + suit[s]
+        outs = np.arange(32) if net != "play" else np.concatenate(
+            [np.arange(8) + 8 * suit[s] for s in range(4)])
+        out.append((cols, outs if net == "play" else np.arange(1)))
+    return out
+
+
+class TrainingError(ValueError):
+    """Settings that do not fit the folder's training, or nothing to train on."""
+
+
+class Reporter(Protocol):
+    """Where training reports its progress (the CLI shows bars)."""
+
+    def task(self, name: str, total: int) -> None: ...
+
+    def advance(self, n: int = 1) -> None: ...
+
+    def note(self, text: str) -> None: ...
+
+
+class QuietReporter:
+    def task(self, name: str, total: int) -> None:
+        pass
+
+    def advance(self, n: int = 1) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        pass
+
+
+@dataclass
+class TrainConfig:
+    """The settings of one training folder (kept in ``config.json``)."""
+
+    variant: str = "bela4"
+    iterations: int = 4
+    deals: int = 2000
+    epochs: int = 6
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    lr: float = 1e-3
+    batch: int = 256
+    explore: float = 0.1
+    window: int = 3
+    seed: int = 0
+
+    def check(self) -> None:
+        get_variant(self.variant)
+        if self.iterations < 1 or self.deals < 1 or self.epochs < 1 or self.window < 1:
+            raise TrainingError("iterations, deals, epochs and window must be at least 1")
+        if not 0 <= self.explore <= 1:
+            raise TrainingError("explore is a share of the cards, between 0 and 1")
+        if not self.hidden or min(self.hidden) < 1:
+            raise TrainingError("hidden layers need at least one unit each")
+
+
+# -- the optimiser ---------------------------------------------------------------------------
+
+class Adam:
+    """Adam on the network's weight and bias arrays (in place)."""
+
+    def __init__(self, net: Mlp, lr: float, state: dict[str, Array] | None = None,
+                 prefix: str = "") -> None:
+        self.net, self.lr = net, lr
+        params = self.params()
+        self.m = [np.zeros_like(p) for p in params]
+        self.v = [np.zeros_like(p) for p in params]
+        self.t = 0
+        if state is not None:
+            self.t = int(state[f"{prefix}adam_t"])
+            self.m = [state[f"{prefix}adam_m{i}"].astype(np.float32) for i in range(len(params))]
+            self.v = [state[f"{prefix}adam_v{i}"].astype(np.float32) for i in range(len(params))]
+
+    def params(self) -> list[Array]:
+        return [*self.net.ws, *self.net.bs]
+
+    def state(self, prefix: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = {f"{prefix}adam_t": np.asarray(self.t)}
+        for i, (m, v) in enumerate(zip(self.m, self.v, strict=True)):
+            out[f"{prefix}adam_m{i}"], out[f"{prefix}adam_v{i}"] = m, v
+        return out
+
+    def step(self, grads: list[Array], b1: float = 0.9, b2: float = 0.999,
+             eps: float = 1e-8) -> None:
+        self.t += 1
+        lr = self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)
+        for p, g, m, v in zip(self.params(), grads, self.m, self.v, strict=True):
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * g * g
+            p -= lr * m / (np.sqrt(v) + eps)
+
+
+def loss_and_grads(net: Mlp, x: Array, y: Array, legal: npt.NDArray[np.bool_],
+                   level: float | None = None) -> tuple[float, list[Array]]:
+    """Squared error over the legal cards of a batch, and its gradients (weights first,
+    then biases, as :meth:`Adam.params`).
+
+    With ``level`` each row's error is split into its mean over the row's legal cards and
+    the differences from that mean, and the mean counts only ``level`` times: a card's
+    choice depends on the differences, while the level (how many points the side takes
+    whatever it plays) carries most of the noise of the hidden cards."""
+    acts = [x]
+    h = x
+    last = len(net.ws) - 1
+    for i, (w, b) in enumerate(zip(net.ws, net.bs, strict=True)):
+        h = h @ w + b
+        if i < last:
+            h = np.maximum(h, 0.0)
+        acts.append(h)
+    count = max(int(legal.sum()), 1)
+    diff = np.where(legal, h - y, 0.0).astype(np.float32)
+    if level is None:
+        loss = float((diff * diff).sum() / count)
+        grad = (diff * (2.0 / count)).astype(np.float32)
+    else:
+        k = np.maximum(legal.sum(axis=1, keepdims=True), 1)
+        mean = diff.sum(axis=1, keepdims=True) / k
+        centred = np.where(legal, diff - mean, 0.0)
+        loss = float(((centred * centred).sum() + level * (k * mean * mean).sum()) / count)
+        grad = (np.where(legal, centred + level * mean, 0.0) * (2.0 / count)).astype(
+            np.float32)
+    gws: list[Array] = [np.empty(0, np.float32)] * len(net.ws)
+    gbs: list[Array] = [np.empty(0, np.float32)] * len(net.ws)
+    for i in range(last, -1, -1):
+        gws[i] = acts[i].T @ grad
+        gbs[i] = grad.sum(axis=0)
+        if i:
+            grad = (grad @ net.ws[i].T) * (acts[i] > 0)
+    return loss, [*gws, *gbs]
+
+
+def evaluate(net: Mlp, s: Samples) -> dict[str, float]:
+    """On held-out positions: the error of the values (points) and what choosing the
+    network's best card costs against the best card of the true deal (double-dummy points,
+    mean), with the share of positions where it costs nothing."""
+    if not len(s):
+        return {"rmse": 0.0, "regret": 0.0, "best": 0.0}
+    x = s.x.astype(np.float32)
+    pred = net.forward(x) * SCALE
+    legal = ~np.isnan(s.values)
+    y = np.where(legal, s.values, 0.0)
+    err = np.where(legal, pred - y, 0.0)
+    rmse = float(np.sqrt((err * err).sum() / legal.sum()))
+    raspas = x[:, raspas_index(s.variant)] > 0.5
+    sign = np.where(raspas, -1.0, 1.0)[:, None]
+    chosen = np.argmax(np.where(legal, sign * pred, -np.inf), axis=1)
+    best = np.max(np.where(legal, sign * y, -np.inf), axis=1)
+    got = (sign[:, 0] * y[np.arange(len(y)), chosen])
+    regret = best - got
+    return {"rmse": rmse, "regret": float(regret.mean()), "best": float((regret <= 0).mean())}
+
+
+def raspas_index(variant: str) -> int:
+    """Where :func:`~bela.bots.learned.features.play_features` puts the raspas flag."""
+    n = get_variant(variant).seats
+    return 32 * (5 + 4 * n) + 3
+
+
+# -- the training folder ---------------------------------------------------------------------
+
+class Trainer:
+    """One training folder (see the module docstring)."""
+
+    def __init__(self, folder: Path, config: TrainConfig | None = None, workers: int = 1,
+                 ray: bool = False, reporter: Reporter | None = None) -> None:
+        self.folder = folder
+        self.workers = max(1, workers)
+        self.ray = ray
+        self.report = reporter or QuietReporter()
+        saved = folder / "config.json"
+        if saved.exists():
+            stored = TrainConfig(**json.loads(saved.read_text()))
+            if config is not None and (config.variant, config.hidden) != (stored.variant,
+                                                                           stored.hidden):
+                raise TrainingError(
+                    f"{folder} trains {stored.variant} with hidden layers {stored.hidden}; "
+                    "use another folder for other settings")
+            if config is not None:  # the schedule may grow; the network stays
+                stored.iterations, stored.epochs = config.iterations, config.epochs
+                stored.deals, stored.explore = config.deals, config.explore
+            config = stored
+        config = config or TrainConfig()
+        config.check()
+        self.config = config
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "data").mkdir(exist_ok=True)
+        saved.write_text(json.dumps(asdict(config), indent=1))
+        self.nets, self.adams, self.iteration, self.epoch = self._restore()
+
+    @property
+    def net(self) -> Mlp:
+        """The card-play network."""
+        return self.nets["play"]
+
+    # -- state ---------------------------------------------------------------------------------
+    def _shapes(self) -> dict[str, list[int]]:
+        cfg = self.config
+        shapes = {"play": [feature_size(cfg.variant), *cfg.hidden, 32]}
+        if not get_variant(cfg.variant).discards:  # as pimc: bela3 bids by the heuristic
+            shapes["bid"] = [bid_feature_size(cfg.variant), *BID_HIDDEN, 1]
+        return shapes
+
+    def _restore(self) -> tuple[dict[str, Mlp], dict[str, Adam], int, int]:
+        cfg = self.config
+        path = self.folder / "checkpoint.npz"
+        state: dict[str, Any] | None = None
+        if path.exists():
+            with np.load(path, allow_pickle=False) as d:
+                state = {k: d[k] for k in d.files}
+        nets: dict[str, Mlp] = {}
+        adams: dict[str, Adam] = {}
+        for k, (name, sizes) in enumerate(self._shapes().items()):
+            meta = {"variant": cfg.variant, "scale": SCALE, "net": name,
+                    "inputs": "play_features" if name == "play" else "bid_features"}
+            if state is None or f"{name}.w0" not in state:
+                net = Mlp.initial(sizes, np.random.default_rng(cfg.seed + k), meta)
+                adams[name] = Adam(net, cfg.lr)
+            else:
+                layers = len(sizes) - 1
+                net = Mlp([state[f"{name}.w{i}"] for i in range(layers)],
+                          [state[f"{name}.b{i}"] for i in range(layers)],
+                          json.loads(str(state[f"{name}.meta"])))
+                adams[name] = Adam(net, cfg.lr, state, f"{name}.")
+            nets[name] = net
+        if state is None:
+            return nets, adams, 0, 0
+        return nets, adams, int(state["iteration"]), int(state["epoch"])
+
+    def _checkpoint(self) -> None:
+        arrays: dict[str, Any] = {"iteration": np.asarray(self.iteration),
+                                  "epoch": np.asarray(self.epoch)}
+        for name, net in self.nets.items():
+            arrays[f"{name}.meta"] = np.asarray(json.dumps(net.meta))
+            arrays.update(self.adams[name].state(f"{name}."))
+            for i, (w, b) in enumerate(zip(net.ws, net.bs, strict=True)):
+                arrays[f"{name}.w{i}"], arrays[f"{name}.b{i}"] = w, b
+        path = self.folder / "checkpoint.npz"
+        tmp = path.with_name("checkpoint.tmp.npz")
+        np.savez(tmp, **arrays)
+        tmp.replace(path)
+
+    @property
+    def model_path(self) -> Path:
+        return self.folder / "model.npz"
+
+    def _log(self, row: dict[str, Any]) -> None:
+        with open(self.folder / "log.jsonl", "a") as f:
+            f.write(json.dumps(row) + "\n")
+
+    # -- positions -----------------------------------------------------------------------------
+    def _chunks(self, it: int) -> list[tuple[Path, int, int]]:
+        cfg = self.config
+        out = []
+        for k, start in enumerate(range(0, cfg.deals, CHUNK_DEALS)):
+            n = min(CHUNK_DEALS, cfg.deals - start)
+            out.append((self.folder / "data" / f"iter{it:03d}-{k:04d}.npz", n,
+                        cfg.seed * 1_000_003 + it * 10_007 + k))
+        return out
+
+    def _bot(self, it: int) -> str:
+        if it == 0:
+            return "heuristic"
+        return f"learned:model={self.folder / f'model-{it - 1:03d}.npz'}"
+
+    def generate(self, it: int) -> None:
+        """Play the iteration's deals (only the chunks not on disk yet)."""
+        todo = [c for c in self._chunks(it) if not c[0].exists()]
+        cfg = self.config
+        self.report.task(f"iteration {it + 1}/{cfg.iterations}: playing deals", cfg.deals)
+        self.report.advance(cfg.deals - sum(n for _, n, _ in todo))
+        bot = self._bot(it)
+        for path, n, samples in self._play(todo, bot):
+            samples.save(path)
+            self.report.advance(n)
+
+    def _play(self, todo: list[tuple[Path, int, int]], bot: str
+              ) -> Iterator[tuple[Path, int, Samples]]:
+        cfg = self.config
+        args = [(cfg.variant, n, seed, bot, cfg.explore) for _, n, seed in todo]
+        if self.ray:
+            import ray
+
+            # all five parameters: else ray.remote's overloads take a shorter form
+            fn: Callable[[str, int, int, str, float], Samples] = play_samples
+            task = ray.remote(fn)
+            refs = {task.remote(*a): c for a, c in zip(args, todo, strict=True)}
+            pending = list(refs)
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                path, n, _ = refs[done[0]]
+                yield path, n, ray.get(done[0])
+            return
+        if self.workers == 1:
+            for (path, n, _), a in zip(todo, args, strict=True):
+                yield path, n, play_samples(*a)
+            return
+        with ProcessPoolExecutor(self.workers, mp_context=get_context("spawn")) as pool:
+            futures = {pool.submit(play_samples, *a): c for a, c in zip(args, todo,
+                                                                        strict=True)}
+            for fut in as_completed(futures):
+                path, n, _ = futures[fut]
+                yield path, n, fut.result()
+
+    def positions(self, it: int) -> Samples:
+        """The positions the iteration trains on (the last ``window`` iterations')."""
+        first = max(0, it - self.config.window + 1)
+        parts = [Samples.load(p) for i in range(first, it + 1) for p, _, _ in self._chunks(i)
+                 if p.exists()]
+        if not parts:
+            raise TrainingError("no positions to train on")
+        return Samples.join(parts)
+
+    # -- fitting -------------------------------------------------------------------------------
+    def _epoch(self, name: str, x16: npt.NDArray[np.float16], values: Array,
+               rng: np.random.Generator) -> float:
+        """One pass of network ``name`` over rows ``x16`` with targets ``values`` (NaN: no
+        target), each batch with the side suits shuffled (:func:`suit_orders`); the mean
+        loss of the pass (in the fitted units)."""
+        cfg = self.config
+        net, adam = self.nets[name], self.adams[name]
+        orders = suit_orders(cfg.variant, name)
+        order = rng.permutation(len(x16))
+        batches = (len(x16) + cfg.batch - 1) // cfg.batch
+        total = 0.0
+        for b in range(batches):
+            idx = order[b * cfg.batch:(b + 1) * cfg.batch]
+            cols, outs = orders[int(rng.integers(len(orders)))]
+            vals = values[idx][:, outs]
+            legal = ~np.isnan(vals)
+            y = np.where(legal, vals / SCALE, 0.0).astype(np.float32)
+            loss, grads = loss_and_grads(net, x16[idx][:, cols].astype(np.float32), y, legal,
+                                         LEVEL_WEIGHT if name == "play" else None)
+            adam.step(grads)
+            total += loss
+            self.report.advance()
+        return total / max(batches, 1)
+
+    def fit(self, it: int) -> dict[str, float]:
+        """Fit the networks to the iteration's positions for the epochs not done yet; the
+        held-out scores (every 20th position is held out)."""
+        cfg = self.config
+        data = self.positions(it)
+        held = np.arange(len(data)) % 20 == 0
+        test = Samples(data.variant, data.x[held], data.values[held], data.bid_x[:0],
+                       data.bid_y[:0])
+        bid_held = np.arange(len(data.bid_y)) % 20 == 0
+        bid_y = data.bid_y[:, None]
+        bidding = "bid" in self.nets and len(data.bid_y) > 0
+        rng = np.random.default_rng(cfg.seed * 7 + it * 131 + self.epoch)
+        scores: dict[str, float] = {}
+        n_train = int((~held).sum())
+        batches = -(-n_train // cfg.batch)
+        if bidding:
+            batches += -(-int((~bid_held).sum()) // cfg.batch)
+        while self.epoch < cfg.epochs:
+            self.report.task(f"iteration {it + 1}/{cfg.iterations}: epoch "
+                             f"{self.epoch + 1}/{cfg.epochs} on {n_train:,} positions",
+                             batches)
+            play_loss = self._epoch("play", data.x[~held], data.values[~held], rng)
+            row: dict[str, Any] = {"iteration": it, "epoch": self.epoch + 1,
+                                   "positions": n_train,
+                                   "train_rmse": float(np.sqrt(play_loss)) * SCALE}
+            if bidding:
+                bid_loss = self._epoch("bid", data.bid_x[~bid_held], bid_y[~bid_held], rng)
+                pred = self.nets["bid"].forward(data.bid_x[bid_held].astype(np.float32))
+                err = pred[:, 0] * SCALE - data.bid_y[bid_held]
+                row["bid_train_rmse"] = float(np.sqrt(bid_loss)) * SCALE
+                row["bid_test_rmse"] = float(np.sqrt((err * err).mean())) if len(err) else 0.0
+            self.epoch += 1
+            scores = evaluate(self.net, test)
+            row.update({f"test_{k}": v for k, v in scores.items()}, time=time.time())
+            self._log(row)
+            self.report.note(
+                f"iteration {it + 1} epoch {self.epoch}: held-out error "
+                f"{scores['rmse']:.1f} points, best card {100 * scores['best']:.1f}% of "
+                f"positions, {scores['regret']:.2f} points lost a decision"
+                + (f"; bids: error {row['bid_test_rmse']:.1f} points" if bidding else ""))
+            self._checkpoint()
+        return scores
+
+    def run(self, on_iteration: Callable[[int, dict[str, float]], None] | None = None
+            ) -> dict[str, float]:
+        """Play and fit every iteration not done yet; the last held-out scores."""
+        cfg = self.config
+        scores: dict[str, float] = {}
+        while self.iteration < cfg.iterations:
+            it = self.iteration
+            self.generate(it)
+            scores = self.fit(it)
+            for net in self.nets.values():
+                net.meta = {**net.meta, "iteration": it + 1}
+            save_models(self.folder / f"model-{it:03d}.npz", self.nets)
+            save_models(self.model_path, self.nets)
+            self.iteration, self.epoch = it + 1, 0
+            self._checkpoint()
+            if on_iteration is not None:
+                on_iteration(it, scores)
+        return scores

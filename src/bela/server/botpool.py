@@ -1,0 +1,289 @@
+"""The server's bots in worker processes: a strong bot thinking never slows other tables.
+
+A table's bot decides on an immutable snapshot of its seat's view (:mod:`bela.server.actor`).
+The cheap bots (:data:`CHEAP`: ``random``, ``heuristic``; microseconds a move) decide in a
+thread of the server process, as before.  Every other bot (``pimc``, ``ismcts``, a learned
+bot...) decides in a :class:`BotPool`: ``bot_workers`` worker processes (``spawn``: fresh
+interpreters, never a fork of the server's threads) whose search and sampling hold no lock
+the server's event loop needs (a thread of the server shares its GIL with the event loop:
+the strong bots' Python parts, the deal sampler and the bookkeeping, would hold up every
+other table).
+
+A decision is :func:`think`: the bot is made from its spec and the decision's seed, as in a
+thread (:func:`bela.server.model.bot_seed`: play is the same however the bots run, and after
+a restart), and :func:`bela.bots.driver.decide` keeps its rule: a bot that raises or chooses
+an illegal action is replaced for that move by the seeded heuristic bot, and the decision
+carries the failure back to the table's actor (the bot's own exception when it pickles as it
+is, else a :class:`BotFailure` with its kind and message; either with the worker's
+traceback as a note).  A worker that dies (killed, out of memory) breaks the pool: the
+decisions under way fall back in the same way (their failure: the
+:class:`~concurrent.futures.process.BrokenProcessPool`), and the pool is replaced at once.
+
+The decisions wait in the pool's queue in the order they came, at most one per live table
+(a table thinks about one move at a time), so the queue needs no bound: a move is never
+refused or made weaker because the server is busy, only later.  :attr:`BotPool.pending`
+(the ``bela_bot_jobs`` gauge) says how many wait or run.  Each worker loads the bots'
+modules and the solver's compiled kernels once, when it starts (:func:`init`);
+``bela serve`` starts them all with the app (:meth:`BotPool.warm`), so the first strong
+move does not wait for them.
+
+>>> BotPool(0).pooled("pimc"), BotPool(2).pooled("pimc:samples=8"), BotPool(2).pooled("random")
+(False, True, False)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import threading
+import time
+import traceback
+import weakref
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from ..bots import BOTS, make_bot, parse_spec
+from ..bots.base import Bot
+from ..bots.driver import Decision, decide
+from ..engine.actions import Action
+from ..engine.views import SeatView
+from .metrics import Metrics
+
+log = logging.getLogger("bela.server")
+
+CHEAP = frozenset({"random", "heuristic"})  # bots that decide in a thread of the server
+
+
+def default_workers() -> int:
+    """The bot workers of a server by default: one fewer than its CPUs (the event loop keeps
+    one), at least one."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class BotFailure(Exception):
+    """A bot's failure in a worker process whose exception does not pickle as it is: its
+    ``kind`` (the exception's class name) and ``message``."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.kind, self.message), self.__dict__
+
+
+# -- the worker ------------------------------------------------------------------------------
+def init(extra: Mapping[str, Callable[..., Bot]] | None = None) -> None:
+    """The initializer of a worker process: Ctrl-C left to the server (which stops the pool),
+    the worker's end with the server's (a server killed with SIGKILL leaves no worker
+    behind), ``extra`` bots registered by name (see :class:`BotPool`), every bot's module
+    imported and the solver's kernels loaded (compiled, the first time after an install)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent,), name="parent watch",
+                         daemon=True).start()
+    if extra:
+        BOTS.update(extra)
+    for name in list(BOTS):
+        try:
+            make_bot(name, seed=0)  # imports its module (and what it loads once) now
+        except Exception:  # noqa: S112 - a bot this server cannot run is never asked for
+            continue
+    try:
+        from ..solver.warm import warm_up
+    except ImportError:  # no numpy: no search bot either
+        return
+    warm_up()
+
+
+def _end_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()  # returns when the server process is gone
+    os._exit(0)
+
+
+def ready() -> float:
+    """A job that only waits for its worker to be warm: the seconds it still needed (0 once
+    :func:`init` loaded the solver)."""
+    try:
+        from ..solver.warm import warm_up
+    except ImportError:
+        return 0.0
+    return warm_up()
+
+
+def portable(failure: BaseException) -> BaseException:
+    """A bot's failure as it can travel back to the server: the exception itself when it
+    pickles and comes back the same (type and message), else a :class:`BotFailure`; with
+    the worker's traceback as a note (the server logs it)."""
+    trace = "".join(traceback.format_exception(failure)).rstrip()
+    note = f"in bot worker process {os.getpid()}:\n{trace}"
+    try:
+        failure.add_note(note)
+        copy = pickle.loads(pickle.dumps(failure))
+        if type(copy) is type(failure) and str(copy) == str(failure):
+            return failure
+    except Exception:  # noqa: S110 - it does not travel: described instead
+        pass
+    out = BotFailure(type(failure).__name__, str(failure))
+    out.add_note(note)
+    return out
+
+
+def think(spec: str, seed: int, view: SeatView) -> Decision:
+    """A bot's decision, in a worker: :func:`~bela.bots.driver.decide` with the bot
+    ``spec`` made with ``seed`` (the fallback seeded with it too), its failure made
+    :func:`portable`."""
+    decision = decide(lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+    if decision.failure is None:
+        return decision
+    return Decision(decision.action, portable(decision.failure))
+
+
+def _raiser(failure: BaseException) -> Callable[[SeatView], Action]:
+    def choose(view: SeatView) -> Action:
+        raise failure
+
+    return choose
+
+
+# -- the pool --------------------------------------------------------------------------------
+class BotPool:
+    """The bot workers of a server: ``workers`` processes decide at once for the tables'
+    strong bots (``0``: none, every bot decides in a thread, as the cheap ones do);
+    ``bots``: more bots by name, registered in every worker as in the server's
+    :data:`~bela.bots.BOTS` (module-level classes or functions: they are pickled by name).
+    The processes start with the first decision, or all at once with :meth:`warm`."""
+
+    def __init__(self, workers: int, *, bots: Mapping[str, Callable[..., Bot]] | None = None
+                 ) -> None:
+        self.workers = max(0, workers)
+        self.bots = dict(bots or {})
+        self._executor: ProcessPoolExecutor | None = None
+        self._stopped = False
+        self._jobs: set[Future[Decision]] = set()  # submitted and not done
+        self.restarts = 0  # pools replaced after a worker died
+        self.errors = 0  # decisions the pool failed otherwise (logged once, then debug)
+        self.warmed_in: float | None = None  # seconds the last warm-up took, once done
+
+    @property
+    def pending(self) -> int:
+        """Decisions waiting for a worker or running in one."""
+        return len(self._jobs)
+
+    def pooled(self, spec: str) -> bool:
+        """Does the bot ``spec`` decide in a worker process (else in a thread)?"""
+        return self.workers > 0 and parse_spec(spec)[0] not in CHEAP
+
+    def pids(self) -> list[int]:
+        """The worker processes running now (tests, diagnostics)."""
+        executor = self._executor
+        procs: dict[int, Any] = getattr(executor, "_processes", None) or {}
+        return [p.pid for p in list(procs.values()) if p.is_alive()]
+
+    def start(self) -> None:
+        """Make the pool (its processes start with the first decisions, or :meth:`warm`)."""
+        if self.workers and self._executor is None:
+            self._stopped = False
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=init, initargs=(self.bots,))
+
+    async def warm(self) -> float | None:
+        """Start every worker and let it load the bots and the solver, so that the first
+        strong bot's move does not wait for them: the seconds it took (``None``: no pool,
+        or it failed, which is logged)."""
+        if not self.workers:
+            return None
+        self.start()
+        executor = self._executor
+        assert executor is not None
+        started = time.monotonic()
+        try:
+            # one job a worker: each new job starts a process while none is idle
+            await asyncio.gather(*(asyncio.wrap_future(executor.submit(ready))
+                                   for _ in range(self.workers)))
+        except Exception:
+            log.warning("the bot workers could not be warmed up", exc_info=True)
+            return None
+        self.warmed_in = time.monotonic() - started
+        log.info("%d bot workers ready in %.1f s", self.workers, self.warmed_in)
+        return self.warmed_in
+
+    async def stop(self) -> None:
+        """Cancel the waiting decisions, let the running ones end and the processes exit;
+        decisions asked for after this are made in threads."""
+        self._stopped = True
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+
+    async def decide(self, spec: str, seed: int, view: SeatView) -> Decision:
+        """The decision of the bot ``spec`` with ``seed`` on ``view``: in a worker when it
+        is :meth:`pooled` (and the pool runs), else in a thread.  Never raises for the bot
+        or the pool: a failure is the decision's (the seeded heuristic moved)."""
+        if not self.pooled(spec) or self._stopped:
+            return await asyncio.to_thread(
+                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+        self.start()
+        executor = self._executor
+        assert executor is not None
+        try:
+            job: Future[Decision] = executor.submit(think, spec, seed, view)
+            self._jobs.add(job)
+            job.add_done_callback(self._jobs.discard)
+            return await asyncio.wrap_future(job)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():  # the table moved on: nothing to decide
+                raise
+            # the job itself was cancelled (the pool stopped under it): fall back
+            failure: BaseException = BrokenProcessPool("the bot pool stopped")
+        except BrokenProcessPool as exc:  # a worker died (killed, out of memory...)
+            self._replace(executor)
+            failure = exc
+        except Exception as exc:  # the view or the answer did not travel, the pool stopped
+            self.errors += 1
+            (log.error if self.errors == 1 else log.debug)(
+                "a bot decision failed in the bot workers (%d so far): %s: %s", self.errors,
+                type(exc).__name__, exc)
+            failure = exc
+        return await asyncio.to_thread(decide, _raiser(failure), view, seed)
+
+    def _replace(self, executor: ProcessPoolExecutor) -> None:
+        """A new pool in place of ``executor``, broken (once, whoever sees it first)."""
+        if self._executor is not executor:
+            return
+        log.error("a bot worker process died; the bot pool is replaced (the moves it was "
+                  "deciding are made by the fallback)")
+        self.restarts += 1
+        # its jobs are all failed by its own thread (cancelling them here could race it)
+        executor.shutdown(wait=False)
+        self._executor = None
+        if not self._stopped:
+            self.start()
+
+
+# -- the pool of an app ----------------------------------------------------------------------
+# The table actors find their app's pool by its metrics (one Metrics per app): the lobby,
+# which makes the actors, does not hand them one.
+_POOLS: weakref.WeakKeyDictionary[Metrics, BotPool] = weakref.WeakKeyDictionary()
+
+
+def attach(metrics: Metrics, pool: BotPool) -> None:
+    """Make ``pool`` the bot pool of the app whose metrics are ``metrics`` (its
+    ``bela_bot_jobs`` gauge reads the pool's :attr:`~BotPool.pending`)."""
+    _POOLS[metrics] = pool
+    metrics.watch_bots(lambda: pool.pending)
+
+
+def pool_of(metrics: Metrics) -> BotPool | None:
+    """The bot pool attached to an app's ``metrics`` (``None``: bots think in threads)."""
+    return _POOLS.get(metrics)

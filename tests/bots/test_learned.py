@@ -1,0 +1,224 @@
+"""The learned bot: its features see only the seat's view, its network files, its play."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bela.bots import make_bot
+from bela.bots.driver import Driver
+from bela.bots.heuristic import HeuristicBot
+from bela.bots.learned import (
+    LearnedBot,
+    Mlp,
+    ModelError,
+    load_models,
+    model_for,
+    save_models,
+    shipped_model_path,
+)
+from bela.bots.learned.features import (
+    bid_feature_size,
+    feature_size,
+    play_features,
+    turn_card,
+    turn_mask,
+    unturn_card,
+)
+from bela.engine import Match
+from bela.engine.actions import Play
+from bela.engine.cards import Card
+from bela.engine.enums import Phase
+from bela.engine.variants import VARIANTS
+from bela.engine.views import SeatView, seat_view
+from bela.solver.sampler import DealSampler, replay_view
+
+
+def play_views(variant: str, rounds: int, seed: int) -> list[tuple[Match, SeatView]]:
+    """Card-play views (seat to play) of the first round of random heuristic matches,
+    each with its match stopped there."""
+    out = []
+    rng = random.Random(seed)
+    for g in range(rounds):
+        m = Match(variant, seed=seed * 1000 + g)
+        bot = HeuristicBot(g)
+        rnd = m.deal()
+        stop = rng.randrange(30)
+        while not rnd.is_over:
+            if rnd.phase == Phase.PLAY and len(rnd.log) >= stop:
+                out.append((m, seat_view(m, rnd.turn)))
+                break
+            m.apply(bot.act(seat_view(m, rnd.turn)))
+    return out
+
+
+def test_turning_suits_round_trips() -> None:
+    for turn in range(4):
+        assert [unturn_card(turn_card(c, turn), turn) for c in range(32)] == list(range(32))
+        for c in range(32):
+            assert turn_mask(1 << c, turn) == 1 << turn_card(c, turn)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_features_are_the_view_only(variant: str) -> None:
+    """Two deals that differ only in cards the seat cannot see give the same features: the
+    other deal is drawn from the seat's view and the round replayed on it."""
+    rng = random.Random(2)
+    checked = 0
+    for m, view in play_views(variant, 25, 5):
+        x, turn = play_features(view)
+        assert x.shape == (feature_size(variant),) and x.dtype == np.float32
+        assert turn == (view.contract if view.contract is not None and view.contract < 4
+                        else 0)
+        legal = {a.card for a in view.legal if isinstance(a, Play)}
+        assert {unturn_card(i, turn) for i in np.flatnonzero(x[32:64])} == legal
+        deal = DealSampler(view).draw(rng)
+        assert m.round is not None
+        if list(deal.hands) == list(m.round.hands):
+            continue
+        other, _ = play_features(replay_view(view, deal))
+        assert (x == other).all()
+        checked += 1
+    assert checked >= 10
+
+
+def tiny_model(tmp_path: Path, variant: str, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    meta = {"variant": variant, "scale": 100.0}
+    nets = {"play": Mlp.initial([feature_size(variant), 16, 32], rng, meta)}
+    if variant != "bela3":
+        nets["bid"] = Mlp.initial([bid_feature_size(variant), 8, 1], rng, meta)
+    path = tmp_path / f"{variant}.npz"
+    save_models(path, nets)
+    return path
+
+
+def test_model_files_round_trip_and_are_checked(tmp_path: Path) -> None:
+    path = tiny_model(tmp_path, "bela2")
+    nets = load_models(path)
+    assert nets["play"].sizes == [feature_size("bela2"), 16, 32]
+    assert nets["bid"].sizes == [bid_feature_size("bela2"), 8, 1]
+    x = np.random.default_rng(1).random((3, feature_size("bela2")), dtype=np.float32)
+    again = load_models(path.read_bytes())["play"]
+    assert np.allclose(nets["play"].forward(x), again.forward(x))
+    with pytest.raises(ModelError, match="not bela4"):
+        model_for("bela4", str(path))
+    (tmp_path / "bad.npz").write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="cannot read"):
+        load_models(tmp_path / "bad.npz")
+    save_models(tmp_path / "bid-only.npz", {"bid": nets["bid"]})
+    with pytest.raises(ModelError, match="no card-play network"):
+        load_models(tmp_path / "bid-only.npz")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_model_plays_whole_matches(tmp_path: Path, variant: str) -> None:
+    """Every decision is legal (the driver counts a failure otherwise), cards by the
+    network's values: the best for the seat (the lowest in raspas)."""
+    path = tiny_model(tmp_path, variant)
+    bot = make_bot(f"learned:model={path}", 1)
+    assert isinstance(bot, LearnedBot)
+    m = Match(variant, seed=4)
+    driver = Driver(m, {s: bot if s % 2 == 0 else HeuristicBot(s)
+                        for s in range(m.variant.seats)})
+    for _ in range(3):
+        if m.is_over:
+            break
+        rnd = driver.deal()
+        while not rnd.is_over:
+            seat = rnd.turn
+            view = seat_view(m, seat)
+            if seat % 2 == 0 and all(isinstance(a, Play) for a in view.legal):
+                values = bot.card_values(view)
+                if len(values) > 1:
+                    pick = min if view.raspas else max
+                    best = pick(values.values())
+                    action = bot.act(view)
+                    assert isinstance(action, Play) and values[action.card] == best
+            driver.step()
+    assert driver.failures == {s: 0 for s in driver.bots}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_shipped_models_fit_their_variant(variant: str) -> None:
+    assert shipped_model_path(variant).stat().st_size < 4_000_000
+    net = model_for(variant)
+    assert net.meta["variant"] == variant and net.sizes[-1] == 32
+
+
+def test_temperature_keeps_plausible_cards_and_zero_takes_the_best() -> None:
+    values = {Card(0): 60.0, Card(1): 58.0, Card(2): 10.0}
+    best = LearnedBot(1)
+    assert {best.choose(values, False) for _ in range(20)} == {Card(0)}
+    assert best.choose(values, True) == Card(2)  # raspas: the lowest
+    warm = LearnedBot(1, temperature=4)
+    picks = [warm.choose(values, False) for _ in range(400)]
+    assert 0.5 < picks.count(Card(0)) / 400 < 0.8  # e^(-2/4): the close second often
+    assert picks.count(Card(2)) == 0  # 50 points worse: practically never
+    again = LearnedBot(1, temperature=4)
+    assert [again.choose(values, False) for _ in range(400)] == picks  # seeded
+
+
+def test_a_missed_count_forgets_one_suit_of_the_earlier_tricks() -> None:
+    bot = LearnedBot(3, forget=1.0)
+    seen = 0
+    for _, view in play_views("bela4", 30, 8):
+        if len(view.tricks) < 2:
+            continue
+        lost = bot.forgetful(view)
+        before = {c for cards, _ in view.tricks for _, c in cards}
+        after = {c for cards, _ in lost.tricks for _, c in cards}
+        gone = before - after
+        assert gone and len({c >> 3 for c in gone}) == 1  # one suit, all of its cards
+        assert not any(c >> 3 == next(iter(gone)) >> 3 for c in after)
+        assert all(not (m.mask >> c & 1) for m in lost.ruled_out for c in gone)
+        assert lost.trick == view.trick and lost.hand == view.hand
+        assert lost.legal == view.legal
+        seen += 1
+    assert seen >= 5
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela2", "belot2"])
+def test_bidding_by_the_network(tmp_path: Path, variant: str) -> None:
+    """hybrid: the heuristic decides whether to order, the network which contract; net:
+    the best margin, or pass below the threshold."""
+    path = tiny_model(tmp_path, variant)
+    hybrid = LearnedBot(0, model=str(path))
+    shy = LearnedBot(0, model=str(path), bidding="net", threshold=10_000)
+    bold = LearnedBot(0, model=str(path), bidding="net", threshold=-10_000)
+    seen = 0
+    for g in range(40):
+        m = Match(variant, seed=g)
+        rnd = m.deal()
+        view = seat_view(m, rnd.turn)
+        margins = hybrid.call_margins(view)
+        if not margins:
+            continue
+        best = max(margins, key=lambda c: (margins[c], -c.contract))
+        heuristic = HeuristicBot(0).act(view)
+        assert hybrid.act(view) == (best if heuristic in margins else heuristic)
+        assert bold.act(view) == best
+        can_pass = any(a.token() == "pass" for a in view.legal)
+        assert shy.act(view) == (next(a for a in view.legal if a.token() == "pass")
+                                 if can_pass else best)
+        seen += 1
+    assert seen >= 10
+
+
+def test_levels_are_bots_with_their_settings() -> None:
+    from bela.bots.levels import LEVELS, level_spec
+
+    assert list(LEVELS) == ["beginner", "club", "expert", "master"]
+    beginner = make_bot("beginner", 1)
+    assert isinstance(beginner, LearnedBot)
+    assert (beginner.temperature, beginner.forget) == (12, 0.5)
+    club = make_bot("club:model=x.npz", 1)
+    assert isinstance(club, LearnedBot) and club.model == "x.npz" and club.forget == 0.15
+    master = make_bot("master", 1)
+    assert master.name == "pimc" and master.learned is not None  # type: ignore[attr-defined]
+    assert level_spec("expert") == "learned"
+    with pytest.raises(ValueError, match="bad settings"):
+        make_bot("club:depth=3")

@@ -1,0 +1,95 @@
+"""``pimc:prior=learned``: the learned network as the search's prior and opponent model."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_learned import tiny_model
+from test_search_bots import card_decisions, play_out
+
+from bela.bots import make_bot
+from bela.bots.learned import LearnedBot
+from bela.bots.pimc import PimcBot
+from bela.engine import Match, Play
+from bela.engine.variants import VARIANTS
+from bela.engine.views import seat_view
+from bela.solver.dd import solve
+from bela.solver.sampler import DealSampler, to_round
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_prior_search_plays_legal_rounds(tmp_path: Path, variant: str) -> None:
+    path = tiny_model(tmp_path, variant)
+    spec = f"pimc:samples=4,bid_samples=2,prior=learned,model={path}"
+    assert play_out(variant, [spec, "heuristic"], 1).round.is_over
+
+
+def opponent_probability(view_then: object, card: int, bot: LearnedBot, t: float) -> float:
+    values = bot.card_values(view_then)  # type: ignore[arg-type]
+    if len(values) < 2:
+        return 1.0
+    sign = -1.0 if view_then.raspas else 1.0  # type: ignore[attr-defined]
+    top = max(sign * v for v in values.values())
+    z = {c: math.exp((sign * v - top) / t) for c, v in values.items()}
+    return 0.9 * z[card] / sum(z.values()) + 0.1 / len(values)
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela2"])
+def test_deals_are_weighted_by_the_other_seats_plays(tmp_path: Path, variant: str) -> None:
+    """A deal's weight is the network's probability of each other seat's last plays in
+    the hands that deal gives it, that seat's view rebuilt when it played (then scaled so
+    the likeliest deal weighs 1); the values are the weighted means, with the network's
+    values (moved to the same mean level) counted as prior_weight more deals."""
+    path = tiny_model(tmp_path, variant, seed=5)
+    net_bot = LearnedBot(0, model=str(path))
+    checked = 0
+    for view in card_decisions(variant, 12):
+        if not view.trick:
+            continue
+        bot = PimcBot(3, samples=5, min_samples=5, budget=10, prior="learned",
+                      model=str(path), temperature=8.0, prior_weight=2.0)
+        values = bot.card_values(view)
+        rng = random.Random(3)
+        sampler = DealSampler(view)
+        deals = [sampler.draw(rng) for _ in range(5)]
+        raw = []
+        for deal in deals:
+            rnd = to_round(view, deal)
+            m = Match(rnd.variant, {k: v for k, v in view.options.items()
+                                    if k in rnd.variant.options})
+            m.rounds.append(rnd)
+            w = 1.0
+            for seat, card in reversed([p for p in view.trick if p[0] != view.seat]):
+                while True:  # back to the moment that seat played
+                    last = rnd.log[-1]
+                    rnd.undo()
+                    if isinstance(last, Play) and last.card == card:
+                        break
+                w *= opponent_probability(seat_view(m, seat, rnd), card, net_bot, 8.0)
+            raw.append(w)
+        weights = np.array(raw) / max(raw)
+        assert bot._weights(view, deals) == pytest.approx(list(weights), rel=1e-4)
+        exact = [solve(to_round(view, d), line=False).values for d in deals]
+        prior = net_bot.card_values(view)
+        n_eff = weights.sum() ** 2 / (weights ** 2).sum()
+        mean = {c: sum(w * e[c] for w, e in zip(weights, exact, strict=True)) / weights.sum()
+                for c in values}
+        shift = np.mean(list(mean.values())) - np.mean([prior[c] for c in values])
+        for card, v in values.items():
+            assert min(e[card] for e in exact) - 1e-6 <= mean[card] <= max(
+                e[card] for e in exact) + 1e-6
+            expected = (n_eff * mean[card] + 2.0 * (prior[card] + shift)) / (n_eff + 2.0)
+            assert v == pytest.approx(expected, rel=1e-4)
+        checked += 1
+    assert checked >= 3
+
+
+def test_prior_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="prior"):
+        make_bot("pimc:prior=oracle")
+    with pytest.raises(ValueError, match="temperature"):
+        make_bot("pimc:prior=learned,temperature=0")
