@@ -152,14 +152,14 @@ class TableActor:
     its task handles the table's messages one at a time.  ``on_idle(table)`` is called
     when the table is finished and has no connection left, ``on_conflict(table)`` when the
     database fenced off a write (the actor has stopped then).  ``bots``: the pool where
-    its strong bot thinks (default: the one attached to ``metrics``' app, see
-    :func:`bela.server.botpool.attach`; none: in threads)."""
+    its strong bot thinks (:class:`bela.server.botpool.BotPool`, the lobby's; none: in
+    threads)."""
 
     def __init__(self, table: Table, store: Store, hub: Hub, config: ServerConfig,
                  on_idle: Callable[[Table], None], on_conflict: Callable[[Table], None],
                  metrics: Metrics, bots: botpool.BotPool | None = None) -> None:
         self.table = table
-        self.bots = bots if bots is not None else botpool.pool_of(metrics)
+        self.bots = bots
         self.store = store
         self.hub = hub
         self.config = config

@@ -252,16 +252,16 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         logging.getLogger(name).addFilter(SECRETS_FILTER)
     db = Database(db_url)
     metrics = Metrics()
-    lobby = Lobby(Store(db, metrics), Hub(), cfg)
-    router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
-    quick = quickplay.QuickPlay(router, cfg)
-    analyst = analysis.Analysis(cfg)  # its workers start with the first job or analysis_warm
     own_bots = bot_pool is None
     if bot_pool is None:
         bot_pool = botpool.BotPool(botpool.default_workers() if bot_workers is None
                                    else bot_workers)
     bots_pool = bot_pool
-    botpool.attach(metrics, bots_pool)  # the tables' actors find it there
+    metrics.watch_bots(lambda: bots_pool.pending)
+    lobby = Lobby(Store(db, metrics), Hub(), cfg, bots_pool)
+    router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
+    quick = quickplay.QuickPlay(router, cfg)
+    analyst = analysis.Analysis(cfg)  # its workers start with the first job or analysis_warm
     started = asyncio.Event()
 
     @asynccontextmanager

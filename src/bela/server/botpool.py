@@ -42,7 +42,6 @@ import signal
 import threading
 import time
 import traceback
-import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -53,7 +52,6 @@ from ..bots.base import Bot
 from ..bots.driver import Decision, decide
 from ..engine.actions import Action
 from ..engine.views import SeatView
-from .metrics import Metrics
 
 log = logging.getLogger("bela.server")
 
@@ -269,21 +267,3 @@ class BotPool:
         self._executor = None
         if not self._stopped:
             self.start()
-
-
-# -- the pool of an app ----------------------------------------------------------------------
-# The table actors find their app's pool by its metrics (one Metrics per app): the lobby,
-# which makes the actors, does not hand them one.
-_POOLS: weakref.WeakKeyDictionary[Metrics, BotPool] = weakref.WeakKeyDictionary()
-
-
-def attach(metrics: Metrics, pool: BotPool) -> None:
-    """Make ``pool`` the bot pool of the app whose metrics are ``metrics`` (its
-    ``bela_bot_jobs`` gauge reads the pool's :attr:`~BotPool.pending`)."""
-    _POOLS[metrics] = pool
-    metrics.watch_bots(lambda: pool.pending)
-
-
-def pool_of(metrics: Metrics) -> BotPool | None:
-    """The bot pool attached to an app's ``metrics`` (``None``: bots think in threads)."""
-    return _POOLS.get(metrics)

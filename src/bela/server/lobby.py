@@ -35,6 +35,7 @@ from ..engine import BelaError, Match, parse_action
 from ..engine.cards import Card
 from ..engine.variants import VARIANTS
 from .actor import Act, Begin, Join, Leave, Reply, TableActor, inactive_refusal
+from .botpool import BotPool
 from .errors import Conflict, Forbidden, InvalidInput, NotFound
 from .hub import Conn, Hub
 from .logs import TableLog
@@ -54,10 +55,12 @@ PLAY_ON_BOT = "heuristic"  # the bots of a table that goes on from a record's po
 class Lobby:
     """All tables of one server process (used from its event loop only)."""
 
-    def __init__(self, store: Store, hub: Hub, config: ServerConfig) -> None:
+    def __init__(self, store: Store, hub: Hub, config: ServerConfig,
+                 bots: BotPool | None = None) -> None:
         self.store = store
         self.hub = hub
         self.config = config
+        self.bots = bots  # where strong bots think (None: in threads)
         self.metrics: Metrics = store.metrics
         self.metrics.watch(lambda: len(self.actors), lambda: sum(
             1 for t in self.tables.values() if t.status == TableStatus.OPEN))
@@ -162,7 +165,8 @@ class Lobby:
 
     def _spawn(self, table: Table) -> TableActor:
         actor = TableActor(table, self.store, self.hub, self.config, on_idle=self._drop,
-                           on_conflict=lambda t: self.on_conflict(t), metrics=self.metrics)
+                           on_conflict=lambda t: self.on_conflict(t), metrics=self.metrics,
+                           bots=self.bots)
         self.actors[table.id] = actor
         actor.start()
         return actor
