@@ -25,6 +25,8 @@ def test_bench_all_runs_json() -> None:
     assert out["sampler"]["views"] == 100
     assert out["selfplay"]["deals"] == 500 and out["selfplay"]["actions"] == 500 * 32
     assert out["latency"]["decisions"] > 0 and out["latency"]["failures"] == 0
+    (decisions,) = out["decisions"]
+    assert decisions["positions"] == 3 and decisions["bot"] == "pimc:samples=2,bid_samples=1"
 
 
 def test_bench_plain_lines_per_variant() -> None:
@@ -45,6 +47,24 @@ def test_bench_selfplay_line_and_json() -> None:
     assert "card actions/s on one core (200 deals, 6,000 cards in" in result.stdout
     out = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     assert out["actions"] == 6000 and out["policy"] == "random" and out["actions_per_s"] > 0
+
+
+def test_bench_decisions_compares_bots_on_the_same_positions() -> None:
+    """Points lost against the true deal's best card: never negative; the same positions
+    for every bot; a bot that plays the first legal card loses more than the heuristic
+    over 150 positions."""
+    from bela.cli.bench import bench_decisions, decision_positions
+
+    rows = bench_decisions("bela2", ["heuristic", "random"], 150, 3)
+    assert [r["positions"] for r in rows] == [150, 150]
+    assert all(r["points_lost"] >= 0 and 0 <= r["best_share"] <= 1 for r in rows)
+    assert rows[0]["points_lost"] < rows[1]["points_lost"]
+    cases = decision_positions("bela2", 5, 3)
+    assert all(len(values) >= 2 and view.seat == view.turn for view, values in cases)
+    result = runner.invoke(app, ["bench", "--run", "decisions", "--variant", "belot2",
+                                 "--bot", "heuristic", "--deals", "5"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("decisions, belot2, heuristic: ")
 
 
 def test_bench_rejects_unknown_runs_and_variants() -> None:

@@ -13,12 +13,13 @@ import typer
 from ..bots.base import Bot
 from ..bots.driver import Driver
 from ..engine import Match
-from ..engine.actions import Action
+from ..engine.actions import Action, Play
+from ..engine.cards import Card
 from ..engine.enums import Phase
 from ..engine.variants import VARIANTS
 from ..engine.views import SeatView, seat_view
 
-RUNS = ("engine", "solver", "sampler", "selfplay", "latency")
+RUNS = ("engine", "solver", "sampler", "selfplay", "latency", "decisions")
 
 
 def bench_rounds(variant: str, seconds: float, seed: int) -> dict[str, Any]:
@@ -132,14 +133,73 @@ def bench_latency(variant: str, bot: str, rounds: int, seed: int) -> dict[str, A
             "max_ms": times[-1], "failures": failures}
 
 
+def decision_positions(variant: str, n: int, seed: int) -> list[tuple[SeatView, dict[Card, int]]]:
+    """``n`` card decisions (two or more legal cards) at random points of heuristic play,
+    each with the double-dummy value of every legal card in the true deal."""
+    from ..bots.heuristic import HeuristicBot
+    from ..solver.dd import Position, default_solver
+
+    rng = random.Random(seed)
+    solver = default_solver()
+    out: list[tuple[SeatView, dict[Card, int]]] = []
+    g = 0
+    while len(out) < n:
+        m = Match(variant, seed=seed * 7919 + g)
+        bot = HeuristicBot(g)
+        g += 1
+        rnd = m.deal()
+        stop = rng.randrange(40)
+        while not rnd.is_over:
+            view = seat_view(m, rnd.turn)
+            if (rnd.phase == Phase.PLAY and len(rnd.log) >= stop
+                    and all(isinstance(a, Play) for a in view.legal)
+                    and len({a.card for a in view.legal if isinstance(a, Play)}) > 1):
+                out.append((view, solver.solve(Position.from_round(rnd), line=False).values))
+                break
+            m.apply(bot.act(view))
+    return out
+
+
+def bench_decisions(variant: str, bots: list[str], positions: int, seed: int
+                    ) -> list[dict[str, Any]]:
+    """The quality of bots' card choices: on the same positions of heuristic play, the mean
+    double-dummy points a choice loses against the best card of the true deal (no player
+    who cannot see the cards loses nothing), the share of best choices, and the decision
+    times."""
+    from ..bots import make_bot
+
+    cases = decision_positions(variant, positions, seed)
+    out = []
+    for spec in bots:
+        bot = make_bot(spec, seed)
+        lost, best, times = 0.0, 0, []
+        for view, values in cases:
+            start = time.perf_counter()
+            action = bot.act(view)
+            times.append((time.perf_counter() - start) * 1000)
+            if not isinstance(action, Play):
+                raise ValueError(f"{spec} did not play a card")
+            top = (min if view.raspas else max)(values.values())
+            loss = abs(top - values[action.card])
+            lost += loss
+            best += loss == 0
+        times.sort()
+        out.append({"variant": variant, "bot": spec, "positions": len(cases),
+                    "points_lost": lost / len(cases), "best_share": best / len(cases),
+                    "median_ms": statistics.median(times),
+                    "p99_ms": times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]})
+    return out
+
+
 def bench(
     variant: str = typer.Option("bela4", help=f"Variant ({', '.join(VARIANTS)})."),
     run: str = typer.Option("engine", help=f"What to time, comma separated: {', '.join(RUNS)}"
                             " or all."),
     seconds: float = typer.Option(5.0, min=0.1, help="engine: how long to play rounds."),
-    deals: int = typer.Option(300, min=1, help="solver: positions to solve per run."),
+    deals: int = typer.Option(300, min=1, help="solver, decisions: positions per run."),
     batch: int = typer.Option(200_000, min=1, help="selfplay: deals to play in one batch."),
-    bot: str = typer.Option("pimc", help="latency: the bot to time (a bot spec)."),
+    bot: str = typer.Option("pimc", help="latency: the bot to time (a bot spec); decisions: "
+                            "the bots to compare, comma separated."),
     rounds: int = typer.Option(20, min=1, help="latency: rounds to play."),
     seed: int = typer.Option(0, help="Seed for the deals and the random choices."),
     as_json: bool = typer.Option(False, "--json", help="Print the numbers as JSON."),
@@ -183,6 +243,15 @@ def bench(
             r = results["selfplay"] = bench_selfplay(variant, batch, seed)
             line = (f"selfplay, {variant}: {r['actions_per_s']:,.0f} card actions/s on one core "
                     f"({r['deals']:,} deals, {r['actions']:,} cards in {r['seconds']:.2f} s)")
+        elif name == "decisions":
+            from .arena import split_bots
+
+            rows = results["decisions"] = bench_decisions(
+                variant, [b for b in split_bots(bot) if b], deals, seed)
+            line = "\n".join(
+                f"decisions, {variant}, {r['bot']}: {r['points_lost']:.2f} points lost a "
+                f"decision against the true deal's best card, best {100 * r['best_share']:.1f}%"
+                f", median {r['median_ms']:.1f} ms ({r['positions']} positions)" for r in rows)
         else:
             r = results["latency"] = bench_latency(variant, bot, rounds, seed)
             line = (f"latency, {variant}, {bot}: median {r['median_ms']:.1f} ms, p99 "
