@@ -208,15 +208,18 @@ def test_bidding_by_the_network(tmp_path: Path, variant: str) -> None:
     assert seen >= 10
 
 
-def test_levels_are_bots_with_their_settings() -> None:
+def test_levels_are_bots_with_their_settings(tmp_path: Path) -> None:
     from bela.bots.levels import LEVELS, level_spec
 
     assert list(LEVELS) == ["beginner", "club", "expert", "master"]
     beginner = make_bot("beginner", 1)
     assert isinstance(beginner, LearnedBot)
     assert (beginner.temperature, beginner.forget) == (12, 0.5)
-    club = make_bot("club:model=x.npz", 1)
-    assert isinstance(club, LearnedBot) and club.model == "x.npz" and club.forget == 0.15
+    path = str(tiny_model(tmp_path, "bela4"))
+    club = make_bot(f"club:model={path}", 1)
+    assert isinstance(club, LearnedBot) and club.model == path and club.forget == 0.15
+    with pytest.raises(ValueError, match="no model file"):
+        make_bot("club:model=missing.npz")
     master = make_bot("master", 1)
     assert master.name == "pimc" and master.learned is not None  # type: ignore[attr-defined]
     assert level_spec("expert") == "learned"

@@ -228,6 +228,27 @@ def test_unknown_bot_is_refused() -> None:
     assert "unknown bot" in " ".join(result.output.split())
 
 
+def test_a_bot_spec_with_settings_is_played_and_checked(tmp_path: Path) -> None:
+    """``--bot learned:model=FILE`` (what ``bela train`` prints) plays that model; a
+    missing model file or a bad setting is refused before the match."""
+    import numpy as np
+
+    from bela.bots.learned import Mlp, save_models
+    from bela.bots.learned.features import feature_size
+
+    path = tmp_path / "m.npz"
+    save_models(path, {"play": Mlp.initial([feature_size("bela4"), 8, 32],
+                                           np.random.default_rng(0), {"variant": "bela4"})})
+    result = run(["--all-bots", "--seed", "2", "--target", "101", "--bot",
+                  f"learned:model={path}"])
+    assert result.exit_code == 0, result.output
+    assert "failed" not in result.output
+    missing = run(["--all-bots", "--seed", "2", "--bot", f"learned:model={tmp_path / 'x'}"])
+    assert missing.exit_code != 0 and "no model file" in " ".join(missing.output.split())
+    bad = run(["--all-bots", "--seed", "2", "--bot", "pimc:samples"])
+    assert bad.exit_code != 0 and "bad bot setting" in " ".join(bad.output.split())
+
+
 def test_default_bot_falls_back_when_heuristic_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(BOTS, "heuristic", raising=False)
     result = run(["--all-bots", "--seed", "1", "--target", "101"])

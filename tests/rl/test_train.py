@@ -46,21 +46,22 @@ def test_samples_files_round_trip(tmp_path: Path) -> None:
     assert len(Samples.join([s, back])) == 2 * len(s)
 
 
-def test_gradients_match_finite_differences() -> None:
+@pytest.mark.parametrize("level", [None, 0.1])
+def test_gradients_match_finite_differences(level: float | None) -> None:
     rng = np.random.default_rng(0)
     net = Mlp.initial([5, 7, 3], rng, {})
     x = rng.standard_normal((4, 5)).astype(np.float32)
     y = rng.standard_normal((4, 3)).astype(np.float32)
     legal = rng.random((4, 3)) > 0.3
-    _, grads = loss_and_grads(net, x, y, legal)
+    _, grads = loss_and_grads(net, x, y, legal, level)
     params = [*net.ws, *net.bs]
     for p, g in zip(params, grads, strict=True):
         for idx in [tuple(rng.integers(0, s) for s in p.shape) for _ in range(4)]:
             old = p[idx]
             p[idx] = old + 1e-2
-            up, _ = loss_and_grads(net, x, y, legal)
+            up, _ = loss_and_grads(net, x, y, legal, level)
             p[idx] = old - 1e-2
-            down, _ = loss_and_grads(net, x, y, legal)
+            down, _ = loss_and_grads(net, x, y, legal, level)
             p[idx] = old
             assert (up - down) / 2e-2 == pytest.approx(float(g[idx]), rel=0.05, abs=1e-3)
 

@@ -87,6 +87,8 @@ class LearnedBot:
             raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
         if temperature < 0 or not 0 <= forget <= 1:
             raise ValueError("temperature must be >= 0 and forget between 0 and 1")
+        if model is not None and not Path(model).is_file():
+            raise ValueError(f"no model file {model!r} (bela train writes FOLDER/model.npz)")
         self.rng = random.Random(seed)
         self.temperature = temperature
         self.forget = forget

@@ -46,9 +46,18 @@ def bot_seed(seed: int, seat: int) -> int:
 
 
 def resolve_bot(name: str, console: Console) -> str:
-    """A registered bot's name; without the heuristic bot, the default falls back."""
+    """A registered bot's spec (its name, with settings: ``learned:model=m.npz``); without
+    the heuristic bot, the default falls back."""
     known = bot_registry.BOTS
-    if name in known:
+    try:
+        base, _ = bot_registry.parse_spec(name)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--bot") from None
+    if base in known:
+        try:
+            bot_registry.make_bot(name, 0)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--bot") from None
         return name
     if name == "heuristic" and known:
         fallback = "random" if "random" in known else next(iter(known))
