@@ -158,3 +158,24 @@ def test_pimc_bots_in_threads_use_their_threads_solvers() -> None:
     for t in threads:
         t.join()
     assert bot.solver is bot.solver and len(set(seen) | {id(bot.solver)}) == 4
+
+
+def test_pimc_budget_stops_the_solving(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The time budget bounds the deals drawn and solved: with a budget of 0 only the
+    ``min_samples`` deals are solved, whatever ``samples`` says."""
+    from bela.solver.dd import Solver
+
+    calls = []
+    real = Solver.solve
+
+    def counted(self: Solver, *args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Solver, "solve", counted)
+    view = card_decisions("bela4", 1)[0]
+    PimcBot(0, samples=50, budget=0.0, min_samples=3).card_values(view)
+    assert len(calls) == 3
+    calls.clear()
+    PimcBot(0, samples=5).card_values(view)
+    assert len(calls) == 5

@@ -123,7 +123,7 @@ def test_training_folder_resumes_and_refuses_other_settings(tmp_path: Path) -> N
     assert len(list((folder / "data").iterdir())) == 4
     nets = load_models(more.model_path)
     assert nets["play"].meta["iteration"] == nets["bid"].meta["iteration"] == 2
-    with pytest.raises(TrainingError, match="hidden layers"):
+    with pytest.raises(TrainingError, match="with hidden"):
         Trainer(folder, TrainConfig(variant="bela2", hidden=[8]))
     with pytest.raises(TrainingError, match="explore"):
         Trainer(tmp_path / "u", TrainConfig(explore=2.0))
@@ -141,6 +141,11 @@ def test_train_command(tmp_path: Path) -> None:
     assert net.meta["variant"] == "belot2" and net.sizes == [feature_size("belot2"), 16, 32]
     again = runner.invoke(app, args)
     assert again.exit_code == 0 and "larger --iterations" in again.output
+    more = runner.invoke(app, ["train", str(folder), "--iterations", "2", "--workers", "1"])
+    assert more.exit_code == 0, more.output  # the folder's own variant and network
+    assert load_models(folder / "model.npz")["play"].meta["iteration"] == 2
+    other = runner.invoke(app, ["train", str(folder), "--iterations", "3", "--seed", "5"])
+    assert other.exit_code == 1 and "trains with seed 0, not 5" in other.output
     bad = runner.invoke(app, ["train", str(tmp_path / "x"), "--hidden", "a,b"])
     assert bad.exit_code != 0 and "not a list of numbers" in bad.output
 

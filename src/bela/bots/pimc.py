@@ -136,17 +136,19 @@ class PimcBot:
         sampler = self._sampler(view)
         solver = self.solver
         deals: list[SampledDeal] = []
-        weight = 0.0
-        for _ in range(self.samples):
+        solved: list[dict[Card, int]] = []
+        for _ in range(self.samples):  # the budget counts drawing and solving
             if (self.budget is not None and len(deals) >= self.min_samples
                     and time.perf_counter() - start > self.budget):
                 break
-            deals.append(sampler.draw(self.rng))
+            deal = sampler.draw(self.rng)
+            deals.append(deal)
+            solved.append(solver.solve(self._position(view, deal.hands), line=False).values)
         weights = (self._weights(view, deals) if self.learned is not None and sampler.inference
                    else [1.0] * len(deals))
-        for deal, w in zip(deals, weights, strict=True):
-            sol = solver.solve(self._position(view, deal.hands), line=False)
-            for card, v in sol.values.items():
+        weight = 0.0
+        for values, w in zip(solved, weights, strict=True):
+            for card, v in values.items():
                 totals[card] += w * v
             weight += w
         if self.learned is None or self.prior_weight == 0:
@@ -197,7 +199,8 @@ class PimcBot:
             from .learned import model_for
 
             net = model_for(view.variant, self.learned.model)["play"]
-            out = net.forward(np.stack([r[0] for r in rows])) * float(net.meta["scale"])
+            out = net.forward(np.stack([r[0] for r in rows])) * float(
+                net.meta.get("scale", 100.0))
             for (_x, legal, sign), (i, pick), values in zip(rows, picks, out, strict=True):
                 z = np.where(legal, sign * values / self.temperature, -np.inf)
                 p = np.exp(z - z.max())

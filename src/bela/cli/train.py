@@ -26,15 +26,23 @@ HELP = (
 def train(
     folder: Path = typer.Argument(..., file_okay=False, help="The training folder (made if "
                                   "missing; resumed if it holds a training)."),
-    variant: str = typer.Option("bela4", help=f"Variant ({', '.join(VARIANTS)})."),
-    iterations: int = typer.Option(4, min=1, help="Self-play iterations in all."),
-    deals: int = typer.Option(2000, min=1, help="Rounds played per iteration."),
-    epochs: int = typer.Option(6, min=1, help="Passes over the positions per iteration."),
-    hidden: str = typer.Option("512,256", help="Hidden layer sizes (a new folder only)."),
-    explore: float = typer.Option(0.1, min=0.0, max=1.0,
-                                  help="Share of the cards played at random."),
-    window: int = typer.Option(3, min=1, help="Iterations whose positions are trained on."),
-    seed: int = typer.Option(0, help="Seed for the deals and the network (a new folder)."),
+    variant: str | None = typer.Option(
+        None, help=f"Variant ({', '.join(VARIANTS)}); default bela4 (a new folder)."),
+    iterations: int | None = typer.Option(None, min=1,
+                                          help="Self-play iterations in all (default 4)."),
+    deals: int | None = typer.Option(None, min=1,
+                                     help="Rounds played per iteration (default 2000)."),
+    epochs: int | None = typer.Option(None, min=1,
+                                      help="Passes over the positions per iteration (default 6)."),
+    hidden: str | None = typer.Option(
+        None, help="Hidden layer sizes, e.g. 512,256 (a new folder; default 256,256)."),
+    explore: float | None = typer.Option(
+        None, min=0.0, max=1.0, help="Share of the cards played at random (default 0.1)."),
+    window: int | None = typer.Option(
+        None, min=1, help="Iterations whose positions are trained on (a new folder; "
+        "default 3)."),
+    seed: int | None = typer.Option(None, help="Seed of the deals and the network (a new "
+                                    "folder; default 0)."),
     workers: int | None = typer.Option(
         None, "--workers", min=1, help="Processes playing deals (default: all cores)."),
     ray: str | None = typer.Option(
@@ -42,21 +50,29 @@ def train(
         help="Play deals on a Ray cluster: 'auto', HOST:PORT, ray://HOST:10001, or 'local'. "
         "Needs pip install 'bela\\[dist]'."),
 ) -> None:
-    from ..rl.train import TrainConfig, Trainer, TrainingError
+    from ..rl.train import Trainer, TrainingError, resolve_config
 
-    if variant not in VARIANTS:
+    if variant is not None and variant not in VARIANTS:
         raise typer.BadParameter(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})",
                                  param_hint="--variant")
-    try:
-        sizes = [int(h) for h in hidden.split(",") if h.strip()]
-    except ValueError:
-        raise typer.BadParameter(f"{hidden!r} is not a list of numbers",
-                                 param_hint="--hidden") from None
+    sizes = None
+    if hidden is not None:
+        try:
+            sizes = [int(h) for h in hidden.split(",") if h.strip()]
+        except ValueError:
+            raise typer.BadParameter(f"{hidden!r} is not a list of numbers",
+                                     param_hint="--hidden") from None
     if ray is not None and not ray_available():
         raise typer.BadParameter("Ray is not installed: pip install 'bela[dist]'",
                                  param_hint="--ray")
-    config = TrainConfig(variant=variant, iterations=iterations, deals=deals, epochs=epochs,
-                         hidden=sizes, explore=explore, window=window, seed=seed)
+    try:
+        config = resolve_config(folder, {
+            "variant": variant, "iterations": iterations, "deals": deals, "epochs": epochs,
+            "hidden": sizes, "explore": explore, "window": window, "seed": seed})
+        config.check()
+    except TrainingError as exc:
+        typer.echo(f"Error: {exc}", err=True)
+        raise typer.Exit(1) from None
     started_ray = False
     if ray is not None:
         try:

@@ -24,6 +24,7 @@ caller's side score minus the other side's, the deal played double-dummy from th
 from __future__ import annotations
 
 import random
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,9 +97,16 @@ class Samples:
 
 
 def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
-                 explore: float = 0.1) -> Samples:
+                 explore: float = 0.1, model: bytes | None = None) -> Samples:
     """Play ``deals`` rounds of ``variant`` with ``bot`` at every seat (a bot spec) and keep
-    every card decision with a choice, labelled by the solver (see the module docstring)."""
+    every card decision with a choice, labelled by the solver (see the module docstring).
+    ``model``: a learned model file's bytes for ``bot`` (``learned`` or a level), so a
+    worker on another machine needs no access to the trainer's files."""
+    if model is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "model.npz"
+            path.write_bytes(model)
+            return play_samples(variant, deals, seed, f"{bot}:model={path}", explore)
     rng = random.Random(seed)
     solver = default_solver()
     judge = PimcBot(seed)

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..bots.learned.features import bid_feature_size, feature_size
+from ..bots.learned.features import FEATURES_VERSION, bid_feature_size, feature_size
 from ..bots.learned.network import Array, Mlp, save_models
 from ..engine.variants import get_variant
 from .data import Samples, play_samples
@@ -132,6 +132,27 @@ class TrainConfig:
             raise TrainingError("hidden layers need at least one unit each")
 
 
+FIXED = ("variant", "hidden", "window", "seed")  # what a training folder keeps
+
+
+def resolve_config(folder: Path, given: dict[str, Any]) -> TrainConfig:
+    """The settings to train ``folder`` with: ``given`` (the settings that are not None)
+    for a new folder; for one that holds a training, its own settings with the schedule
+    (iterations, deals, epochs, explore, lr, batch) changed as given.  A different variant,
+    network, window or seed needs another folder."""
+    given = {k: v for k, v in given.items() if v is not None}
+    saved = folder / "config.json"
+    if not saved.exists():
+        return TrainConfig(**given)
+    stored = TrainConfig(**json.loads(saved.read_text()))
+    for key, value in given.items():
+        if key in FIXED and value != getattr(stored, key):
+            raise TrainingError(f"{folder} trains with {key} {getattr(stored, key)!r}, not "
+                                f"{value!r}: use another folder for other settings")
+        setattr(stored, key, value)
+    return stored
+
+
 # -- the optimiser ---------------------------------------------------------------------------
 
 class Adam:
@@ -214,7 +235,7 @@ def evaluate(net: Mlp, s: Samples) -> dict[str, float]:
     network's best card costs against the best card of the true deal (double-dummy points,
     mean), with the share of positions where it costs nothing."""
     if not len(s):
-        return {"rmse": 0.0, "regret": 0.0, "best": 0.0}
+        return {}
     x = s.x.astype(np.float32)
     pred = net.forward(x) * SCALE
     legal = ~np.isnan(s.values)
@@ -248,18 +269,8 @@ class Trainer:
         self.ray = ray
         self.report = reporter or QuietReporter()
         saved = folder / "config.json"
-        if saved.exists():
-            stored = TrainConfig(**json.loads(saved.read_text()))
-            if config is not None and (config.variant, config.hidden) != (stored.variant,
-                                                                           stored.hidden):
-                raise TrainingError(
-                    f"{folder} trains {stored.variant} with hidden layers {stored.hidden}; "
-                    "use another folder for other settings")
-            if config is not None:  # the schedule may grow; the network stays
-                stored.iterations, stored.epochs = config.iterations, config.epochs
-                stored.deals, stored.explore = config.deals, config.explore
-            config = stored
-        config = config or TrainConfig()
+        config = resolve_config(folder, asdict(config)) if config is not None else (
+            resolve_config(folder, {}))
         config.check()
         self.config = config
         folder.mkdir(parents=True, exist_ok=True)
@@ -291,7 +302,8 @@ class Trainer:
         adams: dict[str, Adam] = {}
         for k, (name, sizes) in enumerate(self._shapes().items()):
             meta = {"variant": cfg.variant, "scale": SCALE, "net": name,
-                    "inputs": "play_features" if name == "play" else "bid_features"}
+                    "inputs": "play_features" if name == "play" else "bid_features",
+                    "features": FEATURES_VERSION}
             if state is None or f"{name}.w0" not in state:
                 net = Mlp.initial(sizes, np.random.default_rng(cfg.seed + k), meta)
                 adams[name] = Adam(net, cfg.lr)
@@ -329,18 +341,20 @@ class Trainer:
 
     # -- positions -----------------------------------------------------------------------------
     def _chunks(self, it: int) -> list[tuple[Path, int, int]]:
+        """The iteration's chunks of deals: (file, deals, seed)."""
         cfg = self.config
         out = []
         for k, start in enumerate(range(0, cfg.deals, CHUNK_DEALS)):
-            n = min(CHUNK_DEALS, cfg.deals - start)
-            out.append((self.folder / "data" / f"iter{it:03d}-{k:04d}.npz", n,
-                        cfg.seed * 1_000_003 + it * 10_007 + k))
+            seed = int(np.random.SeedSequence([cfg.seed, it, k]).generate_state(1)[0])
+            out.append((self.folder / "data" / f"iter{it:03d}-{k:04d}.npz",
+                        min(CHUNK_DEALS, cfg.deals - start), seed))
         return out
 
-    def _bot(self, it: int) -> str:
+    def _bot(self, it: int) -> tuple[str, bytes | None]:
+        """The players of the iteration's deals: the heuristic, then the last model."""
         if it == 0:
-            return "heuristic"
-        return f"learned:model={self.folder / f'model-{it - 1:03d}.npz'}"
+            return "heuristic", None
+        return "learned", (self.folder / f"model-{it - 1:03d}.npz").read_bytes()
 
     def generate(self, it: int) -> None:
         """Play the iteration's deals (only the chunks not on disk yet)."""
@@ -348,20 +362,20 @@ class Trainer:
         cfg = self.config
         self.report.task(f"iteration {it + 1}/{cfg.iterations}: playing deals", cfg.deals)
         self.report.advance(cfg.deals - sum(n for _, n, _ in todo))
-        bot = self._bot(it)
-        for path, n, samples in self._play(todo, bot):
+        bot, model = self._bot(it)
+        for path, n, samples in self._play(todo, bot, model):
             samples.save(path)
             self.report.advance(n)
 
-    def _play(self, todo: list[tuple[Path, int, int]], bot: str
+    def _play(self, todo: list[tuple[Path, int, int]], bot: str, model: bytes | None
               ) -> Iterator[tuple[Path, int, Samples]]:
         cfg = self.config
-        args = [(cfg.variant, n, seed, bot, cfg.explore) for _, n, seed in todo]
+        args = [(cfg.variant, n, seed, bot, cfg.explore, model) for _, n, seed in todo]
         if self.ray:
             import ray
 
-            # all five parameters: else ray.remote's overloads take a shorter form
-            fn: Callable[[str, int, int, str, float], Samples] = play_samples
+            # all six parameters: else ray.remote's overloads take a shorter form
+            fn: Callable[[str, int, int, str, float, bytes | None], Samples] = play_samples
             task = ray.remote(fn)
             refs = {task.remote(*a): c for a, c in zip(args, todo, strict=True)}
             pending = list(refs)
@@ -381,14 +395,21 @@ class Trainer:
                 path, n, _ = futures[fut]
                 yield path, n, fut.result()
 
-    def positions(self, it: int) -> Samples:
-        """The positions the iteration trains on (the last ``window`` iterations')."""
+    def positions(self, it: int) -> tuple[Samples, Samples]:
+        """The positions the iteration trains on (every chunk of the last ``window``
+        iterations) and those it holds out to score the networks (every chunk ``k`` with
+        ``k % 20 == 1``, whole chunks: positions of one deal share its hidden cards)."""
         first = max(0, it - self.config.window + 1)
-        parts = [Samples.load(p) for i in range(first, it + 1) for p, _, _ in self._chunks(i)
-                 if p.exists()]
-        if not parts:
+        train: list[Samples] = []
+        held: list[Samples] = []
+        for i in range(first, it + 1):
+            for path in sorted((self.folder / "data").glob(f"iter{i:03d}-*.npz")):
+                k = int(path.stem.split("-")[1])
+                (held if k % 20 == 1 else train).append(Samples.load(path))
+        if not train:
             raise TrainingError("no positions to train on")
-        return Samples.join(parts)
+        return Samples.join(train), (Samples.join(held) if held
+                                     else Samples.empty(self.config.variant))
 
     # -- fitting -------------------------------------------------------------------------------
     def _epoch(self, name: str, x16: npt.NDArray[np.float16], values: Array,
@@ -417,44 +438,45 @@ class Trainer:
 
     def fit(self, it: int) -> dict[str, float]:
         """Fit the networks to the iteration's positions for the epochs not done yet; the
-        held-out scores (every 20th position is held out)."""
+        held-out scores (empty when too few deals were played to hold a chunk out)."""
         cfg = self.config
-        data = self.positions(it)
-        held = np.arange(len(data)) % 20 == 0
-        test = Samples(data.variant, data.x[held], data.values[held], data.bid_x[:0],
-                       data.bid_y[:0])
-        bid_held = np.arange(len(data.bid_y)) % 20 == 0
-        bid_y = data.bid_y[:, None]
+        data, test = self.positions(it)
         bidding = "bid" in self.nets and len(data.bid_y) > 0
         rng = np.random.default_rng(cfg.seed * 7 + it * 131 + self.epoch)
         scores: dict[str, float] = {}
-        n_train = int((~held).sum())
+        n_train = len(data)
         batches = -(-n_train // cfg.batch)
         if bidding:
-            batches += -(-int((~bid_held).sum()) // cfg.batch)
+            batches += -(-len(data.bid_y) // cfg.batch)
         while self.epoch < cfg.epochs:
             self.report.task(f"iteration {it + 1}/{cfg.iterations}: epoch "
                              f"{self.epoch + 1}/{cfg.epochs} on {n_train:,} positions",
                              batches)
-            play_loss = self._epoch("play", data.x[~held], data.values[~held], rng)
+            play_loss = self._epoch("play", data.x, data.values, rng)
             row: dict[str, Any] = {"iteration": it, "epoch": self.epoch + 1,
-                                   "positions": n_train,
-                                   "train_rmse": float(np.sqrt(play_loss)) * SCALE}
+                                   "positions": n_train, "held_out": len(test),
+                                   "train_loss": play_loss}
             if bidding:
-                bid_loss = self._epoch("bid", data.bid_x[~bid_held], bid_y[~bid_held], rng)
-                pred = self.nets["bid"].forward(data.bid_x[bid_held].astype(np.float32))
-                err = pred[:, 0] * SCALE - data.bid_y[bid_held]
+                bid_loss = self._epoch("bid", data.bid_x, data.bid_y[:, None], rng)
                 row["bid_train_rmse"] = float(np.sqrt(bid_loss)) * SCALE
-                row["bid_test_rmse"] = float(np.sqrt((err * err).mean())) if len(err) else 0.0
+                if len(test.bid_y):
+                    pred = self.nets["bid"].forward(test.bid_x.astype(np.float32))
+                    err = pred[:, 0] * SCALE - test.bid_y
+                    row["bid_test_rmse"] = float(np.sqrt((err * err).mean()))
             self.epoch += 1
             scores = evaluate(self.net, test)
             row.update({f"test_{k}": v for k, v in scores.items()}, time=time.time())
             self._log(row)
-            self.report.note(
-                f"iteration {it + 1} epoch {self.epoch}: held-out error "
-                f"{scores['rmse']:.1f} points, best card {100 * scores['best']:.1f}% of "
-                f"positions, {scores['regret']:.2f} points lost a decision"
-                + (f"; bids: error {row['bid_test_rmse']:.1f} points" if bidding else ""))
+            if scores:
+                self.report.note(
+                    f"iteration {it + 1} epoch {self.epoch}: held-out error "
+                    f"{scores['rmse']:.1f} points, best card {100 * scores['best']:.1f}% of "
+                    f"positions, {scores['regret']:.2f} points lost a decision"
+                    + (f"; bids: error {row['bid_test_rmse']:.1f} points"
+                       if "bid_test_rmse" in row else ""))
+            else:
+                self.report.note(f"iteration {it + 1} epoch {self.epoch} done (too few deals "
+                                 "to hold any out)")
             self._checkpoint()
         return scores
 

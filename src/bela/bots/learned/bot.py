@@ -42,7 +42,14 @@ from ...engine.cards import SUIT_MASKS, Card, CardSet
 from ...engine.enums import Phase
 from ...engine.views import SeatView
 from ..heuristic import HeuristicBot
-from .features import bid_feature_size, bid_features, feature_size, play_features, unturn_card
+from .features import (
+    FEATURES_VERSION,
+    bid_feature_size,
+    bid_features,
+    feature_size,
+    play_features,
+    unturn_card,
+)
 from .network import Mlp, ModelError, load_models
 
 
@@ -66,6 +73,9 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
     nets = load_model(where)
     sizes = {"play": (feature_size(variant), 32), "bid": (bid_feature_size(variant), 1)}
     for name, net in nets.items():
+        if net.meta.get("features", FEATURES_VERSION) != FEATURES_VERSION:
+            raise ModelError(f"the model {where} was trained on features of version "
+                             f"{net.meta['features']}, this bela has {FEATURES_VERSION}")
         inputs, outputs = sizes.get(name, (-1, -1))
         if (net.meta.get("variant") != variant or net.sizes[0] != inputs
                 or net.sizes[-1] != outputs):

@@ -7,14 +7,17 @@ The suits are turned so that the trump suit is always suit 0 (suit contracts; ``
 come back in the turned order; :func:`unturn_card` maps them to the real cards.
 
 Parts, seats relative to the viewer (0 = the viewer), each card part 32 wide in turned
-card order: own hand; legal cards; cards whose place is unknown to the viewer; cards known
-to be out of his sight but not in play (bela3's own discards, face-up cards of others);
-own cards no unplayed card of another hand can beat in their suit (R20); then per seat the
-cards it played this round, its card in the current trick, the cards its plays showed it
-does not hold (R17-R19 inferences, from the engine), its shown declaration cards not yet
-played.  Then: the contract kind (suit, VC, BC), raspas, the caller, the number of cards
-in the trick, the seat winning it, its points, card points and tricks per side, the unknown
-and own cards per suit.
+card order: own hand; legal cards; cards whose place is unknown to the viewer; cards he
+knows are out of the play or elsewhere (bela3's own discards, face-up cards not in his
+hand); own cards that no card outside his hand and the played cards can beat in their suit
+(R20; counted conservatively: a card out of play still counts); then per seat the cards it
+played this round, its card in the current trick, the cards its plays showed it does not
+hold (R17-R19 inferences, from the engine), its shown declaration cards not yet played.
+Then, in this order: the contract kind (suit, VC, BC), raspas, the current trick's points,
+the unknown and the own cards per suit, the own hand's size, the caller (per seat, or
+none), the number of cards in the trick, the seat winning it (or none), card points and
+tricks per side.  Not encoded yet: the cards a bela, an announced declaration's top or a
+swap of the face-up card tell about a hand (they stay unknown).
 
 >>> from bela.engine import Match
 >>> from bela.engine.views import seat_view
@@ -40,6 +43,7 @@ from ...engine.variants import get_variant
 from ...engine.views import SeatView
 
 FULL = (1 << 32) - 1
+FEATURES_VERSION = 1  # kept in a model's metadata: a model fits only its own layout
 _SCALARS = 3 + 1 + 1 + 8 + 1  # contract kind, raspas, trick points, suit counts, hand size
 
 
