@@ -6,7 +6,9 @@ Each *iteration* plays ``deals`` rounds and keeps their card-play positions
 seat, the next ones with the network trained so far (self-play), a share ``explore`` of the
 cards played at random.  Then the network is fitted for ``epochs`` passes over the positions
 of the last ``window`` iterations: for each legal card, its output should be the double-dummy
-value of that card in the true deal (mean squared error, Adam).  What it learns is the mean
+value of that card in the true deal (squared error, the level of a position's values
+weighing :data:`LEVEL_WEIGHT` against their differences; Adam; the side suits shuffled in
+every batch, :func:`suit_orders`).  What it learns is the mean
 of those values over the deals the seat's view allows, the quantity ``pimc`` estimates by
 sampling, without the search at play time.  A second, smaller network learns the margin of
 each contract a seat may order (variants without discards), the quantity ``pimc``'s bidding
