@@ -57,7 +57,7 @@ def suit_orders(variant: str, net: str) -> list[tuple[npt.NDArray[np.intp],
     positions six times.
 
     >>> orders = suit_orders("bela2", "play")
-    >>> len(orders), list(orders[0][1][:10])
+    >>> len(orders), orders[0][1][:10].tolist()
     (6, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     """
     from itertools import permutations
