@@ -16,9 +16,9 @@ to order, each contract the seat may order is kept with its features
 caller's side score minus the other side's, the deal played double-dummy from the first lead
 (:meth:`bela.bots.pimc.PimcBot.margin`).
 
->>> s = play_samples("bela2", deals=1, seed=3)      # doctest: +SKIP
->>> s.x.shape[1] == feature_size("bela2"), s.values.shape[1]   # doctest: +SKIP
-(True, 32)
+>>> s = play_samples("bela2", deals=1, seed=3)
+>>> s.x.shape[1] == feature_size("bela2"), s.values.shape[1], len(s.bid_y) > 0
+(True, 32, True)
 """
 
 from __future__ import annotations
