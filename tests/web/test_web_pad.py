@@ -619,7 +619,9 @@ def test_an_account_keeps_a_pad_on_the_server(browser: Any, bela_url: str) -> No
         assert time.monotonic() < deadline, "the change did not reach the server"
         time.sleep(0.1)
     second.reload()
-    second.wait_for_selector(f".pad-item[data-fetch='{pad_id}']").click()
+    # a locator, not an element handle: the list may be drawn again (the server's pads
+    # arrive after the browser's own) between finding the item and clicking it
+    second.locator(f".pad-item[data-fetch='{pad_id}']").click()
     second.wait_for_selector("#pad-sheet[data-deals='2']")
     assert shown_sheet(second) == engine_sheet(pad)
     assert second.locator("#pad-sync").is_checked()
