@@ -21,7 +21,10 @@ from bela.bots.learned import (
     shipped_model_path,
 )
 from bela.bots.learned.features import (
+    FEATURES_VERSION,
+    FEATURES_VERSIONS,
     bid_feature_size,
+    card_parts,
     feature_size,
     play_features,
     turn_card,
@@ -32,7 +35,8 @@ from bela.engine import Match
 from bela.engine.actions import Play
 from bela.engine.cards import Card
 from bela.engine.enums import Phase
-from bela.engine.variants import VARIANTS
+from bela.engine.rules import play_table, trick_winner_index
+from bela.engine.variants import VARIANTS, get_variant
 from bela.engine.views import SeatView, seat_view
 from bela.solver.sampler import DealSampler, replay_view
 
@@ -62,15 +66,16 @@ def test_turning_suits_round_trips() -> None:
             assert turn_mask(1 << c, turn) == 1 << turn_card(c, turn)
 
 
+@pytest.mark.parametrize("version", FEATURES_VERSIONS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_features_are_the_view_only(variant: str) -> None:
+def test_features_are_the_view_only(variant: str, version: int) -> None:
     """Two deals that differ only in cards the seat cannot see give the same features: the
     other deal is drawn from the seat's view and the round replayed on it."""
     rng = random.Random(2)
     checked = 0
     for m, view in play_views(variant, 25, 5):
-        x, turn = play_features(view)
-        assert x.shape == (feature_size(variant),) and x.dtype == np.float32
+        x, turn = play_features(view, version)
+        assert x.shape == (feature_size(variant, version),) and x.dtype == np.float32
         assert turn == (view.contract if view.contract is not None and view.contract < 4
                         else 0)
         legal = {a.card for a in view.legal if isinstance(a, Play)}
@@ -79,15 +84,45 @@ def test_features_are_the_view_only(variant: str) -> None:
         assert m.round is not None
         if list(deal.hands) == list(m.round.hands):
             continue
-        other, _ = play_features(replay_view(view, deal))
+        other, _ = play_features(replay_view(view, deal), version)
         assert (x == other).all()
         checked += 1
     assert checked >= 10
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_version_2_parts_say_what_wins_and_where_cards_are(variant: str) -> None:
+    """The cards that take the trick now are those the engine's trick rule (R20) makes the
+    winner; every card of another seat's hand is among those it may hold, and every card
+    said to be surely held is in its hand (checked against the true deal)."""
+    n = get_variant(variant).seats
+    first = card_parts(variant, 1)
+    deduced = 0
+    for m, view in play_views(variant, 60, 7):
+        x, turn = play_features(view, 2)
+        assert view.seat is not None and m.round is not None
+
+        def part(k: int, x: np.ndarray = x, turn: int = turn) -> int:
+            bits = x[32 * k:32 * k + 32]
+            return sum(1 << unturn_card(i, turn) for i in np.flatnonzero(bits))
+
+        table = play_table(view.contract if view.contract is not None else 0)
+        trick = [c for _, c in view.trick]
+        wins = {a.card for a in view.legal if isinstance(a, Play) and trick
+                and trick_winner_index([*trick, a.card], table) == len(trick)}
+        assert part(first) == sum(1 << c for c in wins)
+        for r in range(1, n):
+            seat = (view.seat + r) % n
+            hand = m.round.hands[seat]
+            possible, certain = part(first + r), part(first + n - 1 + r)
+            assert hand & ~possible == 0 and certain & ~hand == 0
+            deduced += certain.bit_count()
+    assert deduced > 0
+
+
 def tiny_model(tmp_path: Path, variant: str, seed: int = 0) -> Path:
     rng = np.random.default_rng(seed)
-    meta = {"variant": variant, "scale": 100.0}
+    meta = {"variant": variant, "scale": 100.0, "features": FEATURES_VERSION}
     nets = {"play": Mlp.initial([feature_size(variant), 16, 32], rng, meta)}
     if variant != "bela3":
         nets["bid"] = Mlp.initial([bid_feature_size(variant), 8, 1], rng, meta)

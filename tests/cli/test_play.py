@@ -234,11 +234,12 @@ def test_a_bot_spec_with_settings_is_played_and_checked(tmp_path: Path) -> None:
     import numpy as np
 
     from bela.bots.learned import Mlp, save_models
-    from bela.bots.learned.features import feature_size
+    from bela.bots.learned.features import FEATURES_VERSION, feature_size
 
     path = tmp_path / "m.npz"
     save_models(path, {"play": Mlp.initial([feature_size("bela4"), 8, 32],
-                                           np.random.default_rng(0), {"variant": "bela4"})})
+                                           np.random.default_rng(0),
+                                           {"variant": "bela4", "features": FEATURES_VERSION})})
     result = run(["--all-bots", "--seed", "2", "--target", "101", "--bot",
                   f"learned:model={path}"])
     assert result.exit_code == 0, result.output

@@ -155,17 +155,17 @@ def test_side_suit_orders_rename_the_suits_of_a_position(variant: str) -> None:
     """Shuffling the side suits moves every card part, the per-suit counts and the card
     values together: the legal-card part still marks the cards that have values, and the
     count of unknown cards per suit still counts the unknown-card part."""
-    from bela.engine.variants import get_variant
+    from bela.bots.learned.features import suit_counts_index
 
     s = play_samples(variant, deals=3, seed=5)
-    masks = 5 + 4 * get_variant(variant).seats
+    counts = suit_counts_index(variant)
     orders = suit_orders(variant, "play")
     assert len({tuple(c) for c, _ in orders}) == 6
     for cols, outs in orders:
         x, v = s.x[:, cols].astype(np.float32), s.values[:, outs]
         assert ((x[:, 32:64] > 0.5) == ~np.isnan(v)).all()
         unknown = x[:, 64:96].reshape(-1, 4, 8).sum(axis=2) / 8
-        assert np.allclose(x[:, 32 * masks + 5:32 * masks + 9], unknown)
+        assert np.allclose(x[:, counts:counts + 4], unknown)
         assert (x[:, :8] == s.x[:, :8]).all()  # the trump suit stays
     for cols, outs in suit_orders(variant, "bid"):
         assert list(outs) == [0] and sorted(cols) == list(range(len(cols)))
@@ -187,3 +187,20 @@ def test_the_level_of_the_values_counts_less_than_their_differences() -> None:
     _, grads = loss_and_grads(net, x, out + 1.0, legal, level=0.1)
     _, plain = loss_and_grads(net, x, out + 1.0, legal)
     assert np.allclose(grads[-1], 0.1 * plain[-1], atol=1e-6)
+
+
+def test_a_folder_from_before_feature_versions_resumes_with_version_1(tmp_path: Path) -> None:
+    """A folder whose config.json keeps no feature version was trained on version 1: it
+    resumes with that layout (its positions have it), and a new folder takes today's."""
+    from dataclasses import asdict
+
+    from bela.bots.learned.features import FEATURES_VERSION
+    from bela.rl.train import TrainConfig, resolve_config
+
+    old = tmp_path / "old"
+    old.mkdir()
+    saved = asdict(TrainConfig(variant="bela2"))
+    del saved["features"]
+    (old / "config.json").write_text(json.dumps(saved))
+    assert resolve_config(old, {"iterations": 9}).features == 1
+    assert resolve_config(tmp_path / "new", {}).features == FEATURES_VERSION == 2

@@ -15,7 +15,7 @@ from server_helpers import guest, server
 from bela.bots import levels
 from bela.bots.learned import Mlp, save_models
 from bela.bots.learned import bot as learned_bot
-from bela.bots.learned.features import bid_feature_size, feature_size
+from bela.bots.learned.features import FEATURES_VERSION, bid_feature_size, feature_size
 
 ORDER = ["beginner", "club", "expert", "master"]
 
@@ -49,7 +49,7 @@ def test_without_measurements_the_levels_have_no_elo(tmp_path: Path,
 
 def _tiny_model(path: Path, variant: str) -> Path:
     rng = np.random.default_rng(0)
-    meta = {"variant": variant, "scale": 100.0}
+    meta = {"variant": variant, "scale": 100.0, "features": FEATURES_VERSION}
     nets = {"play": Mlp.initial([feature_size(variant), 16, 32], rng, meta)}
     if variant != "bela3":
         nets["bid"] = Mlp.initial([bid_feature_size(variant), 8, 1], rng, meta)

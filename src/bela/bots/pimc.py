@@ -171,7 +171,7 @@ class PimcBot:
         plays = [(s, c) for s, c in recent if s != me][-self.weigh:] if self.weigh else []
         if not plays:
             return [1.0] * len(deals)
-        from .learned.features import play_features, turn_card
+        from .learned.features import turn_card
 
         rows, picks = [], []
         for i, deal in enumerate(deals):
@@ -187,7 +187,7 @@ class PimcBot:
                     wanted.pop()
                     seen = seat_view(match, rnd.turn, rnd)
                     if sum(isinstance(a, Play) for a in seen.legal) > 1:
-                        x, turn = play_features(seen)
+                        x, turn = self.learned.features(seen)
                         legal = np.zeros(32, dtype=bool)
                         for a in seen.legal:
                             if isinstance(a, Play):

@@ -19,7 +19,8 @@ HELP = (
     "legal card in the true deal, and fits the network to the positions of the last "
     "--window iterations for --epochs passes. Everything is kept in FOLDER: run the same "
     "command again to resume after a stop, or with a larger --iterations to go on (the "
-    "schedule may change; the variant, network, window and seed stay the folder's). The "
+    "schedule may change; the variant, network, window, seed and feature layout stay the "
+    "folder's). The "
     "model to play is FOLDER/model.npz: bela play --bot learned:model=FOLDER/model.npz, or "
     "bela arena --bots learned:model=FOLDER/model.npz,pimc.")
 

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from ..bots import make_bot
 from ..bots.base import Bot
 from ..bots.learned.features import (
+    FEATURES_VERSION,
     bid_feature_size,
     bid_features,
     feature_size,
@@ -64,8 +65,8 @@ class Samples:
         return len(self.x)
 
     @staticmethod
-    def empty(variant: str) -> Samples:
-        return Samples(variant, np.zeros((0, feature_size(variant)), np.float16),
+    def empty(variant: str, features: int = FEATURES_VERSION) -> Samples:
+        return Samples(variant, np.zeros((0, feature_size(variant, features)), np.float16),
                        np.zeros((0, 32), np.float32),
                        np.zeros((0, bid_feature_size(variant)), np.float16),
                        np.zeros(0, np.float32))
@@ -97,16 +98,19 @@ class Samples:
 
 
 def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
-                 explore: float = 0.1, model: bytes | None = None) -> Samples:
+                 explore: float = 0.1, model: bytes | None = None,
+                 features: int = FEATURES_VERSION) -> Samples:
     """Play ``deals`` rounds of ``variant`` with ``bot`` at every seat (a bot spec) and keep
     every card decision with a choice, labelled by the solver (see the module docstring).
     ``model``: a learned model file's bytes for ``bot`` (``learned`` or a level), so a
-    worker on another machine needs no access to the trainer's files."""
+    worker on another machine needs no access to the trainer's files.  ``features``: the
+    layout of the feature rows (:data:`~bela.bots.learned.features.FEATURES_VERSION`)."""
     if model is not None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "model.npz"
             path.write_bytes(model)
-            return play_samples(variant, deals, seed, f"{bot}:model={path}", explore)
+            return play_samples(variant, deals, seed, f"{bot}:model={path}", explore,
+                                features=features)
     rng = random.Random(seed)
     solver = default_solver()
     judge = PimcBot(seed)
@@ -134,7 +138,7 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
                     bid_xs.append(bid_features(view, call.contract))
                     bid_ys.append(judge.margin(view, tuple(rnd.hands), call.contract))
             if rnd.phase == "play" and len(cards) > 1 and len(plays) == len(view.legal):
-                x, turn = play_features(view)
+                x, turn = play_features(view, features)
                 pos = Position.from_round(rnd)
                 sol = solver.solve(pos, line=False)
                 already = pos.taken[pos.teams[seat]]
@@ -149,7 +153,7 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
                     continue
             match.apply(bots[seat].act(view))
         played += 1
-    empty = Samples.empty(variant)
+    empty = Samples.empty(variant, features)
     return Samples(variant,
                    np.asarray(xs, dtype=np.float16) if xs else empty.x,
                    np.asarray(vals) if vals else empty.values,

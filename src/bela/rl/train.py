@@ -38,7 +38,15 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..bots.learned.features import FEATURES_VERSION, bid_feature_size, feature_size
+from ..bots.learned.bot import features_version
+from ..bots.learned.features import (
+    FEATURES_VERSION,
+    bid_feature_size,
+    card_parts,
+    feature_size,
+    raspas_index,
+    suit_counts_index,
+)
 from ..bots.learned.network import Array, Mlp, save_models
 from ..engine.variants import get_variant
 from .data import Samples, play_samples
@@ -49,8 +57,8 @@ BID_HIDDEN = [128, 64]
 LEVEL_WEIGHT = 0.1  # the card values' common level, against their differences
 
 
-def suit_orders(variant: str, net: str) -> list[tuple[npt.NDArray[np.intp],
-                                                     npt.NDArray[np.intp]]]:
+def suit_orders(variant: str, net: str, version: int = FEATURES_VERSION
+                ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
     """The six orders of the side suits 1..3 (suit 0 is the trump after the features'
     turn; in VC and BC every suit is alike), as column indices of the inputs and of the
     card outputs: the same position with its side suits renamed, which multiplies the
@@ -62,10 +70,9 @@ def suit_orders(variant: str, net: str) -> list[tuple[npt.NDArray[np.intp],
     """
     from itertools import permutations
 
-    seats = get_variant(variant).seats
     if net == "play":
-        size, masks, suit_parts = feature_size(variant), 5 + 4 * seats, 2
-        counts = 32 * masks + 5  # unknown cards per suit, then own cards per suit
+        size, masks, suit_parts = feature_size(variant, version), card_parts(variant, version), 2
+        counts = suit_counts_index(variant, version)  # unknown, then own cards per suit
     else:
         size, masks, suit_parts, counts = bid_feature_size(variant), 3, 0, 0
     out = []
@@ -123,6 +130,7 @@ class TrainConfig:
     explore: float = 0.1
     window: int = 3
     seed: int = 0
+    features: int = FEATURES_VERSION  # the inputs' layout (bela.bots.learned.features)
 
     def check(self) -> None:
         get_variant(self.variant)
@@ -134,7 +142,7 @@ class TrainConfig:
             raise TrainingError("hidden layers need at least one unit each")
 
 
-FIXED = ("variant", "hidden", "window", "seed")  # what a training folder keeps
+FIXED = ("variant", "hidden", "window", "seed", "features")  # what a training folder keeps
 
 
 def resolve_config(folder: Path, given: dict[str, Any]) -> TrainConfig:
@@ -146,7 +154,7 @@ def resolve_config(folder: Path, given: dict[str, Any]) -> TrainConfig:
     saved = folder / "config.json"
     if not saved.exists():
         return TrainConfig(**given)
-    stored = TrainConfig(**json.loads(saved.read_text()))
+    stored = TrainConfig(**{"features": 1, **json.loads(saved.read_text())})  # 1: kept none
     for key, value in given.items():
         if key in FIXED and value != getattr(stored, key):
             raise TrainingError(f"{folder} trains with {key} {getattr(stored, key)!r}, not "
@@ -244,19 +252,13 @@ def evaluate(net: Mlp, s: Samples) -> dict[str, float]:
     y = np.where(legal, s.values, 0.0)
     err = np.where(legal, pred - y, 0.0)
     rmse = float(np.sqrt((err * err).sum() / legal.sum()))
-    raspas = x[:, raspas_index(s.variant)] > 0.5
+    raspas = x[:, raspas_index(s.variant, features_version(net))] > 0.5
     sign = np.where(raspas, -1.0, 1.0)[:, None]
     chosen = np.argmax(np.where(legal, sign * pred, -np.inf), axis=1)
     best = np.max(np.where(legal, sign * y, -np.inf), axis=1)
     got = (sign[:, 0] * y[np.arange(len(y)), chosen])
     regret = best - got
     return {"rmse": rmse, "regret": float(regret.mean()), "best": float((regret <= 0).mean())}
-
-
-def raspas_index(variant: str) -> int:
-    """Where :func:`~bela.bots.learned.features.play_features` puts the raspas flag."""
-    n = get_variant(variant).seats
-    return 32 * (5 + 4 * n) + 3
 
 
 # -- the training folder ---------------------------------------------------------------------
@@ -288,7 +290,7 @@ class Trainer:
     # -- state ---------------------------------------------------------------------------------
     def _shapes(self) -> dict[str, list[int]]:
         cfg = self.config
-        shapes = {"play": [feature_size(cfg.variant), *cfg.hidden, 32]}
+        shapes = {"play": [feature_size(cfg.variant, cfg.features), *cfg.hidden, 32]}
         if not get_variant(cfg.variant).discards:  # as pimc: bela3 bids by the heuristic
             shapes["bid"] = [bid_feature_size(cfg.variant), *BID_HIDDEN, 1]
         return shapes
@@ -305,7 +307,7 @@ class Trainer:
         for k, (name, sizes) in enumerate(self._shapes().items()):
             meta = {"variant": cfg.variant, "scale": SCALE, "net": name,
                     "inputs": "play_features" if name == "play" else "bid_features",
-                    "features": FEATURES_VERSION}
+                    "features": cfg.features}
             if state is None or f"{name}.w0" not in state:
                 net = Mlp.initial(sizes, np.random.default_rng(cfg.seed + k), meta)
                 adams[name] = Adam(net, cfg.lr)
@@ -372,12 +374,14 @@ class Trainer:
     def _play(self, todo: list[tuple[Path, int, int]], bot: str, model: bytes | None
               ) -> Iterator[tuple[Path, int, Samples]]:
         cfg = self.config
-        args = [(cfg.variant, n, seed, bot, cfg.explore, model) for _, n, seed in todo]
+        args = [(cfg.variant, n, seed, bot, cfg.explore, model, cfg.features)
+                for _, n, seed in todo]
         if self.ray:
             import ray
 
-            # all six parameters: else ray.remote's overloads take a shorter form
-            fn: Callable[[str, int, int, str, float, bytes | None], Samples] = play_samples
+            # all seven parameters: else ray.remote's overloads take a shorter form
+            fn: Callable[[str, int, int, str, float, bytes | None, int], Samples] = (
+                play_samples)
             task = ray.remote(fn)
             refs = {task.remote(*a): c for a, c in zip(args, todo, strict=True)}
             pending = list(refs)
@@ -410,8 +414,8 @@ class Trainer:
                 (held if k % 20 == 1 else train).append(Samples.load(path))
         if not train:
             raise TrainingError("no positions to train on")
-        return Samples.join(train), (Samples.join(held) if held
-                                     else Samples.empty(self.config.variant))
+        return Samples.join(train), (Samples.join(held) if held else
+                                     Samples.empty(self.config.variant, self.config.features))
 
     # -- fitting -------------------------------------------------------------------------------
     def _epoch(self, name: str, x16: npt.NDArray[np.float16], values: Array,
@@ -421,7 +425,7 @@ class Trainer:
         loss of the pass (in the fitted units)."""
         cfg = self.config
         net, adam = self.nets[name], self.adams[name]
-        orders = suit_orders(cfg.variant, name)
+        orders = suit_orders(cfg.variant, name, cfg.features)
         order = rng.permutation(len(x16))
         batches = (len(x16) + cfg.batch - 1) // cfg.batch
         total = 0.0

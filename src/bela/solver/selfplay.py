@@ -130,6 +130,29 @@ def _greedy(legal: int, pos: int, win: int, same_team: bool, misere: int,
 
 
 @njit
+def _renumber(mask: int, numbering: np.ndarray) -> int:
+    """A card mask with every card ``c`` moved to ``numbering[c]``."""
+    out = 0
+    while mask != 0:
+        bit = mask & -mask
+        mask ^= bit
+        out |= 1 << numbering[low_index(bit)]
+    return out
+
+
+@njit
+def _join_trick(c: int, seat: int, pos: int, lead: int, win: int, wseat: int,
+                R: np.ndarray) -> tuple[int, int, int]:
+    """Card ``c`` of ``seat`` joins the trick at place ``pos``: the led suit, the winning
+    card and its seat after it (R20)."""
+    if pos == 0:
+        return c >> 3, c, seat
+    if (R[R_BEATS + win] >> c) & 1:
+        return lead, c, seat
+    return lead, win, wseat
+
+
+@njit
 def _simulate(H: np.ndarray, contracts: np.ndarray, leaders: np.ndarray, trick: np.ndarray,
               teams: np.ndarray, raspas: np.ndarray, points: np.ndarray, tricks: np.ndarray,
               RT: np.ndarray, TK: np.ndarray, TE: np.ndarray, policy: int, seed: int,
@@ -153,14 +176,8 @@ def _simulate(H: np.ndarray, contracts: np.ndarray, leaders: np.ndarray, trick: 
         te = TE[ci]
         left = 0
         for s in range(n):
-            m = H[b, s]
-            k = 0
-            while m != 0:
-                bit = m & -m
-                m ^= bit
-                k |= 1 << tk[low_index(bit)]
-            h[s] = k
-            left += popcount(k)
+            h[s] = _renumber(H[b, s], tk)
+            left += popcount(h[s])
         seat = leaders[b]
         pos = 0
         lead = -1
@@ -172,13 +189,7 @@ def _simulate(H: np.ndarray, contracts: np.ndarray, leaders: np.ndarray, trick: 
             if e < 0:
                 break
             c = tk[e]
-            if pos == 0:
-                lead = c >> 3
-                win = c
-                wseat = seat
-            elif (R[R_BEATS + win] >> c) & 1:
-                win = c
-                wseat = seat
+            lead, win, wseat = _join_trick(c, seat, pos, lead, win, wseat, R)
             tpts += R[R_POINTS + c]
             pos += 1
             seat = seat + 1 if seat + 1 < n else 0
@@ -205,23 +216,11 @@ def _simulate(H: np.ndarray, contracts: np.ndarray, leaders: np.ndarray, trick: 
             if record:
                 cards[b, i] = te[c]
                 if record > 1:
-                    m = legal
-                    k = 0
-                    while m != 0:
-                        bit = m & -m
-                        m ^= bit
-                        k |= 1 << te[low_index(bit)]
-                    legal_out[b, i] = k
+                    legal_out[b, i] = _renumber(legal, te)
             i += 1
             h[seat] ^= 1 << c
             left -= 1
-            if pos == 0:
-                lead = c >> 3
-                win = c
-                wseat = seat
-            elif (R[R_BEATS + win] >> c) & 1:
-                win = c
-                wseat = seat
+            lead, win, wseat = _join_trick(c, seat, pos, lead, win, wseat, R)
             tpts += R[R_POINTS + c]
             if pos == n - 1:  # the trick is complete: its winner leads next (R16, R20)
                 points[b, wseat] += tpts + (LAST_TRICK if left == 0 else 0)

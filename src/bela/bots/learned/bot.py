@@ -43,7 +43,7 @@ from ...engine.enums import Phase
 from ...engine.views import SeatView
 from ..heuristic import HeuristicBot
 from .features import (
-    FEATURES_VERSION,
+    FEATURES_VERSIONS,
     bid_feature_size,
     bid_features,
     feature_size,
@@ -64,6 +64,11 @@ def load_model(path: str) -> dict[str, Mlp]:
     return load_models(path)
 
 
+def features_version(net: Mlp) -> int:
+    """The layout of a network's inputs (models written before versions were kept: 1)."""
+    return int(net.meta.get("features", 1))
+
+
 def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
     """The networks to play ``variant`` with (``play``, and ``bid`` where trained): the
     model file ``path``, else the one shipped; checked to fit the variant."""
@@ -71,11 +76,13 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
     if path is None and not Path(where).exists():
         raise ModelError(f"no learned model is shipped for {variant}")
     nets = load_model(where)
-    sizes = {"play": (feature_size(variant), 32), "bid": (bid_feature_size(variant), 1)}
     for name, net in nets.items():
-        if net.meta.get("features", FEATURES_VERSION) != FEATURES_VERSION:
+        version = features_version(net)
+        if version not in FEATURES_VERSIONS:
             raise ModelError(f"the model {where} was trained on features of version "
-                             f"{net.meta['features']}, this bela has {FEATURES_VERSION}")
+                             f"{version}, this bela reads {FEATURES_VERSIONS}")
+        sizes = {"play": (feature_size(variant, version), 32),
+                 "bid": (bid_feature_size(variant), 1)}
         inputs, outputs = sizes.get(name, (-1, -1))
         if (net.meta.get("variant") != variant or net.sizes[0] != inputs
                 or net.sizes[-1] != outputs):
@@ -111,7 +118,7 @@ class LearnedBot:
         """The network's value of each legal card: the points the seat's side takes from
         here to the end of the round (lower is better in raspas)."""
         net = model_for(view.variant, self.model)["play"]
-        x, turn = play_features(view)
+        x, turn = self.features(view)
         out = net.forward(x[None, :])[0] * float(net.meta.get("scale", 100.0))
         cards = sorted({a.card for a in view.legal if isinstance(a, Play)})
         values = {}
@@ -120,6 +127,12 @@ class LearnedBot:
             if card in cards:
                 values[Card(card)] = float(out[i])
         return values
+
+    def features(self, view: SeatView) -> tuple[np.ndarray, int]:
+        """The card-play network's inputs for ``view`` (in its model's layout) and the
+        suit turn (:func:`~.features.play_features`)."""
+        net = model_for(view.variant, self.model)["play"]
+        return play_features(view, features_version(net))
 
     def call_margins(self, view: SeatView) -> dict[Call, float]:
         """The bid network's margin of each contract the seat may order (points: the

@@ -16,8 +16,15 @@ hold (R17-R19 inferences, from the engine), its shown declaration cards not yet 
 Then, in this order: the contract kind (suit, VC, BC), raspas, the current trick's points,
 the unknown and the own cards per suit, the own hand's size, the caller (per seat, or
 none), the number of cards in the trick, the seat winning it (or none), card points and
-tricks per side.  Not encoded yet: the cards a bela, an announced declaration's top or a
-swap of the face-up card tell about a hand (they stay unknown).
+tricks per side.  Version 2 adds, after those card parts: the legal cards that would take
+the trick in progress if played now (R20), and per other seat the cards it may still hold
+(unknown and not ruled out, or shown) and the cards it surely holds (shown, or the only seat
+that may hold an unknown card when the other hands hold every unknown card, or a hand that
+may hold no more cards than its size).  Not encoded yet: the cards a bela, an announced
+declaration's top or a swap of the face-up card tell about a hand (they stay unknown).
+
+A model keeps the version of its features (its ``features`` metadata); the bot reads a
+view with that version's layout, so models of either version play.
 
 >>> from bela.engine import Match
 >>> from bela.engine.views import seat_view
@@ -43,16 +50,36 @@ from ...engine.variants import get_variant
 from ...engine.views import SeatView
 
 FULL = (1 << 32) - 1
-FEATURES_VERSION = 1  # kept in a model's metadata: a model fits only its own layout
+FEATURES_VERSION = 2  # what bela train writes; kept in a model's metadata
+FEATURES_VERSIONS = (1, 2)  # the layouts models may have
 _SCALARS = 3 + 1 + 1 + 8 + 1  # contract kind, raspas, trick points, suit counts, hand size
 
 
+def card_parts(variant: str, version: int = FEATURES_VERSION) -> int:
+    """How many 32-card parts open :func:`play_features`' vector (the scalars follow)."""
+    if version not in FEATURES_VERSIONS:
+        raise ValueError(f"unknown feature version {version} (known: {FEATURES_VERSIONS})")
+    n = get_variant(variant).seats
+    return 5 + 4 * n + (1 + 2 * (n - 1) if version >= 2 else 0)
+
+
 @cache
-def feature_size(variant: str) -> int:
+def feature_size(variant: str, version: int = FEATURES_VERSION) -> int:
     """The length of :func:`play_features`' vector for ``variant``."""
     v = get_variant(variant)
     n, s = v.seats, v.sides
-    return 32 * (5 + 4 * n) + _SCALARS + (n + 1) + n + (n + 1) + 2 * s
+    return 32 * card_parts(variant, version) + _SCALARS + (n + 1) + n + (n + 1) + 2 * s
+
+
+def raspas_index(variant: str, version: int = FEATURES_VERSION) -> int:
+    """Where :func:`play_features` puts the raspas flag."""
+    return 32 * card_parts(variant, version) + 3
+
+
+def suit_counts_index(variant: str, version: int = FEATURES_VERSION) -> int:
+    """Where :func:`play_features` puts the unknown cards per suit (the own cards per suit
+    follow)."""
+    return 32 * card_parts(variant, version) + 5
 
 
 def turn_mask(mask: int, turn: int) -> int:
@@ -87,7 +114,8 @@ def _bits(masks: list[int]) -> npt.NDArray[np.float32]:
     return np.unpackbits(raw, bitorder="little").astype(np.float32)
 
 
-def play_features(view: SeatView) -> tuple[npt.NDArray[np.float32], int]:
+def play_features(view: SeatView, version: int = FEATURES_VERSION
+                  ) -> tuple[npt.NDArray[np.float32], int]:
     """The feature vector of a seat's view in the play phase and the suit turn used."""
     if view.seat is None or view.contract is None:
         raise ValueError("the learned bot's features need a seat's view of the card play")
@@ -106,7 +134,7 @@ def play_features(view: SeatView) -> tuple[npt.NDArray[np.float32], int]:
         card = getattr(a, "card", None)
         if card is not None:
             legal |= 1 << card
-    legal = t(legal)
+    legal_real, legal = legal, t(legal)
     played = [0] * n
     for cards, _ in view.tricks:
         for seat, c in cards:
@@ -153,7 +181,12 @@ def play_features(view: SeatView) -> tuple[npt.NDArray[np.float32], int]:
     masks += [t(trick[q]) for q in rel]
     masks += [t(view.ruled_out[q].mask) for q in rel]
     masks += [t(shown[q]) for q in rel]
-    out = np.zeros(feature_size(view.variant), dtype=np.float32)
+    if version >= 2:
+        masks.append(t(_wins_now(view, legal_real)))
+        possible, certain = _holders(view, me, unknown, shown)
+        masks += [t(possible[q]) for q in rel[1:]]
+        masks += [t(certain[q]) for q in rel[1:]]
+    out = np.zeros(feature_size(view.variant, version), dtype=np.float32)
     k = 32 * len(masks)
     out[:k] = _bits(masks)
     out[k + (0 if contract < 4 else contract - 3)] = 1.0
@@ -180,6 +213,42 @@ def play_features(view: SeatView) -> tuple[npt.NDArray[np.float32], int]:
         out[k + i] = view.card_points[(side + i) % s] / 162
         out[k + s + i] = view.tricks_won[(side + i) % s] / 12
     return out, turn
+
+
+def _wins_now(view: SeatView, legal: int) -> int:
+    """The legal cards that would take the trick in progress if played now (R20); none
+    when leading."""
+    if not view.trick or view.contract is None:
+        return 0
+    winning = dict(view.trick)[view.trick_winner] if view.trick_winner is not None else (
+        view.trick[0][1])
+    return legal & play_table(view.contract).beats[winning]
+
+
+def _holders(view: SeatView, me: int, unknown: int, shown: list[int]
+             ) -> tuple[list[int], list[int]]:
+    """Per seat, the cards it may still hold and those it surely holds (see the module
+    docstring); the viewer's (``me``) own entries are empty."""
+    n = len(view.hand_sizes)
+    possible = [0 if q == me else (unknown & ~view.ruled_out[q].mask) | shown[q]
+                for q in range(n)]
+    certain = list(shown)
+    certain[me] = 0
+    others = sum(view.hand_sizes[q] for q in range(n) if q != me)
+    everything_held = others == unknown.bit_count() + sum(
+        shown[q].bit_count() for q in range(n) if q != me)
+    for q in range(n):
+        if q == me:
+            continue
+        if possible[q].bit_count() <= view.hand_sizes[q]:
+            certain[q] |= possible[q]
+        if everything_held:
+            elsewhere = 0
+            for o in range(n):
+                if o not in (q, me):
+                    elsewhere |= possible[o]
+            certain[q] |= possible[q] & ~elsewhere
+    return possible, certain
 
 
 # -- bidding ---------------------------------------------------------------------------------
