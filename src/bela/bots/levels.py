@@ -37,7 +37,7 @@ LEVELS: dict[str, str] = {
 ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 74, "expert": 176, "master": 263},
     "bela3": {"beginner": 0, "club": 76, "expert": 156},
-    "bela2": {"beginner": 0, "club": 66, "expert": 228, "master": 272},
+    "bela2": {"beginner": 0, "club": 81, "expert": 249, "master": 305},
     "belot2": {"beginner": 0, "club": 93, "expert": 255, "master": 328},
 }
 
