@@ -179,3 +179,38 @@ def test_pimc_budget_stops_the_solving(monkeypatch: pytest.MonkeyPatch) -> None:
     calls.clear()
     PimcBot(0, samples=5).card_values(view)
     assert len(calls) == 5
+
+
+def test_pimc_node_budget_stops_the_solving(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The work budget: it stops drawing once the solves so far visited ``nodes`` search
+    nodes (after ``min_samples`` deals), and, unlike the time budget, plays the same
+    whatever the machine's speed."""
+    from bela.solver.dd import Solver
+
+    visited: list[int] = []
+    real = Solver.solve
+
+    def counted(self: Solver, *args: object, **kwargs: object) -> object:
+        solution = real(self, *args, **kwargs)  # type: ignore[arg-type]
+        visited.append(solution.nodes)
+        return solution
+
+    monkeypatch.setattr(Solver, "solve", counted)
+    view = card_decisions("bela4", 1)[0]
+    free = PimcBot(0, samples=12).card_values(view)
+    per_deal = list(visited)
+    assert len(per_deal) == 12 and min(per_deal) > 0
+    budget = sum(per_deal[:5]) - 1  # reached by the fifth deal's solve
+    for min_samples, solves in ((2, 5), (7, 7)):
+        visited.clear()
+        values = PimcBot(0, samples=12, nodes=budget, min_samples=min_samples).card_values(view)
+        assert visited == per_deal[:solves]
+        assert values == PimcBot(0, samples=solves).card_values(view)
+    visited.clear()
+    assert PimcBot(0, samples=12, nodes=10**12).card_values(view) == free
+
+
+@pytest.mark.parametrize("settings", [{"samples": 0}, {"min_samples": 0}, {"nodes": 0}])
+def test_pimc_refuses_budgets_below_one(settings: dict[str, int]) -> None:
+    with pytest.raises(ValueError, match=">= 1"):
+        PimcBot(0, **settings)  # type: ignore[arg-type]

@@ -8,7 +8,8 @@ beginner    ``learned:temperature=12,forget=0.5``   often keeps a plausible but 
 club        ``learned:temperature=4,forget=0.15``   a close second card now and then, a
                                                     missed count now and then
 expert      ``learned``                             the network's best card, every time
-master      ``pimc:prior=learned``                  search over sampled deals with the
+master      ``pimc:prior=learned,samples=64,        search over up to 64 sampled deals
+            nodes=4000000``                         (4 million solver nodes) with the
                                                     network as prior and opponent model
 =========== ======================================= =====================================
 
@@ -30,7 +31,7 @@ LEVELS: dict[str, str] = {
     "beginner": "learned:temperature=12,forget=0.5",
     "club": "learned:temperature=4,forget=0.15",
     "expert": "learned",
-    "master": "pimc:prior=learned",
+    "master": "pimc:prior=learned,samples=64,nodes=4000000",
 }
 
 # Elo over ``beginner`` per variant, from the arena (see the README's strength table).
