@@ -273,6 +273,28 @@ def test_hints_are_refused_at_rated_tables_and_against_people(client: Any) -> No
     assert client.get("/api/tables/nope/hint", headers=h).status_code == 404
 
 
+def test_hints_wait_for_the_players_turn_at_a_running_table(tmp_path: Path) -> None:
+    """409 ``not_running`` before the match starts, ``not_your_turn`` while a bot is to
+    act (its move held back by ``bot_delay``), and the hint once the turn is the player's."""
+    record = example("bela4-pass-with-bela")
+    with server(tmp_path, analysis_workers=1, bot_delay=60) as c:
+        _, h = guest(c, "fay")
+        waiting = table_with(c, "bela2", [h], bots=True)
+        r = c.get(f"/api/tables/{waiting}/hint", headers=h)
+        assert r.status_code == 409 and r.json()["error"]["code"] == "not_running"
+        assert position(c, record, 0, 9).json()["turn"] == 1
+        r = c.post("/api/analysis/play-on", headers=h,
+                   json={"record": record, "round": 0, "step": 9, "seat": 0})
+        assert r.status_code == 200, r.text
+        tid = r.json()["id"]
+        r = c.get(f"/api/tables/{tid}/hint", headers=h)
+        assert r.status_code == 409 and r.json()["error"]["code"] == "not_your_turn"
+        r = c.post("/api/analysis/play-on", headers=h,
+                   json={"record": record, "round": 0, "step": 9, "seat": 1})
+        r = c.get(f"/api/tables/{r.json()['id']}/hint", headers=h)
+        assert r.status_code == 200 and r.json()["seat"] == 1, r.text
+
+
 def test_a_finished_play_on_counts_in_no_ones_stats(client: Any) -> None:
     """A play-on's log starts with rounds played elsewhere: when it ends, no line is
     written for its players (its wins and points were not all won there)."""
