@@ -206,3 +206,44 @@ def test_a_killed_worker_is_replaced_and_the_table_goes_on(
     assert pool.restarts == restarts + 1
     assert "a bot worker process died" in caplog.text and "BrokenProcessPool" in caplog.text
     assert pool.pids() and old not in pool.pids()  # the new worker took over
+
+
+# -- a killed server ---------------------------------------------------------------------------
+SERVER_WITH_POOL = """
+import os, sys, time
+from bela.server.analysis import Pool
+from bela.server.botpool import BotPool
+pool = BotPool(1) if sys.argv[1] == "bots" else Pool(1, 0)
+pool.start()
+print(pool._executor.submit(os.getpid).result(), flush=True)
+time.sleep(600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """Has the process ended (gone, or a zombie its new parent has not reaped yet)?"""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "State:\tZ" in status
+
+
+@pytest.mark.parametrize("pool", ["bots", "analysis"])
+def test_a_server_killed_with_sigkill_leaves_no_worker_behind(pool: str) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", SERVER_WITH_POOL, pool],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        worker = int(proc.stdout.readline())
+        assert worker != proc.pid and not _gone(worker)
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 30
+    while not _gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(worker)

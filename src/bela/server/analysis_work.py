@@ -65,9 +65,13 @@ class Refusal(Exception):
 
 # -- the worker ----------------------------------------------------------------------------
 def init() -> None:
-    """The initializer of a worker process: the solver's kernels loaded (or compiled, the
+    """The initializer of a worker process: its end with the server's (a server killed
+    with SIGKILL leaves no worker behind), the solver's kernels loaded (or compiled, the
     first time after an install) before the first job."""
     from ..solver.warm import warm_up
+    from .botpool import end_with_server
+
+    end_with_server()
 
     warm_up()
 

@@ -83,11 +83,7 @@ def init(extra: Mapping[str, Callable[..., Bot]] | None = None) -> None:
     the worker's end with the server's (a server killed with SIGKILL leaves no worker
     behind), ``extra`` bots registered by name (see :class:`BotPool`), every bot's module
     imported and the solver's kernels loaded (compiled, the first time after an install)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_end_with, args=(parent,), name="parent watch",
-                         daemon=True).start()
+    end_with_server()
     if extra:
         BOTS.update(extra)
     for name in list(BOTS):
@@ -100,6 +96,16 @@ def init(extra: Mapping[str, Callable[..., Bot]] | None = None) -> None:
     except ImportError:  # no numpy: no search bot either
         return
     warm_up()
+
+
+def end_with_server() -> None:
+    """In a worker process (bot or analysis): Ctrl-C left to the server, which stops its
+    pools, and the process's end with the server's, even a server killed with SIGKILL."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent,), name="parent watch",
+                         daemon=True).start()
 
 
 def _end_with(parent: multiprocessing.process.BaseProcess) -> None:
