@@ -430,3 +430,50 @@ def test_redis_restart_loses_nothing(site: Site) -> None:
     for p in seats:
         for run in p.runs:
             assert run == list(range(run[0], run[0] + len(run))) if run else True
+
+
+def test_logout_everywhere_closes_the_sockets_of_every_instance(site: Site) -> None:
+    """A player logs out everywhere through one instance: his WebSockets at the others, at
+    a table one of them runs and relayed from a third, are closed with 4401."""
+    import httpx
+
+    from bela.server.accounts import REVOKED
+
+    first, runner, relay = (inst.url for inst in site.instances)
+
+    async def scenario() -> list[int | None]:
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import ConnectionClosed
+
+        async with httpx.AsyncClient(timeout=10) as http:
+            token = (await http.post(f"{runner}/api/guests", json={"name": "Vesna"})
+                     ).json()["token"]
+            head = {"Authorization": f"Bearer {token}"}
+            r = await http.post(f"{runner}/api/accounts", headers=head,
+                                json={"password": "lozinka-za-belu-7"})
+            assert r.status_code == 200, r.text
+            r = await http.post(f"{runner}/api/tables", headers=head,
+                                json={"variant": "bela2", "seat": 0})
+            assert r.status_code == 200, r.text
+            tid = r.json()["id"]
+            assert _owner(site, tid) == site.instances[1].name
+            codes: list[int | None] = []
+            sockets = [connect(f"{url.replace('http://', 'ws://')}/ws/tables/{tid}"
+                               f"?token={token}", open_timeout=5, ping_interval=None)
+                       for url in (runner, relay)]
+            async with sockets[0] as here, sockets[1] as relayed:
+                for ws in (here, relayed):
+                    assert json.loads(await ws.recv())["type"] == "welcome"
+                r = await http.post(f"{first}/api/logout-all", headers=head)
+                assert r.status_code == 200, r.text
+                for ws in (here, relayed):
+                    try:
+                        while True:  # the table's state, then the close
+                            await asyncio.wait_for(ws.recv(), 10)
+                    except ConnectionClosed:
+                        codes.append(ws.close_code)
+                    except TimeoutError:  # still open
+                        codes.append(None)
+            return codes
+
+    assert asyncio.run(scenario()) == [REVOKED, REVOKED]

@@ -169,17 +169,13 @@ async def _attempt(shared: _Shared, key: str) -> None:
     await shared.limits.hit("login_attempts", key[:MAX_KEY + 1])
 
 
-def _close_sockets(request: Request, player_id: str) -> int:
-    """Close the player's WebSockets held by this process (at the tables run here, and
-    those relayed to tables another instance runs) with :data:`REVOKED`; how many."""
-    closed = _lobby(request).hub.close_player(player_id, REVOKED)
+async def _close_sockets(request: Request, player_id: str) -> int:
+    """Close the player's WebSockets with :data:`REVOKED`: those this process holds, and
+    in a cluster those of every other instance too; how many were closed here."""
     cluster: Cluster | None = request.app.state.router.cluster
-    if cluster is not None:
-        for relay in list(cluster.relays.values()):
-            if relay.conn.player_id == player_id and not relay.conn.closed:
-                relay.conn.close(REVOKED)
-                closed += 1
-    return closed
+    if cluster is None:
+        return _lobby(request).hub.close_player(player_id, REVOKED)
+    return await cluster.close_player_everywhere(player_id, REVOKED)
 
 
 @router.post("/api/accounts")
@@ -239,11 +235,11 @@ async def logout(p: Player, request: Request,
 
 @router.post("/api/logout-all")
 async def logout_all(p: Player, request: Request) -> dict[str, Any]:
-    """Every token of the account stops working, this one too, and its WebSockets here are
-    closed (a lost phone, a shared computer)."""
+    """Every token of the account stops working, this one too, and its WebSockets are
+    closed, on every instance of a cluster (a lost phone, a shared computer)."""
     _account_only(p, "logging out everywhere")
     _lobby(request).store.drop_tokens(p["id"])
-    closed = _close_sockets(request, p["id"])
+    closed = await _close_sockets(request, p["id"])
     log.info("player %s logged out everywhere (%d connections closed)", p["id"], closed)
     return {"ok": True}
 
@@ -251,7 +247,7 @@ async def logout_all(p: Player, request: Request) -> dict[str, Any]:
 @router.post("/api/players/me/password")
 async def change_password(body: PasswordIn, p: Player, request: Request) -> dict[str, Any]:
     """A new password: every token of the account stops working but the one answered,
-    which replaces the one sent, and the player's WebSockets here are closed (his browser
+    which replaces the one sent, and the player's WebSockets are closed (his browser
     connects again with the new token).  The check of ``old`` counts as a login attempt of
     the name."""
     _account_only(p, "changing a password")
@@ -262,6 +258,6 @@ async def change_password(body: PasswordIn, p: Player, request: Request) -> dict
             or not await shared.passwords.verify(store.password_hash(p["id"]), body.old)):
         raise _bad_login("the old password is wrong")
     token = store.change_password(p["id"], await shared.passwords.hash(body.new))
-    closed = _close_sockets(request, p["id"])
+    closed = await _close_sockets(request, p["id"])
     log.info("player %s changed his password (%d connections closed)", p["id"], closed)
     return {"player_id": p["id"], "name": p["name"], "token": token, "account": True}

@@ -15,6 +15,9 @@ rebuilt by them when Redis restarts empty:
   table (a REST change, a WebSocket joining, acting, syncing, leaving) and their replies,
   and the messages for connections one instance holds at tables another runs, batched per
   instance in the order they were made.
+- **Everyone** (pub/sub channel ``bela:everyone``): what every instance must do, heard by
+  all: a player logged out everywhere (or his password changed) has his WebSockets closed
+  on every instance, not only on the one that took the request.
 - **The lobby list**: each listed table's summary (``bela:summary:<table>``, refreshed with
   the leases, gone when its instance dies) in a sorted set by creation time.
 - **Instances** (``bela:instance:<id>`` = the epoch of its inbox subscription): a connection
@@ -81,6 +84,7 @@ return 0
 """
 
 LISTED = "bela:listed"
+EVERYONE = "bela:everyone"  # the channel every instance hears
 
 
 def lease_key(table_id: str) -> str:
@@ -581,6 +585,31 @@ class Cluster:
         with contextlib.suppress(Refused, Moved):
             await relay.call("part")
 
+    # -- a player's connections everywhere ------------------------------------------------
+    def close_player(self, player_id: str, code: int) -> int:
+        """Close the player's WebSockets held here, at tables run here and relayed to
+        tables run elsewhere, with ``code``; how many."""
+        closed = self.lobby.hub.close_player(player_id, code)
+        for relay in list(self.relays.values()):
+            if relay.conn.player_id == player_id and not relay.conn.closed:
+                relay.conn.close(code)
+                closed += 1
+        return closed
+
+    async def close_player_everywhere(self, player_id: str, code: int) -> int:
+        """:meth:`close_player` here and at every other instance (told on
+        :data:`EVERYONE`); how many were closed here.  Redis out of reach: logged, and the
+        other instances' connections stay open until they are next made."""
+        closed = self.close_player(player_id, code)
+        msg = {"k": "close_player", "from": self.id, "player": player_id, "code": code}
+        try:
+            await self.redis.publish(EVERYONE, json.dumps(msg))
+        except (RedisError, OSError) as exc:
+            self.metrics.errors.labels(kind="cluster").inc()
+            log.warning("the other instances could not be told to close player %s's "
+                        "connections (%s)", player_id, type(exc).__name__)
+        return closed
+
     # -- the inbox -------------------------------------------------------------------------
     async def _listen(self) -> None:
         """Read the inbox; when the subscription breaks, every relayed connection is closed
@@ -589,7 +618,7 @@ class Cluster:
         while True:
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(inbox(self.id))
+                await pubsub.subscribe(inbox(self.id), EVERYONE)
                 self.epoch = secrets.token_hex(6)
                 await self.redis.set(instance_key(self.id), self.epoch, px=self.ttl_ms)
                 self._subscribed.set()
@@ -637,6 +666,11 @@ class Cluster:
                 reply.set_result(msg)
         elif kind == "call":
             self._job(self._answer(msg))
+        elif kind == "close_player" and msg["from"] != self.id:
+            closed = self.close_player(msg["player"], msg["code"])
+            if closed:
+                log.info("player %s's %d connections closed here (asked by %s)",
+                         msg["player"], closed, msg["from"])
 
     def _job(self, work: Awaitable[None]) -> None:
         async def run() -> None:
