@@ -41,6 +41,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
 from .models import (
+    BOARD_RATING,
     actions,
     match_players,
     pads,
@@ -644,8 +645,7 @@ class Database:
                 .where(ratings.c.variant == variant, listed))
         with self.begin() as conn:
             total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
-            rows = conn.execute(base.order_by((ratings.c.mu - 3 * ratings.c.sigma).desc(),
-                                              ratings.c.entry)
+            rows = conn.execute(base.order_by(BOARD_RATING.desc(), ratings.c.entry)
                                 .limit(limit).offset(offset)).all()
         return [dict(r._mapping) for r in rows], int(total)
 

@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    literal_column,
 )
 
 metadata = MetaData()
@@ -108,6 +109,11 @@ ratings = Table(
     Column("wins", Integer, nullable=False, default=0, server_default="0"),
     Column("updated_at", DateTime(timezone=True), nullable=True),
 )
+
+# the leaderboard's order, the conservative rating mu - 3 sigma: the 3 a literal, so that the
+# query's expression is the index's and the database reads a page off the index
+BOARD_RATING = ratings.c.mu - literal_column("3") * ratings.c.sigma
+Index("ix_ratings_board", ratings.c.variant, BOARD_RATING.desc(), ratings.c.entry)
 
 # one row per seat of a finished match: result, stats, and the rating it moved
 match_players = Table(
