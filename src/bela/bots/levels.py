@@ -36,10 +36,10 @@ LEVELS: dict[str, str] = {
 
 # Elo over ``beginner`` per variant, from the arena (see the README's strength table).
 ELO: dict[str, dict[str, int]] = {
-    "bela4": {"beginner": 0, "club": 74, "expert": 176, "master": 263},
+    "bela4": {"beginner": 0, "club": 74, "expert": 176, "master": 279},
     "bela3": {"beginner": 0, "club": 76, "expert": 156},
-    "bela2": {"beginner": 0, "club": 81, "expert": 249, "master": 305},
-    "belot2": {"beginner": 0, "club": 93, "expert": 255, "master": 328},
+    "bela2": {"beginner": 0, "club": 81, "expert": 249, "master": 320},
+    "belot2": {"beginner": 0, "club": 93, "expert": 255, "master": 339},
 }
 
 
