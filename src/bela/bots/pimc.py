@@ -24,14 +24,24 @@ whichever comes first, after at least ``min_samples`` deals.  Without a time bud
 depends only on the seed and the view, so arena results are reproducible; the work budget
 keeps that while it bounds the slow decisions (the first tricks of a full deal).
 
+What a deal's card is worth (``objective``): ``points``, the card points the seat's side
+takes in the solved line; or ``score`` (the variants of two sides, not in raspas), what the
+round then writes for that side less what it writes for the other (R21-R23, belot2 R34-R37):
+the declarations and bela of the view, or at the first trick those of the deal's hands, and
+a fall when the caller does not pass.  The solved line stays the best (more points never
+score less, but for the first points of a side without a trick, R15); the mean weighs the
+few points that decide a fall as what they are worth, and points that change nothing as
+nothing.  Equal scores go to the card with more points.
+
 With ``prior=learned`` the learned bot's network (:mod:`bela.bots.learned`, ``model=PATH``
 for another model file) joins the search twice.  As the *opponent model*: each sampled deal
 is weighted by how likely the other seats' last plays (up to ``weigh`` cards: the current
 trick's, else the last trick's) are under the network for the hands that deal gives them,
 each seat's view rebuilt at the moment it played (a softmax of its card values, ``temperature``
 points).  As the *prior*: the network's value of each card (its differences from the other
-cards, around the search's mean) counts as ``prior_weight`` further deals in the mean, which
-steadies the estimate when few deals are drawn.
+cards, around each drawn deal's mean, valued as that deal's cards are) counts as
+``prior_weight`` further deals in the mean, which steadies the estimate when few deals are
+drawn.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ from __future__ import annotations
 import random
 import time
 from collections import defaultdict
+from collections.abc import Callable
 
 import numpy as np
 
@@ -47,12 +58,14 @@ from ..engine.cards import Card, iter_cards
 from ..engine.declarations import declaration_value, find_declarations
 from ..engine.rules import NO_TRUMPS, play_table
 from ..engine.state import Match
-from ..engine.variants import get_variant
+from ..engine.variants import TableOptions, get_variant
 from ..engine.views import SeatView, seat_view
 from ..solver.dd import Position, Solver, default_solver
 from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler, SampledDeal, to_round
 from .heuristic import HeuristicBot
+
+TIE_BREAK = 1e-3  # objective=score: points per point of the card's mean, to break ties
 
 
 class PimcBot:
@@ -64,9 +77,12 @@ class PimcBot:
                  min_samples: int = 6, inference: bool = True, bid_samples: int = 10,
                  threshold: float = 0.0, bidding: str = "hybrid", prior: str = "off",
                  model: str | None = None, prior_weight: float = 4.0, weigh: int = 3,
-                 temperature: float = 10.0, nodes: int | None = None) -> None:
+                 temperature: float = 10.0, nodes: int | None = None,
+                 objective: str = "points") -> None:
         if bidding not in ("hybrid", "sim", "heuristic"):
             raise ValueError(f"bidding must be 'hybrid', 'sim' or 'heuristic', not {bidding!r}")
+        if objective not in ("points", "score"):
+            raise ValueError(f"objective must be 'points' or 'score', not {objective!r}")
         if prior not in ("off", "learned"):
             raise ValueError(f"prior must be 'off' or 'learned', not {prior!r}")
         if prior_weight < 0 or weigh < 0 or temperature <= 0:
@@ -78,6 +94,7 @@ class PimcBot:
         self.budget = budget
         self.min_samples = min_samples
         self.nodes = nodes
+        self.objective = objective
         self.inference = inference
         self.bid_samples = bid_samples
         self.threshold = threshold
@@ -132,11 +149,11 @@ class PimcBot:
         return pick(sorted(values), key=values.__getitem__)
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
-        """Mean double-dummy value of each legal card over the sampled deals (the points
-        the seat's side takes over the whole round; in raspas lower is better).  Each call
-        draws its own deals: :meth:`advise` gives a choice with the values it came from."""
-        legal = {a.card for a in view.legal if isinstance(a, Play)}
-        totals: dict[Card, float] = defaultdict(float)
+        """Mean value of each legal card over the sampled deals: the double-dummy points the
+        seat's side takes over the whole round (in raspas lower is better), or with
+        ``objective=score`` the round's score margin they give.  Each call draws its own
+        deals: :meth:`advise` gives a choice with the values it came from."""
+        legal = sorted({a.card for a in view.legal if isinstance(a, Play)})
         start = time.perf_counter()
         sampler = self._sampler(view)
         solver = self.solver
@@ -155,21 +172,98 @@ class PimcBot:
             nodes += solution.nodes
         weights = (self._weights(view, deals) if self.learned is not None and sampler.inference
                    else [1.0] * len(deals))
-        weight = 0.0
-        for values, w in zip(solved, weights, strict=True):
-            for card, v in values.items():
-                totals[card] += w * v
-            weight += w
-        if self.learned is None or self.prior_weight == 0:
-            return {c: totals[c] / weight for c in sorted(legal)}
-        # the prior: the network's differences between the cards, around the search's mean
-        # level (the network fits the differences more closely than the level: rl.train)
-        mean = {c: totals[c] / weight for c in sorted(legal)}
-        prior = self.learned.card_values(view)
-        shift = sum(mean.values()) / len(mean) - sum(prior.values()) / len(prior)
-        n_eff = weight * weight / sum(w * w for w in weights)
-        k = self.prior_weight
-        return {c: (n_eff * mean[c] + k * (prior[c] + shift)) / (n_eff + k) for c in mean}
+        worth = self._scorer(view)
+        weight = sum(weights)
+        mean = dict.fromkeys(legal, 0.0)
+        for deal, values, w in zip(deals, solved, weights, strict=True):
+            for card in legal:
+                mean[card] += w * (worth(deal, values[card]) if worth else values[card])
+        mean = {c: v / weight for c, v in mean.items()}
+        if self.learned is not None and self.prior_weight > 0:
+            # the prior: the network's differences between the cards around each deal's
+            # mean points (it fits the differences more closely than the level: rl.train),
+            # valued as that deal's cards
+            prior = self.learned.card_values(view)
+            centre = sum(prior.values()) / len(prior)
+            guess = dict.fromkeys(legal, 0.0)
+            for deal, values, w in zip(deals, solved, weights, strict=True):
+                level = sum(values[c] for c in legal) / len(legal) - centre
+                for card in legal:
+                    v = prior[card] + level
+                    guess[card] += w * (worth(deal, v) if worth else v)
+            n_eff = weight * weight / sum(w * w for w in weights)
+            k = self.prior_weight
+            mean = {c: (n_eff * mean[c] + k * guess[c] / weight) / (n_eff + k) for c in legal}
+        if worth:  # equal scores: the card with more points
+            for values, w in zip(solved, weights, strict=True):
+                for card in legal:
+                    mean[card] += TIE_BREAK * w * values[card] / weight
+        return mean
+
+    def _scorer(self, view: SeatView) -> Callable[[SampledDeal, float], float] | None:
+        """With ``objective=score`` (two sides, not raspas): a deal's value of a card (the
+        points the seat's side ends the round with) as the round's score for that side
+        less the other's, scored by the variant (R21-R23, R34-R37).  Declarations and bela
+        are the view's once every seat has announced (a bela still held in the deal's hands
+        too), else those of the deal's starting hands; a side that takes every point while
+        the other has no trick takes every trick (R23)."""
+        if self.objective != "score" or view.raspas or view.sides != 2 or view.contract is None:
+            return None
+        variant = get_variant(view.variant)
+        options = TableOptions(**view.options)
+        me, caller, contract = view.seat, view.caller, view.contract
+        assert me is not None and caller is not None
+        mine = variant.side_of(me)
+        theirs = 1 - mine
+        points = play_table(contract).points
+        taken = sum(view.card_points) + sum(points[c] for _, c in view.trick) + \
+            variant.last_trick_bonus
+        announced = all(d is not None for d in view.declared)
+        declared = [0, 0]
+        if announced and view.declarations_side is not None:
+            for infos in view.declared:
+                for d in infos or ():
+                    if variant.side_of(d.seat) == view.declarations_side:
+                        declared[view.declarations_side] += d.value
+        belas = [0, 0]
+        announced_belas = set(view.belas)
+        for seat, _suit in view.belas:
+            belas[variant.side_of(seat)] += 20
+        suits = variant.bela_suits(contract)
+
+        def worth(deal: SampledDeal, value: float) -> float:
+            if announced:
+                decl, bela = declared, list(belas)
+                for seat, hand in enumerate(deal.hands):
+                    for s in range(4):
+                        if (suits >> s & 1 and hand >> (8 * s + 5) & 3 == 3
+                                and (seat, s) not in announced_belas):
+                            bela[variant.side_of(seat)] += 20
+            else:
+                ours, others = self._declarations(view, deal.start, contract)
+                decl = [0, 0]
+                bela = [0, 0]
+                decl[mine], decl[theirs] = ours, others
+            total = taken + sum(points[c] for hand in deal.hands for c in iter_cards(hand))
+            cards = [0, 0]
+            cards[mine] = round(value)
+            cards[theirs] = total - cards[mine]
+            capot = None
+            if cards[theirs] == 0 and view.tricks_won[theirs] == 0:
+                capot = mine
+            elif cards[mine] == 0 and view.tricks_won[mine] == 0:
+                capot = theirs
+            if capot is not None:  # R15: the side without a trick (R37: bela still counts)
+                decl = list(decl)
+                decl[1 - capot] = 0
+                if variant.bela_needs_trick:
+                    bela = list(bela)
+                    bela[1 - capot] = 0
+            scores = variant.score_points(options, caller, contract, cards, decl, bela,
+                                          capot).scores
+            return float(scores[mine] - scores[theirs])
+
+        return worth
 
     def _weights(self, view: SeatView, deals: list[SampledDeal]) -> list[float]:
         """The opponent model: each deal's likelihood of the other seats' last plays under

@@ -113,7 +113,7 @@ def score_played_round(rnd: Round) -> RoundResult:
     bela = [0] * sides
     for seat, _suit in rnd.belas:
         side = v.side_of(seat)
-        if rnd.tricks_won[side]:  # R15
+        if rnd.tricks_won[side] or not v.bela_needs_trick:  # R15
             bela[side] += 20
     tricks = rnd.tricks_won
     capot = next((side for side in range(sides) if tricks[side] == sum(tricks)), None)

@@ -98,6 +98,7 @@ class Variant:
     duties: DutyFn = bela_duties
     belot_wins: bool = True  # R10: eight of a suit wins the match
     capot_bonus: int = 90  # R23
+    bela_needs_trick: bool = True  # R15: a side without a trick scores no bela (belot2: R37)
     last_trick_bonus: int = 10  # R3
     declaration_values: dict[str, Any] = field(default_factory=lambda: BELA_VALUES)
     iber: bool = True  # R17: beat the led suit's best card (belot2: only a led trump, R36)

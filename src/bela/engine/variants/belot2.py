@@ -143,6 +143,7 @@ BELOT2 = Belot2(
     duties=belot2_duties,
     belot_wins=False,
     capot_bonus=0,  # R36
+    bela_needs_trick=False,  # R37: bela counts even without a trick
     declaration_values=BELOT2_VALUES,
     deal_keys=("turned", "bottom"),
     public_keys=("turned", "bottom"),

@@ -1,0 +1,107 @@
+"""``pimc:objective=score``: a card is worth the round's score margin its solved line gives."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_search_bots import played_to
+
+from bela.bots.pimc import TIE_BREAK, PimcBot
+from bela.engine import Play
+from bela.engine.state import Round
+from bela.engine.views import seat_view
+from bela.solver.dd import solve
+from bela.solver.sampler import DealSampler, to_round
+
+
+def play_card(rnd: Round, card: object) -> None:
+    """Play ``card``, announcing bela with it when it may be (R14)."""
+    plays = [a for a in rnd.legal_actions() if isinstance(a, Play) and a.card == card]
+    rnd.apply(max(plays, key=lambda a: a.bela))
+
+
+def solved_margin(rnd: Round, card: object, seat: int) -> int:
+    """Play ``card``, then the solver's line to the end: ``seat``'s side's score less the
+    other side's, as the engine scores the finished round."""
+    play_card(rnd, card)
+    if not rnd.is_over:
+        for c in solve(rnd, line=True).line:
+            play_card(rnd, c)
+    assert rnd.result is not None
+    side = rnd.variant.side_of(seat)
+    return rnd.result.scores[side] - rnd.result.scores[1 - side]
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela2", "belot2"])
+def test_score_values_are_the_engines_scores_of_the_solved_lines(variant: str) -> None:
+    """After the first trick (every declaration announced) a card's value is the mean over
+    the sampled deals of the score margin the engine writes at the end of the solver's
+    line from that card (falls, declarations, bela, štiglja), plus the tie-break's share
+    of its points; in raspas the values stay points."""
+    rng = random.Random(7)
+    checked = raspas = 0
+    for seed in range(60):
+        n = 4 if variant == "bela4" else 2
+        m = played_to(variant, seed, rng.randrange(n, 5 * n), rng)
+        rnd = m.round
+        assert rnd is not None
+        if rnd.is_over or len({a.card for a in rnd.legal_actions()
+                               if isinstance(a, Play)}) < 2:
+            continue
+        view = seat_view(m, rnd.turn)
+        assert view.seat is not None
+        if not view.tricks:
+            continue
+        assert all(d is not None for d in view.declared)
+        bot = PimcBot(seed, samples=3, min_samples=3, objective="score")
+        values = bot.card_values(view)
+        again = random.Random(seed)  # the bot's own draws, repeated
+        sampler = DealSampler(view)
+        deals = [sampler.draw(again) for _ in range(3)]
+        points = [solve(to_round(view, d), line=False).values for d in deals]
+        for card, value in values.items():
+            mean_points = sum(p[card] for p in points) / 3
+            if view.raspas:
+                assert value == pytest.approx(mean_points)
+                continue
+            margins = [solved_margin(to_round(view, d), card, view.seat) for d in deals]
+            assert value == pytest.approx(sum(margins) / 3 + TIE_BREAK * mean_points)
+        raspas += view.raspas
+        checked += not view.raspas
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela2", "belot2"])
+def test_more_points_never_score_less(variant: str) -> None:
+    """The solver's line maximises points, so it maximises the score only if the score
+    margin never falls as the side's points rise: checked for every split of the points
+    where both sides take a trick (without one, R15 drops that side's declarations, which
+    in a fall can be worth more than its first points), and it jumps where the caller
+    passes."""
+    rng = random.Random(3)
+    jumps = 0
+    for seed in range(30):
+        m = played_to(variant, seed, rng.randrange(2, 12), rng)
+        rnd = m.round
+        assert rnd is not None
+        if rnd.is_over or rnd.raspas:
+            continue
+        view = seat_view(m, rnd.turn)
+        worth = PimcBot(seed, objective="score")._scorer(view)
+        assert worth is not None
+        deal = DealSampler(view).draw(random.Random(seed))
+        total = sum(view.card_points) + sum(
+            rnd.table.points[c] for h in deal.hands for c in range(32) if h >> c & 1) + sum(
+            rnd.table.points[c] for _, c in view.trick) + 10
+        low = view.card_points[view.side_of(view.seat)]
+        scores = [worth(deal, v) for v in range(low + 1, total)]
+        assert scores == sorted(scores)
+        jumps += any(b - a > 50 for a, b in zip(scores, scores[1:]))
+    assert jumps >= 5
+
+
+def test_the_objective_is_checked() -> None:
+    with pytest.raises(ValueError, match="objective"):
+        PimcBot(0, objective="tricks")
+    assert PimcBot(0).objective == "points"
