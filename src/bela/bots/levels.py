@@ -9,8 +9,9 @@ club        ``learned:temperature=4,forget=0.15``   a close second card now and 
                                                     missed count now and then
 expert      ``learned``                             the network's best card, every time
 master      ``pimc:prior=learned,samples=64,        search over up to 64 sampled deals
-            nodes=4000000``                         (4 million solver nodes) with the
-                                                    network as prior and opponent model
+            nodes=4000000,objective=score``         (4 million solver nodes) valued by the
+                                                    round's score, with the network as
+                                                    prior and opponent model
 =========== ======================================= =====================================
 
 The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
@@ -31,15 +32,15 @@ LEVELS: dict[str, str] = {
     "beginner": "learned:temperature=12,forget=0.5",
     "club": "learned:temperature=4,forget=0.15",
     "expert": "learned",
-    "master": "pimc:prior=learned,samples=64,nodes=4000000",
+    "master": "pimc:prior=learned,samples=64,nodes=4000000,objective=score",
 }
 
 # Elo over ``beginner`` per variant, from the arena (see the README's strength table).
 ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 74, "expert": 176, "master": 279},
     "bela3": {"beginner": 0, "club": 76, "expert": 156},
-    "bela2": {"beginner": 0, "club": 81, "expert": 249, "master": 320},
-    "belot2": {"beginner": 0, "club": 86, "expert": 249, "master": 329},
+    "bela2": {"beginner": 0, "club": 81, "expert": 249, "master": 313},
+    "belot2": {"beginner": 0, "club": 86, "expert": 249, "master": 316},
 }
 
 
