@@ -78,7 +78,7 @@ def test_more_points_never_score_less(variant: str) -> None:
     margin never falls as the side's points rise: checked for every split of the points
     where both sides take a trick (without one, R15 drops that side's declarations, which
     in a fall can be worth more than its first points), and it jumps where the caller
-    passes."""
+    passes; beyond what can still be taken it stays flat."""
     rng = random.Random(3)
     jumps = 0
     for seed in range(30):
@@ -97,6 +97,10 @@ def test_more_points_never_score_less(variant: str) -> None:
         low = view.card_points[view.side_of(view.seat)]
         scores = [worth(deal, v) for v in range(low + 1, total)]
         assert scores == sorted(scores)
+        # a prior's guess beyond what the sides can still take counts as the nearest split
+        high = total - view.card_points[1 - view.side_of(view.seat)]
+        assert worth(deal, high + 40.5) == worth(deal, high)
+        assert worth(deal, low - 40.5) == worth(deal, low)
         jumps += any(b - a > 50 for a, b in zip(scores, scores[1:]))
     assert jumps >= 5
 

@@ -245,8 +245,9 @@ class PimcBot:
                 bela = [0, 0]
                 decl[mine], decl[theirs] = ours, others
             total = taken + sum(points[c] for hand in deal.hands for c in iter_cards(hand))
-            cards = [0, 0]
-            cards[mine] = round(value)
+            cards = [0, 0]  # a prior's guess may lie outside what the sides can still take
+            cards[mine] = min(max(round(value), view.card_points[mine]),
+                              total - view.card_points[theirs])
             cards[theirs] = total - cards[mine]
             capot = None
             if cards[theirs] == 0 and view.tricks_won[theirs] == 0:
