@@ -88,19 +88,20 @@ def test_more_points_never_score_less(variant: str) -> None:
         if rnd.is_over or rnd.raspas:
             continue
         view = seat_view(m, rnd.turn)
-        worth = PimcBot(seed, objective="score")._scorer(view)
-        assert worth is not None
+        scorer = PimcBot(seed, objective="score")._scorer(view)
+        assert scorer is not None
         deal = DealSampler(view).draw(random.Random(seed))
+        worth = scorer(deal)
         total = sum(view.card_points) + sum(
             rnd.table.points[c] for h in deal.hands for c in range(32) if h >> c & 1) + sum(
             rnd.table.points[c] for _, c in view.trick) + 10
         low = view.card_points[view.side_of(view.seat)]
-        scores = [worth(deal, v) for v in range(low + 1, total)]
+        scores = [worth(v) for v in range(low + 1, total)]
         assert scores == sorted(scores)
         # a prior's guess beyond what the sides can still take counts as the nearest split
         high = total - view.card_points[1 - view.side_of(view.seat)]
-        assert worth(deal, high + 40.5) == worth(deal, high)
-        assert worth(deal, low - 40.5) == worth(deal, low)
+        assert worth(high + 40.5) == worth(high)
+        assert worth(low - 40.5) == worth(low)
         jumps += any(b - a > 50 for a, b in zip(scores, scores[1:]))
     assert jumps >= 5
 

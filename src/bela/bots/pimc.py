@@ -173,11 +173,12 @@ class PimcBot:
         weights = (self._weights(view, deals) if self.learned is not None and sampler.inference
                    else [1.0] * len(deals))
         worth = self._scorer(view)
+        scales = [worth(deal) if worth else float for deal in deals]
         weight = sum(weights)
         mean = dict.fromkeys(legal, 0.0)
-        for deal, values, w in zip(deals, solved, weights, strict=True):
+        for scale, values, w in zip(scales, solved, weights, strict=True):
             for card in legal:
-                mean[card] += w * (worth(deal, values[card]) if worth else values[card])
+                mean[card] += w * scale(values[card])
         mean = {c: v / weight for c, v in mean.items()}
         if self.learned is not None and self.prior_weight > 0:
             # the prior: the network's differences between the cards around each deal's
@@ -186,11 +187,10 @@ class PimcBot:
             prior = self.learned.card_values(view)
             centre = sum(prior.values()) / len(prior)
             guess = dict.fromkeys(legal, 0.0)
-            for deal, values, w in zip(deals, solved, weights, strict=True):
+            for scale, values, w in zip(scales, solved, weights, strict=True):
                 level = sum(values[c] for c in legal) / len(legal) - centre
                 for card in legal:
-                    v = prior[card] + level
-                    guess[card] += w * (worth(deal, v) if worth else v)
+                    guess[card] += w * scale(prior[card] + level)
             n_eff = weight * weight / sum(w * w for w in weights)
             k = self.prior_weight
             mean = {c: (n_eff * mean[c] + k * guess[c] / weight) / (n_eff + k) for c in legal}
@@ -200,13 +200,14 @@ class PimcBot:
                     mean[card] += TIE_BREAK * w * values[card] / weight
         return mean
 
-    def _scorer(self, view: SeatView) -> Callable[[SampledDeal, float], float] | None:
-        """With ``objective=score`` (two sides, not raspas): a deal's value of a card (the
-        points the seat's side ends the round with) as the round's score for that side
-        less the other's, scored by the variant (R21-R23, R34-R37).  Declarations and bela
-        are the view's once every seat has announced (a bela still held in the deal's hands
-        too), else those of the deal's starting hands; a side that takes every point while
-        the other has no trick takes every trick (R23)."""
+    def _scorer(self, view: SeatView
+                ) -> Callable[[SampledDeal], Callable[[float], float]] | None:
+        """With ``objective=score`` (two sides, not raspas): for a deal, what a card's value
+        there (the points the seat's side ends the round with) scores: the round's score
+        for that side less the other's, as the variant scores it (R21-R23, R34-R37).
+        Declarations and bela are the view's once every seat has announced (a bela still
+        held in the deal's hands too), else those of the deal's starting hands; a side that
+        takes every point while the other has no trick takes every trick (R23)."""
         if self.objective != "score" or view.raspas or view.sides != 2 or view.contract is None:
             return None
         variant = get_variant(view.variant)
@@ -231,7 +232,7 @@ class PimcBot:
             belas[variant.side_of(seat)] += 20
         suits = variant.bela_suits(contract)
 
-        def worth(deal: SampledDeal, value: float) -> float:
+        def worth(deal: SampledDeal) -> Callable[[float], float]:
             if announced:
                 decl, bela = declared, list(belas)
                 for seat, hand in enumerate(deal.hands):
@@ -245,24 +246,29 @@ class PimcBot:
                 bela = [0, 0]
                 decl[mine], decl[theirs] = ours, others
             total = taken + sum(points[c] for hand in deal.hands for c in iter_cards(hand))
-            cards = [0, 0]  # a prior's guess may lie outside what the sides can still take
-            cards[mine] = min(max(round(value), view.card_points[mine]),
-                              total - view.card_points[theirs])
-            cards[theirs] = total - cards[mine]
-            capot = None
-            if cards[theirs] == 0 and view.tricks_won[theirs] == 0:
-                capot = mine
-            elif cards[mine] == 0 and view.tricks_won[mine] == 0:
-                capot = theirs
-            if capot is not None:  # R15: the side without a trick (R37: bela still counts)
-                decl = list(decl)
-                decl[1 - capot] = 0
-                if variant.bela_needs_trick:
-                    bela = list(bela)
-                    bela[1 - capot] = 0
-            scores = variant.score_points(options, caller, contract, cards, decl, bela,
-                                          capot).scores
-            return float(scores[mine] - scores[theirs])
+            low, high = view.card_points[mine], total - view.card_points[theirs]
+
+            def score(value: float) -> float:
+                cards = [0, 0]  # a prior's guess may lie outside what the sides can take
+                cards[mine] = min(max(round(value), low), high)
+                cards[theirs] = total - cards[mine]
+                capot = None
+                if cards[theirs] == 0 and view.tricks_won[theirs] == 0:
+                    capot = mine
+                elif cards[mine] == 0 and view.tricks_won[mine] == 0:
+                    capot = theirs
+                counted, belas_counted = decl, bela
+                if capot is not None:  # R15: the side without a trick (R37: bela counts)
+                    counted = list(decl)
+                    counted[1 - capot] = 0
+                    if variant.bela_needs_trick:
+                        belas_counted = list(bela)
+                        belas_counted[1 - capot] = 0
+                scores = variant.score_points(options, caller, contract, cards, counted,
+                                              belas_counted, capot).scores
+                return float(scores[mine] - scores[theirs])
+
+            return score
 
         return worth
 
