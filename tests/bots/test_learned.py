@@ -120,13 +120,14 @@ def test_version_2_parts_say_what_wins_and_where_cards_are(variant: str) -> None
     assert deduced > 0
 
 
-def tiny_model(tmp_path: Path, variant: str, seed: int = 0) -> Path:
+def tiny_model(tmp_path: Path, variant: str, seed: int = 0, target: str = "points") -> Path:
     rng = np.random.default_rng(seed)
-    meta = {"variant": variant, "scale": 100.0, "features": FEATURES_VERSION}
+    meta = {"variant": variant, "scale": 100.0, "features": FEATURES_VERSION,
+            "target": target}
     nets = {"play": Mlp.initial([feature_size(variant), 16, 32], rng, meta)}
     if variant != "bela3":
         nets["bid"] = Mlp.initial([bid_feature_size(variant), 8, 1], rng, meta)
-    path = tmp_path / f"{variant}.npz"
+    path = tmp_path / f"{variant}-{target}.npz"
     save_models(path, nets)
     return path
 

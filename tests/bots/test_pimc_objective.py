@@ -5,33 +5,14 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_search_bots import played_to
 
 from bela.bots.pimc import TIE_BREAK, PimcBot
 from bela.engine import Play
-from bela.engine.state import Round
 from bela.engine.variants import get_variant
 from bela.engine.views import seat_view
 from bela.solver.dd import solve
 from bela.solver.sampler import DealSampler, to_round
-
-
-def play_card(rnd: Round, card: object) -> None:
-    """Play ``card``, announcing bela with it when it may be (R14)."""
-    plays = [a for a in rnd.legal_actions() if isinstance(a, Play) and a.card == card]
-    rnd.apply(max(plays, key=lambda a: a.bela))
-
-
-def solved_margin(rnd: Round, card: object, seat: int) -> int:
-    """Play ``card``, then the solver's line to the end: ``seat``'s side's score less the
-    other side's, as the engine scores the finished round."""
-    play_card(rnd, card)
-    if not rnd.is_over:
-        for c in solve(rnd, line=True).line:
-            play_card(rnd, c)
-    assert rnd.result is not None
-    side = rnd.variant.side_of(seat)
-    return rnd.result.scores[side] - rnd.result.scores[1 - side]
+from positions import played_to, solved_margin
 
 
 @pytest.mark.parametrize("variant", ["bela4", "bela2", "belot2"])

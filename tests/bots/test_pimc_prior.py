@@ -13,7 +13,7 @@ from test_search_bots import card_decisions, play_out
 
 from bela.bots import make_bot
 from bela.bots.learned import LearnedBot
-from bela.bots.pimc import PimcBot
+from bela.bots.pimc import TIE_BREAK, PimcBot
 from bela.engine import Match, Play
 from bela.engine.variants import VARIANTS
 from bela.engine.views import seat_view
@@ -93,3 +93,44 @@ def test_prior_settings_are_checked() -> None:
         make_bot("pimc:prior=oracle")
     with pytest.raises(ValueError, match="temperature"):
         make_bot("pimc:prior=learned,temperature=0")
+
+
+@pytest.mark.parametrize("variant", ["bela2", "belot2"])
+def test_a_score_model_is_a_prior_around_each_deals_mean_score(tmp_path: Path,
+                                                               variant: str) -> None:
+    """A model trained on the score (``bela train --target score``) gives score margins: as
+    the prior they keep their differences and sit at each deal's mean score over the legal
+    cards (raspas: points, as a points model).  Without the opponent model and a prior
+    weighing a million deals the values are the prior's, moved to that level (and the
+    tie-break's share of the points)."""
+    path = tiny_model(tmp_path, variant, seed=2, target="score")
+    net_bot = LearnedBot(0, model=str(path))
+    assert net_bot.target(variant) == "score"
+    checked = 0
+    for view in card_decisions(variant, 8):
+        bot = PimcBot(4, samples=3, min_samples=3, prior="learned", model=str(path),
+                      prior_weight=1e6, weigh=0, objective="score")
+        values = bot.card_values(view)
+        rng = random.Random(4)
+        sampler = DealSampler(view)
+        deals = [sampler.draw(rng) for _ in range(3)]
+        exact = [solve(to_round(view, d), line=False).values for d in deals]
+        worth = bot._scorer(view)
+        scales = [worth(d) if worth else float for d in deals]
+        level = np.mean([np.mean([s(e[c]) for c in values]) for s, e in
+                         zip(scales, exact, strict=True)])
+        prior = net_bot.card_values(view)
+        centre = np.mean(list(prior.values()))
+        for card, v in values.items():
+            tie = TIE_BREAK * np.mean([e[card] for e in exact]) if worth else 0.0
+            assert v == pytest.approx(prior[card] - centre + level + tie, abs=0.01)
+        checked += not view.raspas
+    assert checked >= 3
+
+
+def test_a_score_model_needs_the_score_objective(tmp_path: Path) -> None:
+    path = tiny_model(tmp_path, "bela2", target="score")
+    view = next(v for v in card_decisions("bela2", 3))
+    bot = PimcBot(0, samples=2, min_samples=2, prior="learned", model=str(path))
+    with pytest.raises(ValueError, match="objective=score"):
+        bot.card_values(view)

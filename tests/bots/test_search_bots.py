@@ -10,6 +10,7 @@ from bela.bots import make_bot, parse_spec
 from bela.bots.pimc import PimcBot
 from bela.engine import Match, Play
 from bela.engine.views import SeatView, seat_view
+from positions import played_to
 
 VARIANTS = ("bela4", "bela3", "bela2", "belot2")
 
@@ -50,17 +51,6 @@ def test_bot_specs_parse_settings() -> None:
         make_bot("pimc:wings=2")
     with pytest.raises(ValueError, match="KEY=VALUE"):
         make_bot("pimc:samples")
-
-
-def played_to(variant: str, seed: int, stop: int, rng: random.Random) -> Match:
-    """A seeded round of random legal actions, stopped ``stop`` cards into the play (or
-    over)."""
-    m = Match(variant, seed=seed, options={"target": 5001})
-    rnd = m.deal()
-    while not rnd.is_over and (rnd.phase != "play" or len(rnd.log) - len(rnd.bids) < stop):
-        acts = rnd.legal_actions()
-        m.apply(acts[rng.randrange(len(acts))])
-    return m
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

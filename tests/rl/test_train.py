@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from positions import played_to, solved_margin
 from typer.testing import CliRunner
 
 from bela.bots.learned import Mlp, load_models
 from bela.bots.learned.features import feature_size
 from bela.cli.main import app
-from bela.rl.data import Samples, play_samples
+from bela.rl.data import Samples, card_labels, play_samples
 from bela.rl.train import (
     Adam,
     TrainConfig,
@@ -35,6 +37,54 @@ def test_positions_are_labelled_by_the_solver() -> None:
     assert (legal.sum(axis=1) >= 2).all()
     assert np.nanmin(s.values) >= 0 and np.nanmax(s.values) <= 172
     assert set(np.unique(s.x[:, raspas_index("belot2")])) <= {0.0, 1.0}
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela2", "belot2"])
+def test_score_labels_are_the_engines_scores_of_the_solved_lines(variant: str) -> None:
+    """With ``target="score"`` a card's label is the score margin the engine writes for
+    the seat's side when the round ends along the solver's line from that card in the true
+    deal (falls, declarations, bela, štiglja); with ``points`` (and in raspas) the card
+    points its side takes from here.  After the first trick, when every declaration has
+    been announced (before, the label counts every seat's declarations, as pimc)."""
+    from bela.engine.variants import get_variant
+    from bela.engine.views import seat_view
+
+    rng = random.Random(5)
+    checked = 0
+    n = get_variant(variant).seats
+    for seed in range(40):
+        m = played_to(variant, seed, rng.randrange(n, 6 * n), rng)
+        rnd = m.round
+        assert rnd is not None
+        if rnd.is_over or rnd.phase != "play":
+            continue
+        view = seat_view(m, rnd.turn)
+        assert view.seat is not None
+        if not view.tricks:
+            continue
+        score = card_labels(rnd, view, "score")
+        points = card_labels(rnd, view)
+        side = rnd.variant.side_of(view.seat)
+        for card, value in score.items():
+            before = len(rnd.log)
+            taken = rnd.card_points[side]
+            margin = solved_margin(rnd, card, view.seat)
+            from_here = rnd.card_points[side] - taken
+            while len(rnd.log) > before:
+                rnd.undo()
+            assert points[card] == from_here
+            assert value == (points[card] if rnd.raspas else margin)
+        checked += not rnd.raspas
+    assert checked >= 10
+
+
+def test_a_score_target_needs_two_sides() -> None:
+    with pytest.raises(TrainingError, match="two sides; bela3 has 3"):
+        TrainConfig(variant="bela3", target="score").check()
+    with pytest.raises(TrainingError, match="'points' or 'score'"):
+        TrainConfig(variant="bela2", target="tricks").check()
+    with pytest.raises(ValueError, match="two sides"):
+        play_samples("bela3", deals=1, seed=0, target="score")
 
 
 def test_samples_files_round_trip(tmp_path: Path) -> None:
@@ -148,6 +198,29 @@ def test_train_command(tmp_path: Path) -> None:
     assert other.exit_code == 1 and "trains with seed 0, not 5" in other.output
     bad = runner.invoke(app, ["train", str(tmp_path / "x"), "--hidden", "a,b"])
     assert bad.exit_code != 0 and "not a list of numbers" in bad.output
+
+
+def test_train_command_on_the_score(tmp_path: Path) -> None:
+    """``--target score`` labels the cards with score margins; the model says so (the
+    learned bot and pimc's prior read it) and the folder keeps its target."""
+    from bela.bots.learned import LearnedBot
+
+    runner = CliRunner()
+    folder = tmp_path / "score"
+    args = ["train", str(folder), "--variant", "bela2", "--iterations", "1", "--deals", "8",
+            "--epochs", "1", "--hidden", "16", "--workers", "1", "--target", "score"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    net = load_models(folder / "model.npz")["play"]
+    assert net.meta["target"] == "score"
+    assert LearnedBot(0, model=str(folder / "model.npz")).target("bela2") == "score"
+    assert json.loads((folder / "config.json").read_text())["target"] == "score"
+    other = runner.invoke(app, ["train", str(folder), "--iterations", "2", "--target",
+                                "points"])
+    assert other.exit_code == 1 and "trains with target 'score'" in other.output
+    bad = runner.invoke(app, ["train", str(tmp_path / "b3"), "--variant", "bela3",
+                              "--target", "score"])
+    assert bad.exit_code == 1 and "two sides" in bad.output
 
 
 @pytest.mark.parametrize("variant", ["bela4", "belot2"])

@@ -41,7 +41,8 @@ each seat's view rebuilt at the moment it played (a softmax of its card values, 
 points).  As the *prior*: the network's value of each card (its differences from the other
 cards, around each drawn deal's mean, valued as that deal's cards are) counts as
 ``prior_weight`` further deals in the mean, which steadies the estimate when few deals are
-drawn.
+drawn.  A model trained on the score (``bela train --target score``) gives score margins,
+placed around each deal's mean score; it serves as a prior only with ``objective=score``.
 """
 
 from __future__ import annotations
@@ -186,8 +187,17 @@ class PimcBot:
             # valued as that deal's cards
             prior = self.learned.card_values(view)
             centre = sum(prior.values()) / len(prior)
+            scored = self.learned.target(view.variant) == "score" and not view.raspas
+            if scored and not worth:
+                raise ValueError("the prior's model values the round's score: use it with "
+                                 "objective=score")
             guess = dict.fromkeys(legal, 0.0)
             for scale, values, w in zip(scales, solved, weights, strict=True):
+                if scored:  # the model's differences around the deal's mean score
+                    level = sum(scale(values[c]) for c in legal) / len(legal) - centre
+                    for card in legal:
+                        guess[card] += w * (prior[card] + level)
+                    continue
                 level = sum(values[c] for c in legal) / len(legal) - centre
                 for card in legal:
                     guess[card] += w * scale(prior[card] + level)
@@ -202,75 +212,13 @@ class PimcBot:
 
     def _scorer(self, view: SeatView
                 ) -> Callable[[SampledDeal], Callable[[float], float]] | None:
-        """With ``objective=score`` (two sides, not raspas): for a deal, what a card's value
-        there (the points the seat's side ends the round with) scores: the round's score
-        for that side less the other's, as the variant scores it (R21-R23, R34-R37).
-        Declarations and bela are the view's once every seat has announced (a bela still
-        held in the deal's hands too), else those of the deal's starting hands; a side that
-        takes every point while the other has no trick takes every trick (R23)."""
-        if self.objective != "score" or view.raspas or view.sides != 2 or view.contract is None:
+        """With ``objective=score``: :func:`round_scorer` for the sampled deals."""
+        if self.objective != "score":
             return None
-        variant = get_variant(view.variant)
-        options = TableOptions(**view.options)
-        me, caller, contract = view.seat, view.caller, view.contract
-        assert me is not None and caller is not None
-        mine = variant.side_of(me)
-        theirs = 1 - mine
-        points = play_table(contract).points
-        taken = sum(view.card_points) + sum(points[c] for _, c in view.trick) + \
-            variant.last_trick_bonus
-        announced = all(d is not None for d in view.declared)
-        declared = [0, 0]
-        if announced and view.declarations_side is not None:
-            for infos in view.declared:
-                for d in infos or ():
-                    if variant.side_of(d.seat) == view.declarations_side:
-                        declared[view.declarations_side] += d.value
-        belas = [0, 0]
-        announced_belas = set(view.belas)
-        for seat, _suit in view.belas:
-            belas[variant.side_of(seat)] += 20
-        suits = variant.bela_suits(contract)
-
-        def worth(deal: SampledDeal) -> Callable[[float], float]:
-            if announced:
-                decl, bela = declared, list(belas)
-                for seat, hand in enumerate(deal.hands):
-                    for s in range(4):
-                        if (suits >> s & 1 and hand >> (8 * s + 5) & 3 == 3
-                                and (seat, s) not in announced_belas):
-                            bela[variant.side_of(seat)] += 20
-            else:
-                ours, others = self._declarations(view, deal.start, contract)
-                decl = [0, 0]
-                bela = [0, 0]
-                decl[mine], decl[theirs] = ours, others
-            total = taken + sum(points[c] for hand in deal.hands for c in iter_cards(hand))
-            low, high = view.card_points[mine], total - view.card_points[theirs]
-
-            def score(value: float) -> float:
-                cards = [0, 0]  # a prior's guess may lie outside what the sides can take
-                cards[mine] = min(max(round(value), low), high)
-                cards[theirs] = total - cards[mine]
-                capot = None
-                if cards[theirs] == 0 and view.tricks_won[theirs] == 0:
-                    capot = mine
-                elif cards[mine] == 0 and view.tricks_won[mine] == 0:
-                    capot = theirs
-                counted, belas_counted = decl, bela
-                if capot is not None:  # R15: the side without a trick (R37: bela counts)
-                    counted = list(decl)
-                    counted[1 - capot] = 0
-                    if variant.bela_needs_trick:
-                        belas_counted = list(bela)
-                        belas_counted[1 - capot] = 0
-                scores = variant.score_points(options, caller, contract, cards, counted,
-                                              belas_counted, capot).scores
-                return float(scores[mine] - scores[theirs])
-
-            return score
-
-        return worth
+        scorer = round_scorer(view)
+        if scorer is None:
+            return None
+        return lambda deal: scorer(deal.hands, deal.start)
 
     def _weights(self, view: SeatView, deals: list[SampledDeal]) -> list[float]:
         """The opponent model: each deal's likelihood of the other seats' last plays under
@@ -411,3 +359,79 @@ class PimcBot:
         mine = bela[True] + (points[True] if winner is True else 0)
         theirs = bela[False] + (points[False] if winner is False else 0)
         return mine, theirs
+
+
+Scorer = Callable[[tuple[int, ...], tuple[int, ...]], Callable[[float], float]]
+
+
+def round_scorer(view: SeatView) -> Scorer | None:
+    """What the card points of a round score, for the variants of two sides (None in raspas
+    and bela3): for a deal consistent with ``view`` (each seat's cards now and at the start
+    of play), the function from the points the seat's side ends the round with to the
+    round's score for that side less the other's, as the variant scores it (R21-R23,
+    R34-R37).  Declarations and bela are the view's once every seat has announced (a bela
+    still held in the deal's hands too), else those of the deal's starting hands; a side
+    that takes every point while the other has no trick takes every trick (R23)."""
+    if view.raspas or view.sides != 2 or view.contract is None:
+        return None
+    variant = get_variant(view.variant)
+    options = TableOptions(**view.options)
+    me, caller, contract = view.seat, view.caller, view.contract
+    assert me is not None and caller is not None
+    mine = variant.side_of(me)
+    theirs = 1 - mine
+    points = play_table(contract).points
+    taken = sum(view.card_points) + sum(points[c] for _, c in view.trick) + \
+        variant.last_trick_bonus
+    announced = all(d is not None for d in view.declared)
+    declared = [0, 0]
+    if announced and view.declarations_side is not None:
+        for infos in view.declared:
+            for d in infos or ():
+                if variant.side_of(d.seat) == view.declarations_side:
+                    declared[view.declarations_side] += d.value
+    belas = [0, 0]
+    announced_belas = set(view.belas)
+    for seat, _suit in view.belas:
+        belas[variant.side_of(seat)] += 20
+    suits = variant.bela_suits(contract)
+
+    def worth(hands: tuple[int, ...], start: tuple[int, ...]) -> Callable[[float], float]:
+        if announced:
+            decl, bela = declared, list(belas)
+            for seat, hand in enumerate(hands):
+                for s in range(4):
+                    if (suits >> s & 1 and hand >> (8 * s + 5) & 3 == 3
+                            and (seat, s) not in announced_belas):
+                        bela[variant.side_of(seat)] += 20
+        else:
+            ours, others = PimcBot._declarations(view, start, contract)
+            decl = [0, 0]
+            bela = [0, 0]
+            decl[mine], decl[theirs] = ours, others
+        total = taken + sum(points[c] for hand in hands for c in iter_cards(hand))
+        low, high = view.card_points[mine], total - view.card_points[theirs]
+
+        def score(value: float) -> float:
+            cards = [0, 0]  # a prior's guess may lie outside what the sides can take
+            cards[mine] = min(max(round(value), low), high)
+            cards[theirs] = total - cards[mine]
+            capot = None
+            if cards[theirs] == 0 and view.tricks_won[theirs] == 0:
+                capot = mine
+            elif cards[mine] == 0 and view.tricks_won[mine] == 0:
+                capot = theirs
+            counted, belas_counted = decl, bela
+            if capot is not None:  # R15: the side without a trick (R37: bela counts)
+                counted = list(decl)
+                counted[1 - capot] = 0
+                if variant.bela_needs_trick:
+                    belas_counted = list(bela)
+                    belas_counted[1 - capot] = 0
+            scores = variant.score_points(options, caller, contract, cards, counted,
+                                          belas_counted, capot).scores
+            return float(scores[mine] - scores[theirs])
+
+        return score
+
+    return worth

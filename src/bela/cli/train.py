@@ -16,12 +16,12 @@ HELP = (
     "Train the learned bot's network for one variant.\n\n"
     "Each iteration plays --deals rounds (the first with the heuristic bot, then with the "
     "network trained so far), labels every card decision with the double-dummy value of each "
-    "legal card in the true deal, and fits the network to the positions of the last "
-    "--window iterations for --epochs passes. Everything is kept in FOLDER: run the same "
-    "command again to resume after a stop, or with a larger --iterations to go on (the "
-    "schedule may change; the variant, network, window, seed and feature layout stay the "
-    "folder's). The "
-    "model to play is FOLDER/model.npz: bela play --bot learned:model=FOLDER/model.npz, or "
+    "legal card in the true deal (--target score: the round's score margin it gives), and "
+    "fits the network to the positions of the last --window iterations for --epochs passes. "
+    "Everything is kept in FOLDER: run the same command again to resume after a stop, or "
+    "with a larger --iterations to go on (the schedule may change; the variant, network, "
+    "window, seed, feature layout and target stay the folder's). The model to play is "
+    "FOLDER/model.npz: bela play --bot learned:model=FOLDER/model.npz, or "
     "bela arena --bots learned:model=FOLDER/model.npz,pimc.")
 
 
@@ -45,6 +45,10 @@ def train(
         "default 3)."),
     seed: int | None = typer.Option(None, help="Seed of the deals and the network (a new "
                                     "folder; default 0)."),
+    target: str | None = typer.Option(
+        None, help="What a card's label is (a new folder): 'points', the card points its "
+        "side takes (default), or 'score', the round's score margin (two sides: pass or "
+        "fall, declarations, bela)."),
     workers: int | None = typer.Option(
         None, "--workers", min=1, help="Processes playing deals (default: all cores)."),
     ray: str | None = typer.Option(
@@ -70,7 +74,8 @@ def train(
     try:
         config = resolve_config(folder, {
             "variant": variant, "iterations": iterations, "deals": deals, "epochs": epochs,
-            "hidden": sizes, "explore": explore, "window": window, "seed": seed})
+            "hidden": sizes, "explore": explore, "window": window, "seed": seed,
+            "target": target})
         config.check()
     except TrainingError as exc:
         typer.echo(f"Error: {exc}", err=True)

@@ -4,11 +4,14 @@ double-dummy solver.
 Bots play whole rounds (the heuristic, or the learned bot itself for self-play); at every
 card decision with a choice, the seat's feature vector (:mod:`bela.bots.learned.features`,
 its view only) is kept together with the double-dummy value (:mod:`bela.solver.dd`) of each
-legal card in the *true* deal: the card points its side takes from there to the end of the
-round with best play.  Over many deals a network fitted to these labels learns their mean
-over the deals the view allows, which is what ``pimc`` estimates by sampling.  With
-``explore`` some cards are played at random, so the positions also cover what the players
-would not choose.
+legal card in the *true* deal (:func:`card_labels`): the card points its side takes from
+there to the end of the round with best play; with ``target="score"`` (the variants of two
+sides), the round's score margin that line gives instead, what the round writes for the
+seat's side less what it writes for the other (:func:`bela.bots.pimc.round_scorer`, the
+quantity ``pimc``'s ``objective=score`` estimates; raspas positions keep their points).
+Over many deals a network fitted to these labels learns their mean over the deals the view
+allows, which is what ``pimc`` estimates by sampling.  With ``explore`` some cards are
+played at random, so the positions also cover what the players would not choose.
 
 Bidding (variants without discards, as ``pimc``'s simulation): at every bid with a contract
 to order, each contract the seat may order is kept with its features
@@ -41,11 +44,13 @@ from ..bots.learned.features import (
     play_features,
     turn_card,
 )
-from ..bots.pimc import PimcBot
+from ..bots.pimc import PimcBot, round_scorer
 from ..engine import Match
 from ..engine.actions import Call, Play
+from ..engine.cards import Card
+from ..engine.state import Round
 from ..engine.variants import get_variant
-from ..engine.views import seat_view
+from ..engine.views import SeatView, seat_view
 from ..solver.dd import Position, default_solver
 
 
@@ -99,20 +104,21 @@ class Samples:
 
 def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
                  explore: float = 0.1, model: bytes | None = None,
-                 features: int = FEATURES_VERSION) -> Samples:
+                 features: int = FEATURES_VERSION, target: str = "points") -> Samples:
     """Play ``deals`` rounds of ``variant`` with ``bot`` at every seat (a bot spec) and keep
     every card decision with a choice, labelled by the solver (see the module docstring).
     ``model``: a learned model file's bytes for ``bot`` (``learned`` or a level), so a
     worker on another machine needs no access to the trainer's files.  ``features``: the
-    layout of the feature rows (:data:`~bela.bots.learned.features.FEATURES_VERSION`)."""
+    layout of the feature rows (:data:`~bela.bots.learned.features.FEATURES_VERSION`).
+    ``target``: what a card's label is, ``points`` or ``score``."""
+    check_target(variant, target)
     if model is not None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "model.npz"
             path.write_bytes(model)
             return play_samples(variant, deals, seed, f"{bot}:model={path}", explore,
-                                features=features)
+                                features=features, target=target)
     rng = random.Random(seed)
-    solver = default_solver()
     judge = PimcBot(seed)
     bids = not get_variant(variant).discards
     xs: list[npt.NDArray[np.float32]] = []
@@ -139,12 +145,9 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
                     bid_ys.append(judge.margin(view, tuple(rnd.hands), call.contract))
             if rnd.phase == "play" and len(cards) > 1 and len(plays) == len(view.legal):
                 x, turn = play_features(view, features)
-                pos = Position.from_round(rnd)
-                sol = solver.solve(pos, line=False)
-                already = pos.taken[pos.teams[seat]]
                 row = np.full(32, np.nan, dtype=np.float32)
-                for card, value in sol.values.items():
-                    row[turn_card(card, turn)] = value - already
+                for card, value in card_labels(rnd, view, target).items():
+                    row[turn_card(card, turn)] = value
                 xs.append(x)
                 vals.append(row)
                 if rng.random() < explore:
@@ -159,3 +162,47 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
                    np.asarray(vals) if vals else empty.values,
                    np.asarray(bid_xs, dtype=np.float16) if bid_xs else empty.bid_x,
                    np.asarray(bid_ys, dtype=np.float32))
+
+
+TARGETS = ("points", "score")
+
+
+def check_target(variant: str, target: str) -> None:
+    """Refuse a label ``target`` that is unknown or that ``variant`` cannot score (``score``
+    needs two sides).
+
+    >>> check_target("bela3", "score")
+    Traceback (most recent call last):
+    ...
+    ValueError: target 'score' needs a variant of two sides; bela3 has 3
+    """
+    if target not in TARGETS:
+        raise ValueError(f"target must be 'points' or 'score', not {target!r}")
+    sides = get_variant(variant).sides
+    if target == "score" and sides != 2:
+        raise ValueError(f"target 'score' needs a variant of two sides; {variant} has {sides}")
+
+
+def card_labels(rnd: Round, view: SeatView, target: str = "points") -> dict[Card, float]:
+    """Each legal card's label for the seat to play in the round ``rnd`` (its true deal;
+    ``view`` that seat's view): the card points its side takes from here to the end with
+    double-dummy play, or with ``target="score"`` the round's score margin that line gives
+    (raspas: points)."""
+    pos = Position.from_round(rnd)
+    values = default_solver().solve(pos, line=False).values
+    scorer = round_scorer(view) if target == "score" else None
+    if scorer is not None:
+        worth = scorer(tuple(rnd.hands), _start_of_play(view, rnd.hands))
+        return {card: worth(value) for card, value in values.items()}
+    assert view.seat is not None
+    already = pos.taken[pos.teams[view.seat]]
+    return {card: float(value - already) for card, value in values.items()}
+
+
+def _start_of_play(view: SeatView, hands: list[int]) -> tuple[int, ...]:
+    """Each seat's cards at the start of play: what it holds now and what it has played."""
+    start = list(hands)
+    for trick in [t[0] for t in view.tricks] + [view.trick]:
+        for seat, card in trick:
+            start[seat] |= 1 << card
+    return tuple(start)

@@ -49,7 +49,7 @@ from ..bots.learned.features import (
 )
 from ..bots.learned.network import Array, Mlp, save_models
 from ..engine.variants import get_variant
-from .data import Samples, play_samples
+from .data import Samples, check_target, play_samples
 
 SCALE = 100.0  # values are fitted in units of 100 card points
 CHUNK_DEALS = 25
@@ -131,6 +131,7 @@ class TrainConfig:
     window: int = 3
     seed: int = 0
     features: int = FEATURES_VERSION  # the inputs' layout (bela.bots.learned.features)
+    target: str = "points"  # what a card's label is (bela.rl.data): points or score
 
     def check(self) -> None:
         get_variant(self.variant)
@@ -140,9 +141,14 @@ class TrainConfig:
             raise TrainingError("explore is a share of the cards, between 0 and 1")
         if not self.hidden or min(self.hidden) < 1:
             raise TrainingError("hidden layers need at least one unit each")
+        try:
+            check_target(self.variant, self.target)
+        except ValueError as exc:
+            raise TrainingError(str(exc)) from None
 
 
-FIXED = ("variant", "hidden", "window", "seed", "features")  # what a training folder keeps
+# what a training folder keeps
+FIXED = ("variant", "hidden", "window", "seed", "features", "target")
 
 
 def resolve_config(folder: Path, given: dict[str, Any]) -> TrainConfig:
@@ -307,7 +313,7 @@ class Trainer:
         for k, (name, sizes) in enumerate(self._shapes().items()):
             meta = {"variant": cfg.variant, "scale": SCALE, "net": name,
                     "inputs": "play_features" if name == "play" else "bid_features",
-                    "features": cfg.features}
+                    "features": cfg.features, "target": cfg.target}
             if state is None or f"{name}.w0" not in state:
                 net = Mlp.initial(sizes, np.random.default_rng(cfg.seed + k), meta)
                 adams[name] = Adam(net, cfg.lr)
@@ -374,13 +380,13 @@ class Trainer:
     def _play(self, todo: list[tuple[Path, int, int]], bot: str, model: bytes | None
               ) -> Iterator[tuple[Path, int, Samples]]:
         cfg = self.config
-        args = [(cfg.variant, n, seed, bot, cfg.explore, model, cfg.features)
+        args = [(cfg.variant, n, seed, bot, cfg.explore, model, cfg.features, cfg.target)
                 for _, n, seed in todo]
         if self.ray:
             import ray
 
-            # all seven parameters: else ray.remote's overloads take a shorter form
-            fn: Callable[[str, int, int, str, float, bytes | None, int], Samples] = (
+            # every parameter: else ray.remote's overloads take a shorter form
+            fn: Callable[[str, int, int, str, float, bytes | None, int, str], Samples] = (
                 play_samples)
             task = ray.remote(fn)
             refs = {task.remote(*a): c for a, c in zip(args, todo, strict=True)}

@@ -5,7 +5,9 @@ the points its side is expected to take from here to the end of the round if it 
 card.  It was trained on the double-dummy values of the true deals (what ``pimc`` estimates
 by sampling deals), from positions of its own play (:mod:`bela.rl.train`), so one forward
 pass replaces the sampling and the search.  The bot plays the legal card with the highest
-value (the lowest in raspas, R34).
+value (the lowest in raspas, R34).  A model trained with ``--target score`` gives instead
+the round's score margin the card leads to (:func:`model_target`): what ``pimc`` estimates
+with ``objective=score``, the few points that decide a fall weighed as the whole round.
 
 Bidding: a second network gives the margin of each contract the seat may order (the
 caller's side score minus the other side's, trained on the true deals played double-dummy,
@@ -19,8 +21,9 @@ and exchanges follow the heuristic bot (so does bela3's bidding, as ``pimc``'s).
 shipped with the package for the variant is used.
 
 Human-like mistakes, for the levels people play against (:mod:`bela.bots.levels`):
-``temperature=T`` (points) draws the card from the softmax of the values instead of always
-taking the best, so a card close to the best is often kept and a bad one almost never;
+``temperature=T`` (points, in the model's values) draws the card from the softmax of the
+values instead of always taking the best, so a card close to the best is often kept and a
+bad one almost never;
 ``forget=P`` misses a count with probability P a decision: the cards of one suit played in
 the earlier tricks are forgotten (they look unplayed, and what they showed about voids is
 lost), as a player who lost track of the trumps.
@@ -67,6 +70,13 @@ def load_model(path: str) -> dict[str, Mlp]:
 def features_version(net: Mlp) -> int:
     """The layout of a network's inputs (models written before versions were kept: 1)."""
     return int(net.meta.get("features", 1))
+
+
+def model_target(net: Mlp) -> str:
+    """What a card-play network's values are: ``points`` (the card points the side takes
+    from here, as every model before targets were kept) or ``score`` (the round's score
+    margin, :mod:`bela.rl.data`)."""
+    return str(net.meta.get("target", "points"))
 
 
 def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
@@ -116,7 +126,8 @@ class LearnedBot:
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
         """The network's value of each legal card: the points the seat's side takes from
-        here to the end of the round (lower is better in raspas)."""
+        here to the end of the round (lower is better in raspas), or with a score model
+        (:meth:`target`) the round's score margin for the seat's side."""
         net = model_for(view.variant, self.model)["play"]
         x, turn = self.features(view)
         out = net.forward(x[None, :])[0] * float(net.meta.get("scale", 100.0))
@@ -127,6 +138,10 @@ class LearnedBot:
             if card in cards:
                 values[Card(card)] = float(out[i])
         return values
+
+    def target(self, variant: str) -> str:
+        """What :meth:`card_values` gives in ``variant``: ``points`` or ``score``."""
+        return model_target(model_for(variant, self.model)["play"])
 
     def features(self, view: SeatView) -> tuple[np.ndarray, int]:
         """The card-play network's inputs for ``view`` (in its model's layout) and the
