@@ -7,12 +7,10 @@ import random
 import pytest
 
 from bela.bots.pimc import TIE_BREAK, PimcBot
-from bela.engine import Play
-from bela.engine.variants import get_variant
 from bela.engine.views import seat_view
 from bela.solver.dd import solve
 from bela.solver.sampler import DealSampler, to_round
-from positions import played_to, solved_margin
+from positions import choices_after_the_first_trick, played_to, solved_margin
 
 
 @pytest.mark.parametrize("variant", ["bela4", "bela2", "belot2"])
@@ -21,21 +19,9 @@ def test_score_values_are_the_engines_scores_of_the_solved_lines(variant: str) -
     the sampled deals of the score margin the engine writes at the end of the solver's
     line from that card (falls, declarations, bela, štiglja), plus the tie-break's share
     of its points; in raspas the values stay points."""
-    rng = random.Random(7)
     checked = 0
-    n = get_variant(variant).seats
-    for seed in range(60):
-        m = played_to(variant, seed, rng.randrange(n, 5 * n), rng)
-        rnd = m.round
-        assert rnd is not None
-        if rnd.is_over or len({a.card for a in rnd.legal_actions()
-                               if isinstance(a, Play)}) < 2:
-            continue
-        view = seat_view(m, rnd.turn)
+    for seed, _rnd, view in choices_after_the_first_trick(variant, 60, random.Random(7), 5):
         assert view.seat is not None
-        if not view.tricks:
-            continue
-        assert all(d is not None for d in view.declared)
         bot = PimcBot(seed, samples=3, min_samples=3, objective="score")
         values = bot.card_values(view)
         again = random.Random(seed)  # the bot's own draws, repeated

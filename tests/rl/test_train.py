@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from positions import played_to, solved_margin
 from typer.testing import CliRunner
 
 from bela.bots.learned import Mlp, load_models
@@ -25,6 +24,7 @@ from bela.rl.train import (
     raspas_index,
     suit_orders,
 )
+from positions import choices_after_the_first_trick, solved_margin
 
 
 def test_positions_are_labelled_by_the_solver() -> None:
@@ -46,22 +46,9 @@ def test_score_labels_are_the_engines_scores_of_the_solved_lines(variant: str) -
     deal (falls, declarations, bela, štiglja); with ``points`` (and in raspas) the card
     points its side takes from here.  After the first trick, when every declaration has
     been announced (before, the label counts every seat's declarations, as pimc)."""
-    from bela.engine.variants import get_variant
-    from bela.engine.views import seat_view
-
-    rng = random.Random(5)
     checked = 0
-    n = get_variant(variant).seats
-    for seed in range(40):
-        m = played_to(variant, seed, rng.randrange(n, 6 * n), rng)
-        rnd = m.round
-        assert rnd is not None
-        if rnd.is_over or rnd.phase != "play":
-            continue
-        view = seat_view(m, rnd.turn)
+    for _seed, rnd, view in choices_after_the_first_trick(variant, 40, random.Random(5), 6):
         assert view.seat is not None
-        if not view.tricks:
-            continue
         score = card_labels(rnd, view, "score")
         points = card_labels(rnd, view)
         side = rnd.variant.side_of(view.seat)
