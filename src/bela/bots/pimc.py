@@ -325,40 +325,40 @@ class PimcBot:
         same = pos.teams[view.first] == pos.teams[me]
         mine = lead_side_points if same else card_total - lead_side_points
         theirs = card_total - mine
-        bonus_mine, bonus_theirs = self._declarations(view, hands, contract)
+        bonus_mine, bonus_theirs = all_declared(view, hands, contract)
         factor = 2 if contract == NO_TRUMPS else 1
         mine, theirs = factor * (mine + bonus_mine), factor * (theirs + bonus_theirs)
         total = mine + theirs  # R22, R34: more than half, else the other side takes all
         return mine - theirs if 2 * mine > total else -total
 
-    @staticmethod
-    def _declarations(view: SeatView, hands: tuple[int, ...], contract: int
-                      ) -> tuple[int, int]:
-        """Declaration and bela points of the caller's side and of the others, if every
-        seat announced everything (R12, R14; R37 in belot2)."""
-        variant = get_variant(view.variant)
-        me = view.seat
-        assert me is not None
-        n = variant.seats
-        best: dict[bool, tuple[int, int]] = {}
-        points = {True: 0, False: 0}
-        bela = {True: 0, False: 0}
-        suits = variant.bela_suits(contract)
-        for seat, hand in enumerate(hands):
-            ours = variant.side_of(seat) == variant.side_of(me)
-            for d in find_declarations(hand, variant.belot_wins):
-                points[ours] += declaration_value(d, variant.declaration_values)
-                key = (d.strength, -((seat - view.first) % n))
-                if ours not in best or key > best[ours]:
-                    best[ours] = key
-            for s in range(4):
-                pair = hand >> (8 * s + 5) & 3
-                if suits >> s & 1 and pair == 3:
-                    bela[ours] += 20
-        winner = max(best, key=lambda k: best[k]) if best else None
-        mine = bela[True] + (points[True] if winner is True else 0)
-        theirs = bela[False] + (points[False] if winner is False else 0)
-        return mine, theirs
+
+def all_declared(view: SeatView, hands: tuple[int, ...], contract: int
+                  ) -> tuple[int, int]:
+    """Declaration and bela points of the seat's side and of the other, if every seat of
+    the deal ``hands`` announced everything (R12, R14; R37 in belot2)."""
+    variant = get_variant(view.variant)
+    me = view.seat
+    assert me is not None
+    n = variant.seats
+    best: dict[bool, tuple[int, int]] = {}
+    points = {True: 0, False: 0}
+    bela = {True: 0, False: 0}
+    suits = variant.bela_suits(contract)
+    for seat, hand in enumerate(hands):
+        ours = variant.side_of(seat) == variant.side_of(me)
+        for d in find_declarations(hand, variant.belot_wins):
+            points[ours] += declaration_value(d, variant.declaration_values)
+            key = (d.strength, -((seat - view.first) % n))
+            if ours not in best or key > best[ours]:
+                best[ours] = key
+        for s in range(4):
+            pair = hand >> (8 * s + 5) & 3
+            if suits >> s & 1 and pair == 3:
+                bela[ours] += 20
+    winner = max(best, key=lambda k: best[k]) if best else None
+    mine = bela[True] + (points[True] if winner is True else 0)
+    theirs = bela[False] + (points[False] if winner is False else 0)
+    return mine, theirs
 
 
 Scorer = Callable[[tuple[int, ...], tuple[int, ...]], Callable[[float], float]]
@@ -405,7 +405,7 @@ def round_scorer(view: SeatView) -> Scorer | None:
                             and (seat, s) not in announced_belas):
                         bela[variant.side_of(seat)] += 20
         else:
-            ours, others = PimcBot._declarations(view, start, contract)
+            ours, others = all_declared(view, start, contract)
             decl = [0, 0]
             bela = [0, 0]
             decl[mine], decl[theirs] = ours, others
