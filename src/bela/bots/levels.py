@@ -40,7 +40,7 @@ ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 74, "expert": 176, "master": 279},
     "bela3": {"beginner": 0, "club": 76, "expert": 156},
     "bela2": {"beginner": 0, "club": 81, "expert": 249, "master": 314},
-    "belot2": {"beginner": 0, "club": 86, "expert": 249, "master": 316},
+    "belot2": {"beginner": 0, "club": 86, "expert": 249, "master": 309},
 }
 
 
