@@ -24,9 +24,12 @@ from bela.bots.learned.features import (
     FEATURES_VERSION,
     FEATURES_VERSIONS,
     bid_feature_size,
+    bid_features,
     card_parts,
     feature_size,
     play_features,
+    suit_counts_index,
+    suit_orders,
     turn_card,
     turn_mask,
     unturn_card,
@@ -38,6 +41,7 @@ from bela.engine.enums import Phase
 from bela.engine.rules import play_table, trick_winner_index
 from bela.engine.variants import VARIANTS, get_variant
 from bela.engine.views import SeatView, seat_view
+from bela.rl.data import play_samples
 from bela.solver.sampler import DealSampler, replay_view
 
 
@@ -186,6 +190,60 @@ def test_shipped_models_fit_their_variant(variant: str) -> None:
     nets = model_for(variant)
     assert nets["play"].meta["variant"] == variant and nets["play"].sizes[-1] == 32
     assert ("bid" in nets) == (variant != "bela3")
+
+
+@pytest.mark.parametrize("variant", ["bela4", "belot2"])
+def test_side_suit_orders_rename_the_suits_of_a_position(variant: str) -> None:
+    """Shuffling the side suits moves every card part, the per-suit counts and the card
+    values together: the legal-card part still marks the cards that have values, and the
+    count of unknown cards per suit still counts the unknown-card part."""
+    s = play_samples(variant, deals=3, seed=5)
+    counts = suit_counts_index(variant)
+    orders = suit_orders(variant, "play")
+    assert len({tuple(c) for c, _ in orders}) == 6
+    for cols, outs in orders:
+        x, v = s.x[:, cols].astype(np.float32), s.values[:, outs]
+        assert ((x[:, 32:64] > 0.5) == ~np.isnan(v)).all()
+        unknown = x[:, 64:96].reshape(-1, 4, 8).sum(axis=2) / 8
+        assert np.allclose(x[:, counts:counts + 4], unknown)
+        assert (x[:, :8] == s.x[:, :8]).all()  # the trump suit stays
+    for cols, outs in suit_orders(variant, "bid"):
+        assert list(outs) == [0] and sorted(cols) == list(range(len(cols)))
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela3", "belot2"])
+def test_symmetric_values_do_not_depend_on_how_the_side_suits_are_named(
+        tmp_path: Path, variant: str) -> None:
+    """With ``symmetric`` (the default) a card's value is the mean over the six namings of
+    the side suits, so renaming them in the inputs renames the values and changes nothing
+    else; one pass of the network alone does depend on the naming."""
+    net = model_for(variant, str(tiny_model(tmp_path, variant, seed=4)))["play"]
+    x = play_samples(variant, deals=2, seed=3).x[:6].astype(np.float32)
+    mean, single = LearnedBot(0), LearnedBot(0, symmetric=False)
+    base = mean.forward(net, variant, "play", x)
+    assert np.allclose(single.forward(net, variant, "play", x), net.forward(x) * 100)
+    for cols, outs in suit_orders(variant, "play")[1:]:
+        assert np.allclose(mean.forward(net, variant, "play", x[:, cols]), base[:, outs],
+                           atol=1e-4)
+        assert not np.allclose(single.forward(net, variant, "play", x[:, cols]),
+                               single.forward(net, variant, "play", x)[:, outs], atol=1e-4)
+    assert make_bot("learned:symmetric=off", 1).symmetric is False  # type: ignore[attr-defined]
+
+
+def test_symmetric_bidding_margins_are_the_mean_of_the_namings(tmp_path: Path) -> None:
+    path = str(tiny_model(tmp_path, "bela2", seed=2))
+    net, bot = model_for("bela2", path)["bid"], LearnedBot(0, model=path)
+    m = Match("bela2", seed=1)
+    rnd = m.deal()
+    view = seat_view(m, rnd.turn)
+    margins = bot.call_margins(view)
+    assert margins
+    for call, margin in margins.items():
+        x = bid_features(view, call.contract)
+        each = [float(net.forward(x[None, cols])[0, 0]) * 100
+                for cols, _ in suit_orders("bela2", "bid")]
+        assert margin == pytest.approx(sum(each) / 6, abs=1e-3)
+        assert len({round(e, 3) for e in each}) > 1  # the namings differ one by one
 
 
 def test_temperature_keeps_plausible_cards_and_zero_takes_the_best() -> None:

@@ -22,7 +22,6 @@ from bela.rl.train import (
     evaluate,
     loss_and_grads,
     raspas_index,
-    suit_orders,
 )
 from positions import choices_after_the_first_trick, solved_margin
 
@@ -208,27 +207,6 @@ def test_train_command_on_the_score(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["train", str(tmp_path / "b3"), "--variant", "bela3",
                               "--target", "score"])
     assert bad.exit_code == 1 and "two sides" in bad.output
-
-
-@pytest.mark.parametrize("variant", ["bela4", "belot2"])
-def test_side_suit_orders_rename_the_suits_of_a_position(variant: str) -> None:
-    """Shuffling the side suits moves every card part, the per-suit counts and the card
-    values together: the legal-card part still marks the cards that have values, and the
-    count of unknown cards per suit still counts the unknown-card part."""
-    from bela.bots.learned.features import suit_counts_index
-
-    s = play_samples(variant, deals=3, seed=5)
-    counts = suit_counts_index(variant)
-    orders = suit_orders(variant, "play")
-    assert len({tuple(c) for c, _ in orders}) == 6
-    for cols, outs in orders:
-        x, v = s.x[:, cols].astype(np.float32), s.values[:, outs]
-        assert ((x[:, 32:64] > 0.5) == ~np.isnan(v)).all()
-        unknown = x[:, 64:96].reshape(-1, 4, 8).sum(axis=2) / 8
-        assert np.allclose(x[:, counts:counts + 4], unknown)
-        assert (x[:, :8] == s.x[:, :8]).all()  # the trump suit stays
-    for cols, outs in suit_orders(variant, "bid"):
-        assert list(outs) == [0] and sorted(cols) == list(range(len(cols)))
 
 
 def test_the_level_of_the_values_counts_less_than_their_differences() -> None:

@@ -42,10 +42,9 @@ from ..bots.learned.bot import features_version
 from ..bots.learned.features import (
     FEATURES_VERSION,
     bid_feature_size,
-    card_parts,
     feature_size,
     raspas_index,
-    suit_counts_index,
+    suit_orders,
 )
 from ..bots.learned.network import Array, Mlp, save_models
 from ..engine.variants import get_variant
@@ -55,40 +54,6 @@ SCALE = 100.0  # values are fitted in units of 100 card points
 CHUNK_DEALS = 25
 BID_HIDDEN = [128, 64]
 LEVEL_WEIGHT = 0.1  # the card values' common level, against their differences
-
-
-def suit_orders(variant: str, net: str, version: int = FEATURES_VERSION
-                ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
-    """The six orders of the side suits 1..3 (suit 0 is the trump after the features'
-    turn; in VC and BC every suit is alike), as column indices of the inputs and of the
-    card outputs: the same position with its side suits renamed, which multiplies the
-    positions six times.
-
-    >>> orders = suit_orders("bela2", "play")
-    >>> len(orders), orders[0][1][:10].tolist()
-    (6, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
-    """
-    from itertools import permutations
-
-    if net == "play":
-        size, masks, suit_parts = feature_size(variant, version), card_parts(variant, version), 2
-        counts = suit_counts_index(variant, version)  # unknown, then own cards per suit
-    else:
-        size, masks, suit_parts, counts = bid_feature_size(variant), 3, 0, 0
-    out = []
-    for order in permutations((1, 2, 3)):
-        suit = (0, *order)
-        cols = np.arange(size)
-        for m in range(masks):
-            for s in range(4):
-                cols[32 * m + 8 * s:32 * m + 8 * s + 8] = np.arange(8) + 32 * m + 8 * suit[s]
-        for part in range(suit_parts):
-            for s in range(4):
-                cols[counts + 4 * part + s] = counts + 4 * part + suit[s]
-        outs = np.arange(32) if net != "play" else np.concatenate(
-            [np.arange(8) + 8 * suit[s] for s in range(4)])
-        out.append((cols, outs if net == "play" else np.arange(1)))
-    return out
 
 
 class TrainingError(ValueError):
@@ -361,10 +326,12 @@ class Trainer:
         return out
 
     def _bot(self, it: int) -> tuple[str, bytes | None]:
-        """The players of the iteration's deals: the heuristic, then the last model."""
+        """The players of the iteration's deals: the heuristic, then the last model, one
+        pass a decision (``symmetric=off``: as the shipped models were trained, so the
+        same command still makes them)."""
         if it == 0:
             return "heuristic", None
-        return "learned", (self.folder / f"model-{it - 1:03d}.npz").read_bytes()
+        return "learned:symmetric=off", (self.folder / f"model-{it - 1:03d}.npz").read_bytes()
 
     def generate(self, it: int) -> None:
         """Play the iteration's deals (only the chunks not on disk yet)."""

@@ -3,8 +3,11 @@
 The network (:mod:`.network`) reads the seat's view (:mod:`.features`) and gives every card
 the points its side is expected to take from here to the end of the round if it plays that
 card.  It was trained on the double-dummy values of the true deals (what ``pimc`` estimates
-by sampling deals), from positions of its own play (:mod:`bela.rl.train`), so one forward
-pass replaces the sampling and the search.  The bot plays the legal card with the highest
+by sampling deals), from positions of its own play (:mod:`bela.rl.train`), so a forward
+pass replaces the sampling and the search.  By default (``symmetric``) a card's value is the
+mean over the six namings of the side suits, the renamings the network was trained on (one
+batch of six rows), so no one naming's error decides; the bid margins alike;
+``symmetric=off`` takes the single pass.  The bot plays the legal card with the highest
 value (the lowest in raspas, R34).  A model trained with ``--target score`` gives instead
 the round's score margin the card leads to (:func:`model_target`): what ``pimc`` estimates
 with ``objective=score``, the few points that decide a fall weighed as the whole round.
@@ -51,6 +54,7 @@ from .features import (
     bid_features,
     feature_size,
     play_features,
+    suit_orders,
     unturn_card,
 )
 from .network import Mlp, ModelError, load_models
@@ -109,7 +113,7 @@ class LearnedBot:
 
     def __init__(self, seed: int | None = None, model: str | None = None,
                  bidding: str = "hybrid", threshold: float = 0.0, temperature: float = 0.0,
-                 forget: float = 0.0) -> None:
+                 forget: float = 0.0, symmetric: bool = True) -> None:
         if bidding not in ("hybrid", "net", "heuristic"):
             raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
         if temperature < 0 or not 0 <= forget <= 1:
@@ -122,6 +126,7 @@ class LearnedBot:
         self.model = model
         self.bidding = bidding
         self.threshold = threshold
+        self.symmetric = symmetric
         self.fallback = HeuristicBot(seed)
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
@@ -130,7 +135,7 @@ class LearnedBot:
         (:meth:`target`) the round's score margin for the seat's side."""
         net = model_for(view.variant, self.model)["play"]
         x, turn = self.features(view)
-        out = net.forward(x[None, :])[0] * float(net.meta.get("scale", 100.0))
+        out = self.forward(net, view.variant, "play", x[None, :])[0]
         cards = sorted({a.card for a in view.legal if isinstance(a, Play)})
         values = {}
         for i in range(32):
@@ -156,10 +161,23 @@ class LearnedBot:
         calls = [a for a in view.legal if isinstance(a, Call)]
         if "bid" not in nets or not calls:
             return {}
-        net = nets["bid"]
-        out = net.forward(np.stack([bid_features(view, c.contract) for c in calls]))
+        out = self.forward(nets["bid"], view.variant, "bid",
+                           np.stack([bid_features(view, c.contract) for c in calls]))
+        return {c: float(v) for c, v in zip(calls, out[:, 0], strict=True)}
+
+    def forward(self, net: Mlp, variant: str, name: str, x: np.ndarray) -> np.ndarray:
+        """Network ``name``'s outputs for rows ``x``, in points: with ``symmetric`` the mean
+        over the six orders of the side suits (:func:`~.features.suit_orders`), the
+        renamings it was trained on, so no one naming's error decides."""
         scale = float(net.meta.get("scale", 100.0))
-        return {c: float(v) * scale for c, v in zip(calls, out[:, 0], strict=True)}
+        if not self.symmetric:
+            return net.forward(x) * scale
+        orders = suit_orders(variant, name, features_version(net))
+        out = net.forward(np.concatenate([x[:, cols] for cols, _ in orders]))
+        mean = np.zeros((len(x), out.shape[1]), dtype=np.float32)
+        for k, (_, outs) in enumerate(orders):
+            mean[:, outs] += out[k * len(x):(k + 1) * len(x)]
+        return mean * (scale / len(orders))
 
     def _bid(self, view: SeatView) -> Action:
         margins = self.call_margins(view) if self.bidding != "heuristic" else {}

@@ -40,6 +40,7 @@ view with that version's layout, so models of either version play.
 from __future__ import annotations
 
 from functools import cache
+from itertools import permutations
 
 import numpy as np
 import numpy.typing as npt
@@ -306,4 +307,40 @@ def bid_features(view: SeatView, contract: int) -> npt.NDArray[np.float32]:
     target = float(view.options.get("target", 1001))
     for i in range(s):
         out[k + i] = min(view.totals[(side + i) % s] / target, 1.0)
+    return out
+
+
+# -- symmetry -------------------------------------------------------------------------------
+
+@cache
+def suit_orders(variant: str, net: str, version: int = FEATURES_VERSION
+                ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
+    """The six orders of the side suits 1..3 (suit 0 is the trump after the features'
+    turn; in VC and BC every suit is alike, and averaging over all 24 orders there played
+    no better than over these six), as column indices of the inputs and of the card
+    outputs: the same position with its side suits renamed, which multiplies the training
+    positions six times and is what the bot averages over (``symmetric``).
+
+    >>> orders = suit_orders("bela2", "play")
+    >>> len(orders), orders[0][1][:10].tolist()
+    (6, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    """
+    if net == "play":
+        size, masks, suit_parts = feature_size(variant, version), card_parts(variant, version), 2
+        counts = suit_counts_index(variant, version)  # unknown, then own cards per suit
+    else:
+        size, masks, suit_parts, counts = bid_feature_size(variant), 3, 0, 0
+    out = []
+    for order in permutations((1, 2, 3)):
+        suit = (0, *order)
+        cols = np.arange(size)
+        for m in range(masks):
+            for s in range(4):
+                cols[32 * m + 8 * s:32 * m + 8 * s + 8] = np.arange(8) + 32 * m + 8 * suit[s]
+        for part in range(suit_parts):
+            for s in range(4):
+                cols[counts + 4 * part + s] = counts + 4 * part + suit[s]
+        outs = np.arange(32) if net != "play" else np.concatenate(
+            [np.arange(8) + 8 * suit[s] for s in range(4)])
+        out.append((cols, outs if net == "play" else np.arange(1)))
     return out
