@@ -38,7 +38,9 @@ for another model file) joins the search twice.  As the *opponent model*: each s
 is weighted by how likely the other seats' last plays (up to ``weigh`` cards: the current
 trick's, else the last trick's) are under the network for the hands that deal gives them,
 each seat's view rebuilt at the moment it played (a softmax of its card values, ``temperature``
-points).  As the *prior*: the network's value of each card (its differences from the other
+points; one pass of the network per row, ``learned:symmetric=off``, as the rows are many).
+As the *prior*: the network's value of each card (the mean over the side suits' namings, as
+the learned bot plays; its differences from the other
 cards, around each drawn deal's mean, valued as that deal's cards are) counts as
 ``prior_weight`` further deals in the mean, which steadies the estimate when few deals are
 drawn.  A model trained on the score (``bela train --target score``) gives score margins,
