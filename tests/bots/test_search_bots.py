@@ -141,13 +141,13 @@ def test_pimc_bots_in_threads_use_their_threads_solvers() -> None:
     import threading
 
     bot = PimcBot(1)
-    seen: list[int] = []
-    threads = [threading.Thread(target=lambda: seen.append(id(bot.solver))) for _ in range(3)]
+    seen: list[object] = []  # the solvers themselves: kept alive, no id is reused
+    threads = [threading.Thread(target=lambda: seen.append(bot.solver)) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert bot.solver is bot.solver and len(set(seen) | {id(bot.solver)}) == 4
+    assert bot.solver is bot.solver and len({id(s) for s in [*seen, bot.solver]}) == 4
 
 
 def test_pimc_budget_stops_the_solving(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,8 @@ pytest.importorskip("websockets")
 def test_load_script_plays_tables_without_errors() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "bela.server.load", "--tables", "4", "--duration", "3",
-         "--think", "0.01", "--variant", "bela2", "--bot", "heuristic", "--json"],
+         "--think", "0.03",  # at least 15 ms a move: under the server's 50 messages a second
+         "--variant", "bela2", "--bot", "heuristic", "--json"],
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -28,10 +29,12 @@ def test_load_script_plays_tables_without_errors() -> None:
 
 def test_load_with_the_servers_strong_bots() -> None:
     """``--table-bot pimc``: one load client a table, the server's pimc bots in the other
-    seats, thinking in its bot worker (``--bot-workers 1``, passed on to the server)."""
+    seats, thinking in its bot worker (``--bot-workers 1``, passed on to the server).  The
+    client thinks at least 25 ms a move: the server's bot answers single-card tricks at once,
+    and a faster client would pass the server's 50 messages a second (an error)."""
     proc = subprocess.run(
         [sys.executable, "-m", "bela.server.load", "--tables", "2", "--duration", "8",
-         "--think", "0.01", "--variant", "bela2", "--table-bot", "pimc", "--bot-workers", "1",
+         "--think", "0.05", "--variant", "bela2", "--table-bot", "pimc", "--bot-workers", "1",
          "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])
