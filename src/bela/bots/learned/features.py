@@ -340,7 +340,7 @@ def suit_orders(variant: str, net: str, version: int = FEATURES_VERSION
         for part in range(suit_parts):
             for s in range(4):
                 cols[counts + 4 * part + s] = counts + 4 * part + suit[s]
-        outs = np.arange(32) if net != "play" else np.concatenate(
-            [np.arange(8) + 8 * suit[s] for s in range(4)])
-        out.append((cols, outs if net == "play" else np.arange(1)))
+        outs = np.concatenate([np.arange(8) + 8 * suit[s] for s in range(4)]) if (
+            net == "play") else np.arange(1)
+        out.append((cols, outs))
     return out
