@@ -12,6 +12,7 @@ from bela.bots import make_bot
 from bela.bots.driver import Driver
 from bela.bots.heuristic import HeuristicBot
 from bela.bots.learned import (
+    ENDGAME,
     LearnedBot,
     Mlp,
     ModelError,
@@ -159,7 +160,7 @@ def test_a_model_plays_whole_matches(tmp_path: Path, variant: str) -> None:
     """Every decision is legal (the driver counts a failure otherwise), cards by the
     network's values: the best for the seat (the lowest in raspas)."""
     path = tiny_model(tmp_path, variant)
-    bot = make_bot(f"learned:model={path}", 1)
+    bot = make_bot(f"learned:model={path},endgame=0", 1)
     assert isinstance(bot, LearnedBot)
     m = Match(variant, seed=4)
     driver = Driver(m, {s: bot if s % 2 == 0 else HeuristicBot(s)
@@ -246,6 +247,45 @@ def test_symmetric_bidding_margins_are_the_mean_of_the_namings(tmp_path: Path) -
         assert len({round(e, 3) for e in each}) > 1  # the namings differ one by one
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_last_tricks_are_played_by_search(tmp_path: Path, variant: str) -> None:
+    """With ``endgame=3`` the cards of the last three tricks are the best by the sampled
+    deals' double-dummy values (the search's own seeded values: a twin bot asked the same
+    questions gets them), the earlier ones by the network."""
+    path = str(tiny_model(tmp_path, variant))
+    bot = LearnedBot(5, model=path, endgame=3)
+    twin = LearnedBot(5, model=path, endgame=3)
+    m = Match(variant, seed=6)
+    driver = Driver(m, {s: bot if s == 0 else HeuristicBot(s) for s in range(m.variant.seats)})
+    searched = networked = 0
+    while searched < 6 or networked < 6:
+        rnd = driver.deal()
+        while not rnd.is_over:
+            view = seat_view(m, rnd.turn)
+            cards = {a.card for a in view.legal if isinstance(a, Play)}
+            if rnd.turn == 0 and len(cards) > 1 and len(cards) == len(view.legal):
+                late = len(view.hand) <= 3
+                values = twin.search_values(view) if late else twin.card_values(view)
+                assert set(values) == cards
+                action = bot.act(view)
+                assert isinstance(action, Play)
+                assert action.card == twin.choose(values, view.raspas)
+                searched += late
+                networked += not late
+            driver.step()
+    assert driver.failures == {s: 0 for s in driver.bots}
+
+
+def test_the_endgame_default_is_the_variants() -> None:
+    bot = LearnedBot(1)
+    assert {v: bot.endgame_tricks(v) for v in VARIANTS} == ENDGAME
+    assert ENDGAME["bela2"] == 0 and ENDGAME["bela4"] > 0  # bela2: the network plays better
+    assert LearnedBot(1, endgame=0).endgame_tricks("bela4") == 0
+    assert make_bot("learned:endgame=2", 1).endgame_tricks("bela2") == 2  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="endgame"):
+        LearnedBot(1, endgame=-1)
+
+
 def test_temperature_keeps_plausible_cards_and_zero_takes_the_best() -> None:
     values = {Card(0): 60.0, Card(1): 58.0, Card(2): 10.0}
     best = LearnedBot(1)
@@ -312,9 +352,11 @@ def test_levels_are_bots_with_their_settings(tmp_path: Path) -> None:
     beginner = make_bot("beginner", 1)
     assert isinstance(beginner, LearnedBot)
     assert (beginner.temperature, beginner.forget) == (12, 0.5)
+    assert beginner.endgame_tricks("bela4") == 0  # people's mistakes: no search at the end
     path = str(tiny_model(tmp_path, "bela4"))
     club = make_bot(f"club:model={path}", 1)
     assert isinstance(club, LearnedBot) and club.model == path and club.forget == 0.15
+    assert club.endgame == 0
     with pytest.raises(ValueError, match="no model file"):
         make_bot("club:model=missing.npz")
     master = make_bot("master", 1)

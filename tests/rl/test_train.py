@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from bela.bots.learned import Mlp, load_models
+from bela.bots.learned import Mlp, load_models, save_models
 from bela.bots.learned.features import feature_size
 from bela.cli.main import app
 from bela.rl.data import Samples, card_labels, play_samples
@@ -80,6 +80,22 @@ def test_samples_files_round_trip(tmp_path: Path) -> None:
     assert back.variant == "bela2" and (back.x == s.x).all()
     assert np.array_equal(back.values, s.values, equal_nan=True)
     assert len(Samples.join([s, back])) == 2 * len(s)
+
+
+def test_self_play_plays_the_model_it_is_given(tmp_path: Path) -> None:
+    """A model sent as bytes (to a worker) is the one the bot spec, settings and all, plays
+    with: the same positions as that model named in the spec, not the shipped model's."""
+    net = Mlp.initial([feature_size("bela2"), 8, 32], np.random.default_rng(4),
+                      {"variant": "bela2", "features": 2})
+    path = tmp_path / "m.npz"
+    save_models(path, {"play": net})
+    spec = "learned:symmetric=off,endgame=0"
+    sent = play_samples("bela2", deals=2, seed=5, bot=spec, explore=0.0,
+                        model=path.read_bytes())
+    named = play_samples("bela2", deals=2, seed=5, bot=f"{spec},model={path}", explore=0.0)
+    shipped = play_samples("bela2", deals=2, seed=5, bot=spec, explore=0.0)
+    assert np.array_equal(sent.x, named.x)
+    assert len(sent.x) != len(shipped.x) or not np.array_equal(sent.x, shipped.x)
 
 
 @pytest.mark.parametrize("level", [None, 0.1])

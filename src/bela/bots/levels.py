@@ -3,11 +3,12 @@
 =========== ======================================= =====================================
 level       bot                                     plays like
 =========== ======================================= =====================================
-beginner    ``learned:temperature=12,forget=0.5``   often keeps a plausible but not the
-                                                    best card, loses count every other card
-club        ``learned:temperature=4,forget=0.15``   a close second card now and then, a
-                                                    missed count now and then
-expert      ``learned``                             the network's best card, every time
+beginner    ``learned:temperature=12,forget=0.5,    often keeps a plausible but not the
+            endgame=0``                             best card, loses count every other card
+club        ``learned:temperature=4,forget=0.15,    a close second card now and then, a
+            endgame=0``                             missed count now and then
+expert      ``learned``                             the network's best card, the last
+                                                    tricks by search (its ``endgame``)
 master      ``pimc:prior=learned,samples=64,        search over up to 64 sampled deals
             nodes=4000000,objective=score``         (4 million solver nodes) valued by the
                                                     round's score, with the network as
@@ -21,16 +22,16 @@ measured with ``bela arena`` on duplicate deals (the README gives the command li
 lobby shows it.
 
 >>> level_spec("club")
-'learned:temperature=4,forget=0.15'
+'learned:temperature=4,forget=0.15,endgame=0'
 >>> level_spec("club:model=m.npz")
-'learned:temperature=4,forget=0.15,model=m.npz'
+'learned:temperature=4,forget=0.15,endgame=0,model=m.npz'
 """
 
 from __future__ import annotations
 
 LEVELS: dict[str, str] = {
-    "beginner": "learned:temperature=12,forget=0.5",
-    "club": "learned:temperature=4,forget=0.15",
+    "beginner": "learned:temperature=12,forget=0.5,endgame=0",
+    "club": "learned:temperature=4,forget=0.15,endgame=0",
     "expert": "learned",
     "master": "pimc:prior=learned,samples=64,nodes=4000000,objective=score",
 }

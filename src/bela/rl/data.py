@@ -116,8 +116,9 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "model.npz"
             path.write_bytes(model)
-            return play_samples(variant, deals, seed, f"{bot}:model={path}", explore,
-                                features=features, target=target)
+            spec = f"{bot}{',' if ':' in bot else ':'}model={path}"  # after its settings
+            return play_samples(variant, deals, seed, spec, explore, features=features,
+                                target=target)
     rng = random.Random(seed)
     judge = PimcBot(seed)
     bids = not get_variant(variant).discards

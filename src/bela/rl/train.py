@@ -327,11 +327,12 @@ class Trainer:
 
     def _bot(self, it: int) -> tuple[str, bytes | None]:
         """The players of the iteration's deals: the heuristic, then the last model, one
-        pass a decision (``symmetric=off``: as the shipped models were trained, so the
-        same command still makes them)."""
+        pass a decision and no search in the last tricks (``symmetric=off,endgame=0``: as
+        the shipped models were trained, so the same command still makes them)."""
         if it == 0:
             return "heuristic", None
-        return "learned:symmetric=off", (self.folder / f"model-{it - 1:03d}.npz").read_bytes()
+        model = (self.folder / f"model-{it - 1:03d}.npz").read_bytes()
+        return "learned:symmetric=off,endgame=0", model
 
     def generate(self, it: int) -> None:
         """Play the iteration's deals (only the chunks not on disk yet)."""

@@ -12,6 +12,14 @@ value (the lowest in raspas, R34).  A model trained with ``--target score`` give
 the round's score margin the card leads to (:func:`model_target`): what ``pimc`` estimates
 with ``objective=score``, the few points that decide a fall weighed as the whole round.
 
+The last tricks (``endgame``: when the seat holds that many cards or fewer; by default the
+variant's :data:`ENDGAME`) are played by search instead: ``pimc``'s mean double-dummy value
+of each card over deals sampled from the view (:meth:`LearnedBot.search_values`).  There a
+decision costs a few milliseconds and the deals left are nearly determined by what was
+played, while the network's values, good for the opening, miss the exact play of the end
+in bela4 and bela3 (in belot2 a little); in bela2, where 11 cards stay out of play, it plays
+the end better and the default is none.  ``endgame=0`` is the network alone.
+
 Bidding: a second network gives the margin of each contract the seat may order (the
 caller's side score minus the other side's, trained on the true deals played double-dummy,
 what ``pimc`` simulates).  With ``bidding=hybrid`` (the default, as ``pimc``) the heuristic
@@ -29,7 +37,8 @@ values instead of always taking the best, so a card close to the best is often k
 bad one almost never;
 ``forget=P`` misses a count with probability P a decision: the cards of one suit played in
 the earlier tricks are forgotten (they look unplayed, and what they showed about voids is
-lost), as a player who lost track of the trumps.
+lost), as a player who lost track of the trumps (the network's decisions only: the levels
+that make mistakes play without the endgame search).
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ import random
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -58,6 +68,9 @@ from .features import (
     unturn_card,
 )
 from .network import Mlp, ModelError, load_models
+
+if TYPE_CHECKING:
+    from ..pimc import PimcBot
 
 
 def shipped_model_path(variant: str) -> Path:
@@ -106,6 +119,14 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
     return nets
 
 
+# The last tricks the bot plays by search, per variant (``endgame`` overrides): where a
+# ``pimc`` decision costs a few milliseconds (a median of 1-7 ms on one core with that many
+# cards in hand) and plays better than the network; measured with ``bela arena --bots
+# learned:endgame=N,learned`` (README).  In bela2, where 11 cards stay out of play, the
+# network plays the last tricks better than 16 sampled deals.
+ENDGAME: dict[str, int] = {"bela4": 6, "bela3": 7, "belot2": 8, "bela2": 0}
+
+
 class LearnedBot:
     """The network's card play (see the module docstring)."""
 
@@ -113,11 +134,17 @@ class LearnedBot:
 
     def __init__(self, seed: int | None = None, model: str | None = None,
                  bidding: str = "hybrid", threshold: float = 0.0, temperature: float = 0.0,
-                 forget: float = 0.0, symmetric: bool = True) -> None:
+                 forget: float = 0.0, symmetric: bool = True,
+                 endgame: int | None = None) -> None:
         if bidding not in ("hybrid", "net", "heuristic"):
             raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
         if temperature < 0 or not 0 <= forget <= 1:
             raise ValueError("temperature must be >= 0 and forget between 0 and 1")
+        if endgame is not None and (not isinstance(endgame, int) or endgame < 0):
+            raise ValueError("endgame must be a whole number >= 0 (the last tricks played "
+                             "by search)")
+        if not isinstance(symmetric, bool):
+            raise ValueError(f"symmetric must be on or off, not {symmetric!r}")
         if model is not None and not Path(model).is_file():
             raise ValueError(f"no model file {model!r} (bela train writes FOLDER/model.npz)")
         self.rng = random.Random(seed)
@@ -127,7 +154,9 @@ class LearnedBot:
         self.bidding = bidding
         self.threshold = threshold
         self.symmetric = symmetric
+        self.endgame = endgame
         self.fallback = HeuristicBot(seed)
+        self._search: PimcBot | None = None
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
         """The network's value of each legal card: the points the seat's side takes from
@@ -143,6 +172,22 @@ class LearnedBot:
             if card in cards:
                 values[Card(card)] = float(out[i])
         return values
+
+    def endgame_tricks(self, variant: str) -> int:
+        """How many last tricks the bot plays by search in ``variant``: its ``endgame``
+        setting, else the variant's :data:`ENDGAME`."""
+        return ENDGAME.get(variant, 0) if self.endgame is None else self.endgame
+
+    def search_values(self, view: SeatView) -> dict[Card, float]:
+        """The endgame's values: each legal card's mean double-dummy value over deals
+        sampled from the view (``pimc``'s :meth:`~bela.bots.pimc.PimcBot.card_values`),
+        valued as the model values cards (points, or the round's score margin)."""
+        if self._search is None:
+            from ..pimc import PimcBot  # the solver needs numba: imported only when asked for
+
+            self._search = PimcBot(self.rng.randrange(1 << 31),
+                                   objective=self.target(view.variant))
+        return self._search.card_values(view)
 
     def target(self, variant: str) -> str:
         """What :meth:`card_values` gives in ``variant``: ``points`` or ``score``."""
@@ -199,11 +244,12 @@ class LearnedBot:
         cards = sorted({a.card for a in plays})
         if len(cards) == 1:
             card = cards[0]
+        elif len(view.hand) <= self.endgame_tricks(view.variant):
+            card = self.choose(self.search_values(view), view.raspas)
         else:
             if self.forget and self.rng.random() < self.forget:
                 view = self.forgetful(view)
-            values = self.card_values(view)
-            card = self.choose(values, view.raspas)
+            card = self.choose(self.card_values(view), view.raspas)
         bela = [a for a in plays if a.card == card and a.bela]
         return bela[0] if bela else next(a for a in plays if a.card == card)
 
