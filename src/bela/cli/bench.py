@@ -112,6 +112,15 @@ class _Timed:
             self.times.append((time.perf_counter() - start) * 1000)
 
 
+def _ms(ms: float) -> str:
+    """Milliseconds to read: one decimal below 10 ms (a quick decision is not "0 ms").
+
+    >>> _ms(0.43), _ms(16.4), _ms(397.0)
+    ('0.4 ms', '16 ms', '397 ms')
+    """
+    return f"{ms:.1f} ms" if ms < 10 else f"{ms:.0f} ms"
+
+
 def bench_latency(variant: str, bot: str, rounds: int, seed: int) -> dict[str, Any]:
     """Decision latency of a bot at one seat (others heuristic) over whole rounds, played
     through the driver; ``failures``: its moves the driver's fallback made instead."""
@@ -254,9 +263,8 @@ def bench(
                 f", median {r['median_ms']:.1f} ms ({r['positions']} positions)" for r in rows)
         else:
             r = results["latency"] = bench_latency(variant, bot, rounds, seed)
-            line = (f"latency, {variant}, {bot}: median {r['median_ms']:.1f} ms, p99 "
-                    f"{r['p99_ms']:.0f} ms, max {r['max_ms']:.0f} ms "
-                    f"({r['decisions']} decisions)")
+            line = (f"latency, {variant}, {bot}: median {_ms(r['median_ms'])}, p99 "
+                    f"{_ms(r['p99_ms'])}, max {_ms(r['max_ms'])} ({r['decisions']} decisions)")
             if r["failures"]:
                 line += f"; the bot failed {r['failures']} times (the fallback moved)"
         if not as_json:
