@@ -282,8 +282,9 @@ def test_the_endgame_default_is_the_variants() -> None:
     assert ENDGAME["bela2"] == 0 and ENDGAME["bela4"] > 0  # bela2: the network plays better
     assert LearnedBot(1, endgame=0).endgame_tricks("bela4") == 0
     assert make_bot("learned:endgame=2", 1).endgame_tricks("bela2") == 2  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="endgame"):
-        LearnedBot(1, endgame=-1)
+    for bad in ("-1", "on", "3.5"):
+        with pytest.raises(ValueError, match="endgame"):
+            make_bot(f"learned:endgame={bad}", 1)
 
 
 def test_temperature_keeps_plausible_cards_and_zero_takes_the_best() -> None:

@@ -122,7 +122,7 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
 # The last tricks the bot plays by search, per variant (``endgame`` overrides): where a
 # ``pimc`` decision costs a few milliseconds (a median of 1-7 ms on one core with that many
 # cards in hand) and plays better than the network; measured with ``bela arena --bots
-# learned:endgame=N,learned`` (README).  In bela2, where 11 cards stay out of play, the
+# learned:endgame=N,learned:endgame=0`` (README).  In bela2, where 11 cards stay out of play, the
 # network plays the last tricks better than 16 sampled deals.
 ENDGAME: dict[str, int] = {"bela4": 6, "bela3": 7, "belot2": 8, "bela2": 0}
 
@@ -140,7 +140,8 @@ class LearnedBot:
             raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
         if temperature < 0 or not 0 <= forget <= 1:
             raise ValueError("temperature must be >= 0 and forget between 0 and 1")
-        if endgame is not None and (not isinstance(endgame, int) or endgame < 0):
+        if endgame is not None and (not isinstance(endgame, int) or isinstance(endgame, bool)
+                                    or endgame < 0):
             raise ValueError("endgame must be a whole number >= 0 (the last tricks played "
                              "by search)")
         if not isinstance(symmetric, bool):
