@@ -40,8 +40,8 @@ LEVELS: dict[str, str] = {
 ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 83, "expert": 288, "master": 288},
     "bela3": {"beginner": 0, "club": 102, "expert": 323},
-    "bela2": {"beginner": 0, "club": 83, "expert": 269, "master": 304},
-    "belot2": {"beginner": 0, "club": 87, "expert": 293, "master": 313},
+    "bela2": {"beginner": 0, "club": 83, "expert": 269, "master": 306},
+    "belot2": {"beginner": 0, "club": 87, "expert": 293, "master": 321},
 }
 
 
