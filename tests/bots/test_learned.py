@@ -258,7 +258,7 @@ def test_the_last_tricks_are_played_by_search(tmp_path: Path, variant: str) -> N
     m = Match(variant, seed=6)
     driver = Driver(m, {s: bot if s == 0 else HeuristicBot(s) for s in range(m.variant.seats)})
     searched = networked = 0
-    while searched < 6 or networked < 6:
+    while (searched < 6 or networked < 6) and not m.is_over:
         rnd = driver.deal()
         while not rnd.is_over:
             view = seat_view(m, rnd.turn)
@@ -273,6 +273,7 @@ def test_the_last_tricks_are_played_by_search(tmp_path: Path, variant: str) -> N
                 searched += late
                 networked += not late
             driver.step()
+    assert searched >= 6 and networked >= 6
     assert driver.failures == {s: 0 for s in driver.bots}
 
 
