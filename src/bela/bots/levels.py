@@ -29,6 +29,8 @@ lobby shows it.
 
 from __future__ import annotations
 
+from .base import with_settings
+
 LEVELS: dict[str, str] = {
     "beginner": "learned:temperature=12,forget=0.5,endgame=0",
     "club": "learned:temperature=4,forget=0.15,endgame=0",
@@ -48,10 +50,7 @@ ELO: dict[str, dict[str, int]] = {
 def level_spec(spec: str) -> str:
     """The bot spec of a level (its own settings first, then any given after the name)."""
     name, _, rest = spec.partition(":")
-    base = LEVELS[name.strip()]
-    if not rest:
-        return base
-    return f"{base}{',' if ':' in base else ':'}{rest}"
+    return with_settings(LEVELS[name.strip()], rest)
 
 
 def level_elo(variant: str) -> dict[str, int]:

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..bots import make_bot
-from ..bots.base import Bot
+from ..bots.base import Bot, with_settings
 from ..bots.learned.features import (
     FEATURES_VERSION,
     bid_feature_size,
@@ -116,9 +116,8 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "model.npz"
             path.write_bytes(model)
-            spec = f"{bot}{',' if ':' in bot else ':'}model={path}"  # after its settings
-            return play_samples(variant, deals, seed, spec, explore, features=features,
-                                target=target)
+            return play_samples(variant, deals, seed, with_settings(bot, f"model={path}"),
+                                explore, features=features, target=target)
     rng = random.Random(seed)
     judge = PimcBot(seed)
     bids = not get_variant(variant).discards
