@@ -247,3 +247,47 @@ def test_a_server_killed_with_sigkill_leaves_no_worker_behind(pool: str) -> None
     while not _gone(worker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _gone(worker)
+
+
+# -- a stopping server -----------------------------------------------------------------------
+def _busy_pool(kind: str) -> Any:
+    """A started pool of one worker (bots or analysis), that worker's pid."""
+    from bela.server.analysis import Pool
+
+    p = BotPool(1) if kind == "bots" else Pool(1, 0)
+    p.start()
+    assert p._executor is not None
+    return p, p._executor.submit(os.getpid).result(timeout=60)
+
+
+def _under_way(job: Any) -> None:
+    deadline = time.monotonic() + 10
+    while not job.running():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("kind", ["bots", "analysis"])
+def test_a_stopping_pool_ends_a_long_job_after_its_grace(kind: str) -> None:
+    """A job still running when the pool stops gets the grace, then its worker is
+    terminated: the stop ends in about the grace, not the job's time (--shutdown-timeout)."""
+    p, worker = _busy_pool(kind)
+    job = p._executor.submit(time.sleep, 60)
+    _under_way(job)
+    started = time.monotonic()
+    asyncio.run(p.stop(0.5))
+    assert time.monotonic() - started < 10
+    assert _gone(worker)
+    with pytest.raises(Exception):  # noqa: B017 - the pool broke under it
+        job.result(timeout=5)
+
+
+@pytest.mark.parametrize("kind", ["bots", "analysis"])
+def test_a_stopping_pool_lets_a_short_job_end(kind: str) -> None:
+    """A job under way that ends within the grace gives its answer."""
+    p, worker = _busy_pool(kind)
+    job = p._executor.submit(time.sleep, 0.5)
+    _under_way(job)  # (a job still waiting is cancelled)
+    asyncio.run(p.stop(30))
+    assert job.result(timeout=1) is None
+    assert _gone(worker)

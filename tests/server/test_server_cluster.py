@@ -400,7 +400,11 @@ def test_stopped_instance_hands_its_table_over_at_once(site: Site) -> None:
         inst = s.by_name(name)
         at = time.monotonic()
         inst.proc.terminate()
-        await asyncio.to_thread(inst.proc.wait, 30)
+        try:  # about twice --shutdown-timeout (5 s) at most
+            await asyncio.to_thread(inst.proc.wait, 30)
+        except subprocess.TimeoutExpired:
+            tail = inst.log.read_text().splitlines()[-30:]
+            pytest.fail(f"{name} did not exit within 30 s of SIGTERM:\n" + "\n".join(tail))
         while True:
             holder = _owner_or_none(s, tid)
             if holder is not None and holder != name:

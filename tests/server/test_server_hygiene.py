@@ -523,16 +523,37 @@ def test_serve_passes_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
     cli.command("serve")(serve)
     cli.command("other")(lambda: None)
     shown = CliRunner().invoke(cli, ["serve", "--help"], terminal_width=200).output
-    for option in ("--rate-limit-storage", "--header-timeout", "--token-ttl"):
+    for option in ("--rate-limit-storage", "--header-timeout", "--token-ttl",
+                   "--shutdown-timeout"):
         assert option in shown
     assert "--no-rate-limits" not in shown
     monkeypatch.setattr(app_module, "create_app", made)
     out = CliRunner().invoke(cli, ["serve", "--db", "sqlite://", "--no-rate-limits",
-                                   "--token-ttl", "7", "--rate-limit-storage", "memory://"])
+                                   "--token-ttl", "7", "--rate-limit-storage", "memory://",
+                                   "--shutdown-timeout", "3"])
     assert isinstance(out.exception, Made)
     assert given["token_ttl"] == 7 * 86400 and given["rate_limit_storage"] == "memory://"
     assert all(given[k] == "" for k in ("rate_requests", "rate_guests", "rate_tables",
                                         "rate_websockets"))
+    assert given["shutdown_timeout"] == 3  # the workers' grace (the app's lifespan)
+
+    # and uvicorn's graceful shutdown: the connections' and requests' time
+    import uvicorn
+
+    graceful: list[Any] = []
+
+    def run(self: Any, sockets: Any = None) -> None:
+        graceful.append(self.config.timeout_graceful_shutdown)
+        raise Made
+
+    monkeypatch.setattr(app_module, "create_app", lambda url, **options: object())
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    out = CliRunner().invoke(cli, ["serve", "--db", "sqlite://", "--port", "0",
+                                   "--shutdown-timeout", "3"])
+    import gc
+
+    gc.unfreeze()  # serve froze what this test process holds
+    assert isinstance(out.exception, Made) and graceful == [3]
 
     argv: list[str] = []
 

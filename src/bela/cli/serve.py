@@ -48,6 +48,11 @@ def serve(
     analysis_workers: int = typer.Option(
         2, "--analysis-workers", min=1, help="Worker processes of the analysis board (values "
         "of positions, reviews of matches); reviews use all but one of them."),
+    shutdown_timeout: int = typer.Option(
+        5, "--shutdown-timeout", min=0, help="Seconds a stopping server (SIGTERM, "
+        "Ctrl-C) gives its connections and requests to end, then its bot and analysis "
+        "workers as long again; then it cancels what still runs and exits (its tables "
+        "are stored action by action and handed over at once)."),
     bot_workers: int | None = typer.Option(
         None, "--bot-workers", min=0, help="Worker processes where the tables' strong bots "
         "(pimc, ismcts, ...) think, so that they never slow other tables (default: one fewer "
@@ -92,7 +97,7 @@ def serve(
                          token_ttl=token_ttl * 86400, redis_url=redis, instance=name,
                          lease_ttl=lease_ttl, analysis_workers=analysis_workers,
                          analysis_warm=True, bot_workers=bot_workers, bot_warm=True,
-                         **limits)
+                         shutdown_timeout=shutdown_timeout, **limits)
     except ValueError as exc:  # a rate limit storage that cannot be used
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
@@ -116,7 +121,7 @@ def serve(
                             http=header_timeout_protocol(header_timeout),
                             ws_ping_interval=20.0, ws_ping_timeout=20.0,
                             ws_per_message_deflate=False,  # small messages: CPU over bytes
-                            lifespan="on")
+                            timeout_graceful_shutdown=shutdown_timeout, lifespan="on")
     server = uvicorn.Server(config)
     gc.collect()
     gc.freeze()  # the code and data loaded so far stays: later collections skip it

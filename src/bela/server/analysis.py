@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from . import analysis_work as work
 from .auth import Player, Viewer
+from .botpool import stop_workers
 from .errors import Conflict, Forbidden, InvalidInput, NotFound, Refused, TooMany, Unavailable
 from .lobby import Lobby
 from .model import ServerConfig, Table, TableStatus, bot_seed
@@ -76,11 +77,12 @@ class Pool:
                 self.workers, mp_context=multiprocessing.get_context("spawn"),
                 initializer=work.init)
 
-    async def stop(self) -> None:
-        """Cancel the waiting jobs, let the running ones end and the processes exit."""
+    async def stop(self, grace: float | None = None) -> None:
+        """Cancel the waiting jobs, give the running ones ``grace`` seconds to end (None: as
+        long as they take) and the processes exit (:func:`~.botpool.stop_workers`)."""
         executor, self._executor = self._executor, None
         if executor is not None:
-            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+            await asyncio.to_thread(stop_workers, executor, grace)
 
     async def run(self, fn: Callable[..., Answer], *args: Any, admit: bool = True) -> Answer:
         """``fn(*args)`` in a worker: its answer.  ``admit``: refused (``too_busy``) when
@@ -174,7 +176,8 @@ class Analysis:
         self.warmed_in = time.monotonic() - started
         log.info("analysis workers ready in %.1f s", self.warmed_in)
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop the reviews and the workers (their running jobs get ``grace`` seconds)."""
         if self._warming is not None:
             self._warming.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -184,7 +187,7 @@ class Analysis:
                 review.task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await review.task
-        await self.pool.stop()
+        await self.pool.stop(grace)
 
     async def run(self, fn: Callable[..., Answer], *args: Any, admit: bool = True) -> Answer:
         """A job's answer; its refusal raised as the domain error of its kind."""

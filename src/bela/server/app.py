@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -279,16 +280,17 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
             yield
         finally:
             started.clear()
+            stop_by = time.monotonic() + cfg.shutdown_timeout  # the workers' grace, in all
             for task in (sweeper, warming):
                 if task is not None:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
             await quick.stop()
-            await analyst.stop()
+            await analyst.stop(max(0.0, stop_by - time.monotonic()))
             await router.stop()  # the tables' actors stop: no bot thinks any more
             if own_bots:
-                await bots_pool.stop()
+                await bots_pool.stop(max(0.0, stop_by - time.monotonic()))
             db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",

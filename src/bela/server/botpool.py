@@ -159,6 +159,38 @@ def _raiser(failure: BaseException) -> Callable[[SeatView], Action]:
 
 
 # -- the pool --------------------------------------------------------------------------------
+
+def workers_of(executor: ProcessPoolExecutor | None) -> list[multiprocessing.process.BaseProcess]:
+    """A pool's worker processes (none before its first job)."""
+    procs: dict[int, Any] = getattr(executor, "_processes", None) or {}
+    return list(procs.values())
+
+
+def stop_workers(executor: ProcessPoolExecutor, grace: float | None = None) -> None:
+    """Shut a pool down: the jobs not started are cancelled, the running ones get ``grace``
+    seconds to end (None: as long as they take), then the processes still at work are
+    terminated, so that a stopping server exits in a bounded time (``--shutdown-timeout``;
+    nobody waits for those answers any more, and the workers write nothing)."""
+    if grace is None:
+        executor.shutdown(wait=True, cancel_futures=True)
+        return
+    processes = workers_of(executor)
+    executor.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + grace
+    for p in processes:
+        p.join(max(0.0, deadline - time.monotonic()))
+    late = [p for p in processes if p.is_alive()]
+    for p in late:
+        p.terminate()
+    for p in late:
+        p.join(2.0)
+        if p.is_alive():
+            p.kill()
+            p.join()
+    if late:
+        log.warning("%d worker process(es) still at work after %.1f s were terminated",
+                    len(late), grace)
+
 class BotPool:
     """The bot workers of a server: ``workers`` processes decide at once for the tables'
     strong bots (``0``: none, every bot decides in a thread, as the cheap ones do);
@@ -188,9 +220,7 @@ class BotPool:
 
     def pids(self) -> list[int]:
         """The worker processes running now (tests, diagnostics)."""
-        executor = self._executor
-        procs: dict[int, Any] = getattr(executor, "_processes", None) or {}
-        return [p.pid for p in list(procs.values()) if p.is_alive()]
+        return [p.pid for p in workers_of(self._executor) if p.pid is not None and p.is_alive()]
 
     def start(self) -> None:
         """Make the pool (its processes start with the first decisions, or :meth:`warm`)."""
@@ -221,13 +251,14 @@ class BotPool:
         log.info("%d bot workers ready in %.1f s", self.workers, self.warmed_in)
         return self.warmed_in
 
-    async def stop(self) -> None:
-        """Cancel the waiting decisions, let the running ones end and the processes exit;
+    async def stop(self, grace: float | None = None) -> None:
+        """Cancel the waiting decisions, give the running ones ``grace`` seconds to end
+        (None: as long as they take) and the processes exit (:func:`stop_workers`);
         decisions asked for after this are made in threads."""
         self._stopped = True
         executor, self._executor = self._executor, None
         if executor is not None:
-            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+            await asyncio.to_thread(stop_workers, executor, grace)
 
     async def decide(self, spec: str, seed: int, view: SeatView) -> Decision:
         """The decision of the bot ``spec`` with ``seed`` on ``view``: in a worker when it

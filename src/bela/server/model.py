@@ -67,6 +67,10 @@ class ServerConfig:
     analysis_warm: bool = False  # start the workers with the app (bela serve), not at first use
     analysis_queue: int = 8
     review_ttl: float = 3600.0
+    # A stopping server (SIGTERM, Ctrl-C) gives its connections and requests this long to
+    # end (uvicorn's graceful shutdown, ``bela serve``), then its bot and analysis workers
+    # as long again; what is still running then is cancelled and the process exits.
+    shutdown_timeout: float = 5.0
 
 
 class TableStatus(StrEnum):

@@ -1024,8 +1024,9 @@ function onCard(code) {
   }
   if (declarePending(S)) { toast(t("declare_first"), "warn"); return; }
   if (plain && bela) { S.ui.belaCard = code; render(); return; }
-  // enforce = off: the card is played, and the player is told which rule it breaks (R24)
-  if (act(bela ? code + "*" : code) && refusal) toast(t("revoke_played", { reason: reasonText(refusal, makeNames(S)) }), "warn");
+  // enforce = off: the card is played, and the player is told which rule it breaks (R24),
+  // long enough to read the rule while the next cards come
+  if (act(bela ? code + "*" : code) && refusal) toast(t("revoke_played", { reason: reasonText(refusal, makeNames(S)) }), "warn", 8000);
 }
 
 function onClick(ev) {
