@@ -137,3 +137,55 @@ def test_a_score_model_needs_the_score_objective(tmp_path: Path) -> None:
     bot = PimcBot(0, samples=2, min_samples=2, prior="learned", model=str(path))
     with pytest.raises(ValueError, match="objective=score"):
         bot.card_values(view)
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela2"])
+def test_the_opening_tricks_are_the_networks(tmp_path: Path, variant: str) -> None:
+    """``opening=2``: in the first two tricks the card is the network's best and the
+    values shown with it are the network's; from the third trick on, the search's (a twin
+    bot asked the same questions gets them); with ``bidding=learned`` every bid is the
+    learned bot's."""
+    from bela.bots.driver import Driver
+    from bela.bots.heuristic import HeuristicBot
+
+    path = str(tiny_model(tmp_path, variant, seed=2))
+    spec = dict(samples=3, min_samples=3, bid_samples=2, prior="learned", model=path)
+    bot = PimcBot(4, opening=2, bidding="learned", **spec)  # type: ignore[arg-type]
+    twin = PimcBot(4, **spec)  # type: ignore[arg-type]
+    bidder = LearnedBot(4, model=path)
+    m = Match(variant, seed=3)
+    driver = Driver(m, {s: bot if s == 0 else HeuristicBot(s) for s in range(m.variant.seats)})
+    opened = searched = bids = 0
+    while (opened < 4 or searched < 4 or bids < 2) and not m.is_over:
+        rnd = driver.deal()
+        while not rnd.is_over:
+            view = seat_view(m, rnd.turn)
+            cards = {a.card for a in view.legal if isinstance(a, Play)}
+            if rnd.turn == 0 and view.phase == "bidding":
+                action, shown = bot.advise(view)
+                assert (action, shown) == (bidder.act(view), {})
+                bids += 1
+            elif rnd.turn == 0 and len(cards) > 1 and len(cards) == len(view.legal):
+                early = len(view.tricks) < 2
+                values = bidder.card_values(view) if early else twin.card_values(view)
+                action, shown = bot.advise(view)
+                assert shown == values
+                assert isinstance(action, Play)
+                assert action.card == PimcBot.best_card(values, view.raspas)
+                opened += early
+                searched += not early
+            else:
+                driver.step()
+                continue
+            driver.apply(0, action)  # as advised (asking again would draw other deals)
+    assert opened >= 4 and searched >= 4 and bids >= 2
+    assert driver.failures == {s: 0 for s in driver.bots}
+
+
+def test_the_opening_and_learned_bidding_need_the_network() -> None:
+    for bad in ("opening=2", "bidding=learned"):
+        with pytest.raises(ValueError, match="prior=learned"):
+            make_bot(f"pimc:{bad}", 1)
+    for bad in ("-1", "on", "1.5"):
+        with pytest.raises(ValueError, match="opening"):
+            make_bot(f"pimc:prior=learned,opening={bad}", 1)

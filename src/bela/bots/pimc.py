@@ -8,7 +8,9 @@ order, the deal is solved from the first lead and scored as the round would be (
 bela, pass or fall).  With ``bidding="hybrid"`` (the default) the heuristic's fitted
 estimates decide whether to order at all and the simulation chooses the contract; with
 ``"sim"`` it orders the best contract when its mean margin reaches ``threshold`` and passes
-otherwise; ``"heuristic"`` bids as the heuristic bot does.
+otherwise; ``"heuristic"`` bids as the heuristic bot does; ``"learned"`` (with
+``prior=learned``) as the learned bot does, the heuristic deciding whether to order and the
+learned bid network which contract.
 Declarations, bela, discards, swaps and redeals follow the heuristic.
 
 :meth:`PimcBot.advise` gives the choice together with the values it was made from (a hint:
@@ -45,6 +47,10 @@ cards, around each drawn deal's mean, valued as that deal's cards are) counts as
 ``prior_weight`` further deals in the mean, which steadies the estimate when few deals are
 drawn.  A model trained on the score (``bela train --target score``) gives score margins,
 placed around each deal's mean score; it serves as a prior only with ``objective=score``.
+With ``opening=N`` the network alone plays the first N tricks (its best card, no search):
+there, with the most cards unseen, its values, learned from the true deals of its own games,
+beat the search's few sampled deals (measured in bela4, README), and the search plays the
+rest, where the sampled deals are nearly determined.
 """
 
 from __future__ import annotations
@@ -81,9 +87,10 @@ class PimcBot:
                  threshold: float = 0.0, bidding: str = "hybrid", prior: str = "off",
                  model: str | None = None, prior_weight: float = 4.0, weigh: int = 3,
                  temperature: float = 10.0, nodes: int | None = None,
-                 objective: str = "points") -> None:
-        if bidding not in ("hybrid", "sim", "heuristic"):
-            raise ValueError(f"bidding must be 'hybrid', 'sim' or 'heuristic', not {bidding!r}")
+                 objective: str = "points", opening: int = 0) -> None:
+        if bidding not in ("hybrid", "sim", "heuristic", "learned"):
+            raise ValueError("bidding must be 'hybrid', 'sim', 'heuristic' or 'learned', not "
+                             f"{bidding!r}")
         if objective not in ("points", "score"):
             raise ValueError(f"objective must be 'points' or 'score', not {objective!r}")
         if prior not in ("off", "learned"):
@@ -92,6 +99,12 @@ class PimcBot:
             raise ValueError("prior_weight and weigh must be >= 0 and temperature > 0")
         if samples < 1 or min_samples < 1 or (nodes is not None and nodes < 1):
             raise ValueError("samples, min_samples and nodes must be >= 1")
+        if not isinstance(opening, int) or isinstance(opening, bool) or opening < 0:
+            raise ValueError("opening must be a whole number >= 0 (the first tricks played "
+                             "by the network)")
+        if prior != "learned" and (opening or bidding == "learned"):
+            raise ValueError("opening and bidding=learned play by the learned network: "
+                             "give prior=learned")
         self.rng = random.Random(seed)
         self.samples = samples
         self.budget = budget
@@ -111,6 +124,7 @@ class PimcBot:
         self.prior_weight = prior_weight
         self.weigh = weigh
         self.temperature = temperature
+        self.opening = opening
 
     @property
     def solver(self) -> Solver:
@@ -125,7 +139,9 @@ class PimcBot:
     def advise(self, view: SeatView) -> tuple[Action, dict[Card, float]]:
         """The bot's action (what :meth:`act` returns) and, when it chooses a card among
         two or more, the values it chose from: the mean double-dummy value of each legal
-        card over one set of sampled deals (as :meth:`card_values`); the action plays the
+        card over one set of sampled deals (as :meth:`card_values`; in the first
+        ``opening`` tricks the network's values, :meth:`LearnedBot.card_values
+        <bela.bots.learned.LearnedBot.card_values>`); the action plays the
         card with the best value (:meth:`best_card`: the highest, the lowest in raspas,
         ties to the first card in card order).  The values are empty for any other
         decision (a bid, a single legal card, a declaration...)."""
@@ -133,6 +149,9 @@ class PimcBot:
             raise ValueError("it is not this seat's turn")
         if view.phase == "play" and all(isinstance(a, Play) for a in view.legal):
             return self._play(view)
+        if view.phase == "bidding" and self.bidding == "learned":
+            assert self.learned is not None
+            return self.learned.act(view), {}
         if (view.phase == "bidding" and self.bidding != "heuristic"
                 and not get_variant(view.variant).discards  # the simulation has no discards
                 and any(isinstance(a, Call) for a in view.legal)):
@@ -275,7 +294,11 @@ class PimcBot:
         if len(cards) == 1:
             card = next(iter(cards))
         else:
-            values = self.card_values(view)
+            if len(view.tricks) < self.opening:  # the network's first tricks
+                assert self.learned is not None
+                values = self.learned.card_values(view)
+            else:
+                values = self.card_values(view)
             card = self.best_card(values, view.raspas)
         bela = [a for a in view.legal if isinstance(a, Play) and a.card == card and a.bela]
         return (bela[0] if bela else next(a for a in view.legal
