@@ -15,6 +15,7 @@ from bela.bots import make_bot
 from bela.bots.learned import LearnedBot
 from bela.bots.pimc import TIE_BREAK, PimcBot
 from bela.engine import Match, Play
+from bela.engine.actions import Call
 from bela.engine.variants import VARIANTS
 from bela.engine.views import seat_view
 from bela.solver.dd import solve
@@ -156,7 +157,7 @@ def test_the_opening_tricks_are_the_networks(tmp_path: Path, variant: str) -> No
     m = Match(variant, seed=3)
     driver = Driver(m, {s: bot if s == 0 else HeuristicBot(s) for s in range(m.variant.seats)})
     opened = searched = bids = 0
-    while (opened < 4 or searched < 4 or bids < 2) and not m.is_over:
+    while (opened < 4 or searched < 4 or bids < 1) and not m.is_over:
         rnd = driver.deal()
         while not rnd.is_over:
             view = seat_view(m, rnd.turn)
@@ -164,8 +165,9 @@ def test_the_opening_tricks_are_the_networks(tmp_path: Path, variant: str) -> No
             if rnd.turn == 0 and view.phase == "bidding":
                 action, shown = bot.advise(view)
                 assert (action, shown) == (bidder.act(view), {})
-                bids += 1
-            elif rnd.turn == 0 and len(cards) > 1 and len(cards) == len(view.legal):
+                bids += isinstance(action, Call)  # the bid network's contract
+            elif (rnd.turn == 0 and len(cards) > 1
+                  and all(isinstance(a, Play) for a in view.legal)):  # a bela card too
                 early = len(view.tricks) < 2
                 values = bidder.card_values(view) if early else twin.card_values(view)
                 action, shown = bot.advise(view)
@@ -178,7 +180,7 @@ def test_the_opening_tricks_are_the_networks(tmp_path: Path, variant: str) -> No
                 driver.step()
                 continue
             driver.apply(0, action)  # as advised (asking again would draw other deals)
-    assert opened >= 4 and searched >= 4 and bids >= 2
+    assert opened >= 4 and searched >= 4 and bids >= 1
     assert driver.failures == {s: 0 for s in driver.bots}
 
 

@@ -20,6 +20,8 @@ import pytest
 
 pytest.importorskip("numpy")  # the pimc bot
 
+from concurrent.futures.process import BrokenProcessPool  # noqa: E402
+
 from server_helpers import guest, server  # noqa: E402
 
 from bela.bots import BOTS, make_bot  # noqa: E402
@@ -29,7 +31,13 @@ from bela.engine import Match  # noqa: E402
 from bela.engine.errors import IllegalAction  # noqa: E402
 from bela.engine.views import seat_view  # noqa: E402
 from bela.server import actor  # noqa: E402
-from bela.server.botpool import BotFailure, BotPool, default_workers, portable  # noqa: E402
+from bela.server.botpool import (  # noqa: E402
+    BotFailure,
+    BotPool,
+    default_workers,
+    portable,
+    workers_of,
+)
 from failing_bots import Bluffer, BrokenInPlay  # noqa: E402
 
 # the test bots, registered by name in the workers (and, per test, in this process: the
@@ -278,7 +286,7 @@ def test_a_stopping_pool_ends_a_long_job_after_its_grace(kind: str) -> None:
     asyncio.run(p.stop(0.5))
     assert time.monotonic() - started < 10
     assert _gone(worker)
-    with pytest.raises(Exception):  # noqa: B017 - the pool broke under it
+    with pytest.raises(BrokenProcessPool):  # the pool broke under it
         job.result(timeout=5)
 
 
@@ -288,6 +296,33 @@ def test_a_stopping_pool_lets_a_short_job_end(kind: str) -> None:
     p, worker = _busy_pool(kind)
     job = p._executor.submit(time.sleep, 0.5)
     _under_way(job)  # (a job still waiting is cancelled)
+    started = time.monotonic()
     asyncio.run(p.stop(30))
+    assert time.monotonic() - started < 10  # the job's time, not the grace
     assert job.result(timeout=1) is None
     assert _gone(worker)
+
+
+def test_a_stopping_server_ends_its_workers_jobs_after_its_timeout(tmp_path: Path) -> None:
+    """The app's shutdown gives the bot and analysis workers' running jobs what is left of
+    ``shutdown_timeout``, then ends them: it does not wait for a job of a minute."""
+    from fastapi.testclient import TestClient
+
+    from bela.server.app import create_app
+
+    app = create_app(f"sqlite:///{tmp_path / 'bela.db'}", bot_workers=1, analysis_workers=1,
+                     shutdown_timeout=0.5)
+    with TestClient(app):
+        pools = [app.state.lobby.bots, app.state.analysis.pool]
+        for p in pools:
+            p.start()
+        jobs = [p._executor.submit(time.sleep, 60) for p in pools]
+        for job in jobs:
+            _under_way(job)
+        processes = [w for p in pools for w in workers_of(p._executor)]
+        started = time.monotonic()
+    assert time.monotonic() - started < 10
+    for job in jobs:
+        with pytest.raises(BrokenProcessPool):
+            job.result(timeout=5)
+    assert len(processes) == 2 and not any(w.is_alive() for w in processes)

@@ -50,9 +50,10 @@ def serve(
         "of positions, reviews of matches); reviews use all but one of them."),
     shutdown_timeout: int = typer.Option(
         5, "--shutdown-timeout", min=0, help="Seconds a stopping server (SIGTERM, "
-        "Ctrl-C) gives its connections and requests to end, then its bot and analysis "
-        "workers as long again; then it cancels what still runs and exits (its tables "
-        "are stored action by action and handed over at once)."),
+        "Ctrl-C) gives its connections and requests to end; then its tables stop (stored "
+        "action by action; with --redis handed over to the other instances at once) and "
+        "its bot and analysis workers get what is left of as long again; what still runs "
+        "is cancelled."),
     bot_workers: int | None = typer.Option(
         None, "--bot-workers", min=0, help="Worker processes where the tables' strong bots "
         "(pimc, ismcts, ...) think, so that they never slow other tables (default: one fewer "

@@ -286,12 +286,16 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
-            await quick.stop()
-            await analyst.stop(max(0.0, stop_by - time.monotonic()))
-            await router.stop()  # the tables' actors stop: no bot thinks any more
-            if own_bots:
-                await bots_pool.stop(max(0.0, stop_by - time.monotonic()))
-            db.close()
+            try:
+                await quick.stop()
+                await router.stop()  # the tables stop and their leases are given back
+            finally:  # no bot thinks for a table any more: the workers' grace, together
+                grace = max(0.0, stop_by - time.monotonic())
+                stops = [analyst.stop(grace)] + ([bots_pool.stop(grace)] if own_bots else [])
+                for failed in await asyncio.gather(*stops, return_exceptions=True):
+                    if isinstance(failed, BaseException):
+                        log.error("a worker pool did not stop cleanly", exc_info=failed)
+                db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",
                   openapi_url="/api/openapi.json", redoc_url=None)

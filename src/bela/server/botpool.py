@@ -167,14 +167,15 @@ def workers_of(executor: ProcessPoolExecutor | None) -> list[multiprocessing.pro
 
 
 def stop_workers(executor: ProcessPoolExecutor, grace: float | None = None) -> None:
-    """Shut a pool down: the jobs not started are cancelled, the running ones get ``grace``
-    seconds to end (None: as long as they take), then the processes still at work are
-    terminated, so that a stopping server exits in a bounded time (``--shutdown-timeout``;
-    nobody waits for those answers any more, and the workers write nothing)."""
+    """Shut a pool down: the jobs still queued are cancelled, those under way get ``grace``
+    seconds to end (None: as long as they take), then the processes that have not exited
+    are terminated, so that a stopping server exits in a bounded time
+    (``--shutdown-timeout``; nobody waits for those answers any more, and the workers
+    write nothing)."""
     if grace is None:
         executor.shutdown(wait=True, cancel_futures=True)
         return
-    processes = workers_of(executor)
+    processes = workers_of(executor)  # before the shutdown, which forgets them
     executor.shutdown(wait=False, cancel_futures=True)
     deadline = time.monotonic() + grace
     for p in processes:
@@ -186,10 +187,11 @@ def stop_workers(executor: ProcessPoolExecutor, grace: float | None = None) -> N
         p.join(2.0)
         if p.is_alive():
             p.kill()
-            p.join()
+            p.join(2.0)
     if late:
-        log.warning("%d worker process(es) still at work after %.1f s were terminated",
-                    len(late), grace)
+        log.warning("%d worker process(es) had not exited %.1f s after the stop: "
+                    "terminated", len(late), grace)
+
 
 class BotPool:
     """The bot workers of a server: ``workers`` processes decide at once for the tables'

@@ -68,8 +68,9 @@ class ServerConfig:
     analysis_queue: int = 8
     review_ttl: float = 3600.0
     # A stopping server (SIGTERM, Ctrl-C) gives its connections and requests this long to
-    # end (uvicorn's graceful shutdown, ``bela serve``), then its bot and analysis workers
-    # as long again; what is still running then is cancelled and the process exits.
+    # end (uvicorn's graceful shutdown, ``bela serve``); then its tables stop and its bot
+    # and analysis workers get what is left of as long again (the app's lifespan); what is
+    # still running then is cancelled and the process exits.
     shutdown_timeout: float = 5.0
 
 
