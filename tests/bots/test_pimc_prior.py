@@ -184,6 +184,18 @@ def test_the_opening_tricks_are_the_networks(tmp_path: Path, variant: str) -> No
     assert driver.failures == {s: 0 for s in driver.bots}
 
 
+def test_the_opening_default_is_the_variants() -> None:
+    from bela.bots.pimc import OPENING
+
+    prior = PimcBot(1, prior="learned")
+    assert {v: prior.opening_tricks(v) for v in VARIANTS} == OPENING
+    assert OPENING["bela3"] == 0 and OPENING["bela4"] > 0  # bela3: the search plays better
+    assert PimcBot(1).opening_tricks("bela4") == 0  # no network, no opening
+    assert PimcBot(1, prior="learned", opening=0).opening_tricks("bela4") == 0
+    assert make_bot("pimc:prior=learned,opening=3", 1).opening_tricks("bela3") == 3  # type: ignore[attr-defined]
+    assert make_bot("master", 1).opening_tricks("bela2") == OPENING["bela2"]  # type: ignore[attr-defined]
+
+
 def test_the_opening_and_learned_bidding_need_the_network() -> None:
     for bad in ("opening=2", "bidding=learned"):
         with pytest.raises(ValueError, match="prior=learned"):

@@ -10,11 +10,11 @@ club        ``learned:temperature=4,forget=0.15,    a close second card now and 
 expert      ``learned``                             the network's best card, the last
                                                     tricks by search (its ``endgame``)
 master      ``pimc:prior=learned,samples=64,        the network's bids and first two
-            nodes=4000000,objective=score,          tricks, then search over up to 64
-            opening=2,bidding=learned``             sampled deals (4 million solver
-                                                    nodes) valued by the round's score,
-                                                    with the network as prior and
-                                                    opponent model
+            nodes=4000000,objective=score,          tricks (not in bela3), then search
+            bidding=learned``                       over up to 64 sampled deals (4
+                                                    million solver nodes) valued by the
+                                                    round's score, with the network as
+                                                    prior and opponent model
 =========== ======================================= =====================================
 
 The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
@@ -37,8 +37,7 @@ LEVELS: dict[str, str] = {
     "beginner": "learned:temperature=12,forget=0.5,endgame=0",
     "club": "learned:temperature=4,forget=0.15,endgame=0",
     "expert": "learned",
-    "master": "pimc:prior=learned,samples=64,nodes=4000000,objective=score,opening=2,"
-              "bidding=learned",
+    "master": "pimc:prior=learned,samples=64,nodes=4000000,objective=score,bidding=learned",
 }
 
 # Elo over ``beginner`` per variant, from the arena (see the README's strength table).

@@ -47,10 +47,11 @@ cards, around each drawn deal's mean, valued as that deal's cards are) counts as
 ``prior_weight`` further deals in the mean, which steadies the estimate when few deals are
 drawn.  A model trained on the score (``bela train --target score``) gives score margins,
 placed around each deal's mean score; it serves as a prior only with ``objective=score``.
-With ``opening=N`` the network alone plays the first N tricks (its best card, no search):
-there, with the most cards unseen, its values, learned from the true deals of its own games,
-beat the search's few sampled deals (measured in bela4, README), and the search plays the
-rest, where the sampled deals are nearly determined.
+And the network alone plays the first ``opening`` tricks (its best card, no search; by
+default the variant's :data:`OPENING`): there, with the most cards unseen, its values,
+learned from the true deals of its own games, beat the search's sampled deals, and the
+search plays the rest, where the sampled deals are nearly determined (measured with ``bela
+arena``, README).
 """
 
 from __future__ import annotations
@@ -76,6 +77,12 @@ from .heuristic import HeuristicBot
 
 TIE_BREAK = 1e-3  # objective=score: points per point of the card's mean, to break ties
 
+# The first tricks the network plays alone with ``prior=learned`` (``opening`` overrides),
+# per variant: ``master`` against ``pimc`` with and without them on the same deals (README).
+# bela3's network plays its first tricks of ten cards clearly worse than the search (the
+# learned bot's rows there).
+OPENING: dict[str, int] = {"bela4": 2, "bela2": 2, "belot2": 2, "bela3": 0}
+
 
 class PimcBot:
     """Sampled deals x double-dummy solver (see the module docstring)."""
@@ -87,7 +94,7 @@ class PimcBot:
                  threshold: float = 0.0, bidding: str = "hybrid", prior: str = "off",
                  model: str | None = None, prior_weight: float = 4.0, weigh: int = 3,
                  temperature: float = 10.0, nodes: int | None = None,
-                 objective: str = "points", opening: int = 0) -> None:
+                 objective: str = "points", opening: int | None = None) -> None:
         if bidding not in ("hybrid", "sim", "heuristic", "learned"):
             raise ValueError("bidding must be 'hybrid', 'sim', 'heuristic' or 'learned', not "
                              f"{bidding!r}")
@@ -99,7 +106,8 @@ class PimcBot:
             raise ValueError("prior_weight and weigh must be >= 0 and temperature > 0")
         if samples < 1 or min_samples < 1 or (nodes is not None and nodes < 1):
             raise ValueError("samples, min_samples and nodes must be >= 1")
-        if not isinstance(opening, int) or isinstance(opening, bool) or opening < 0:
+        if opening is not None and (not isinstance(opening, int) or isinstance(opening, bool)
+                                    or opening < 0):
             raise ValueError("opening must be a whole number >= 0 (the first tricks played "
                              "by the network)")
         if prior != "learned" and (opening or bidding == "learned"):
@@ -126,6 +134,13 @@ class PimcBot:
         self.temperature = temperature
         self.opening = opening
 
+    def opening_tricks(self, variant: str) -> int:
+        """How many first tricks the network plays alone in ``variant``: none without
+        ``prior=learned``, else the ``opening`` setting or the variant's :data:`OPENING`."""
+        if self.learned is None:
+            return 0
+        return OPENING.get(variant, 0) if self.opening is None else self.opening
+
     @property
     def solver(self) -> Solver:
         """The calling thread's solver (:func:`~bela.solver.dd.default_solver`): never
@@ -139,8 +154,8 @@ class PimcBot:
     def advise(self, view: SeatView) -> tuple[Action, dict[Card, float]]:
         """The bot's action (what :meth:`act` returns) and, when it chooses a card among
         two or more, the values it chose from: the mean double-dummy value of each legal
-        card over one set of sampled deals (as :meth:`card_values`; in the first
-        ``opening`` tricks the network's values, :meth:`LearnedBot.card_values
+        card over one set of sampled deals (as :meth:`card_values`; in the first tricks
+        of :meth:`opening_tricks` the network's values, :meth:`LearnedBot.card_values
         <bela.bots.learned.LearnedBot.card_values>`); the action plays the
         card with the best value (:meth:`best_card`: the highest, the lowest in raspas,
         ties to the first card in card order).  The values are empty for any other
@@ -294,7 +309,7 @@ class PimcBot:
         if len(cards) == 1:
             card = next(iter(cards))
         else:
-            if len(view.tricks) < self.opening:  # the network's first tricks
+            if len(view.tricks) < self.opening_tricks(view.variant):  # the network alone
                 assert self.learned is not None
                 values = self.learned.card_values(view)
             else:
