@@ -97,6 +97,10 @@ def test_prior_settings_are_checked() -> None:
         make_bot("pimc:prior=oracle")
     with pytest.raises(ValueError, match="temperature"):
         make_bot("pimc:prior=learned,temperature=0")
+    # the documented switch: a spec's ``off`` is the prior off, for pimc and for master
+    assert make_bot("pimc:prior=off").learned is None
+    with pytest.raises(ValueError, match="give prior=learned"):
+        make_bot("master:prior=off")
 
 
 @pytest.mark.parametrize("variant", ["bela2", "belot2"])

@@ -92,7 +92,7 @@ class PimcBot:
 
     def __init__(self, seed: int | None = None, samples: int = 16, budget: float | None = None,
                  min_samples: int = 6, inference: bool = True, bid_samples: int = 10,
-                 threshold: float = 0.0, bidding: str = "hybrid", prior: str = "off",
+                 threshold: float = 0.0, bidding: str = "hybrid", prior: str | bool = "off",
                  model: str | None = None, prior_weight: float = 4.0, weigh: int = 3,
                  temperature: float = 10.0, nodes: int | None = None,
                  objective: str = "points", opening: int | None = None) -> None:
@@ -101,6 +101,8 @@ class PimcBot:
                              f"{bidding!r}")
         if objective not in ("points", "score"):
             raise ValueError(f"objective must be 'points' or 'score', not {objective!r}")
+        if prior is False:  # a spec's ``prior=off`` reads as the switch off
+            prior = "off"
         if prior not in ("off", "learned"):
             raise ValueError(f"prior must be 'off' or 'learned', not {prior!r}")
         if prior_weight < 0 or weigh < 0 or temperature <= 0:
