@@ -343,6 +343,13 @@ def test_enforce_off_plays_a_card_that_breaks_a_rule_with_a_warning(
                 status = page.locator(".status-line").inner_text()
                 assert "Kriva karta" in status and marked[code]["reason"] in status, status
                 page.wait_for_function("c => !window.__bela.view.hand.includes(c)", arg=code)
+                # while the notice lives, the table's state (whose turn) is shown beside it
+                line = page.evaluate("""() => ({
+                    toast: document.querySelector('.status-line .toast')?.textContent ?? null,
+                    state: document.querySelector('.status-line .status-state')?.textContent
+                      ?? null})""")
+                if line["toast"] is not None:
+                    assert "Kriva karta" in line["toast"] and line["state"], line
                 break
         if not click_first_legal(page):
             page.wait_for_timeout(60)

@@ -445,8 +445,17 @@ function renderFaceUp({ v, N }) {
   return `<div class="faceups">${parts.join("")}${note}</div>`;
 }
 
-function renderStatus({ S, v, N, myTurn }) {
-  if (S.toast) return `<span class="toast ${S.toast.kind || ""}">${esc(S.toast.text)}</span>`;
+/** The status line: a notice (toast) while it lives, and beside it always the state of the
+ *  table, so a lost connection or the seat's turn is never hidden behind a notice. */
+function renderStatus(ctx) {
+  const { S } = ctx;
+  const state = tableState(ctx);
+  if (!S.toast) return state;
+  const toast = `<span class="toast ${S.toast.kind || ""}">${esc(S.toast.text)}</span>`;
+  return state ? `${toast} <span class="status-state">· ${state}</span>` : toast;
+}
+
+function tableState({ S, v, N, myTurn }) {
   if (S.conn !== "open") return `<span class="warn">${esc(t(S.conn === "closed" ? "reconnecting" : "connecting"))}</span>`;
   if (S.status === "finished") return esc(t("match_over"));
   if (v.phase === "done") return esc(t("next_deal"));
