@@ -400,11 +400,14 @@ def test_stopped_instance_hands_its_table_over_at_once(site: Site) -> None:
         inst = s.by_name(name)
         at = time.monotonic()
         inst.proc.terminate()
-        try:  # about twice --shutdown-timeout (5 s) at most
+        try:  # about twice --shutdown-timeout (5 s); a hung stop ends itself after 20 s
             await asyncio.to_thread(inst.proc.wait, 30)
         except subprocess.TimeoutExpired:
             tail = inst.log.read_text().splitlines()[-30:]
             pytest.fail(f"{name} did not exit within 30 s of SIGTERM:\n" + "\n".join(tail))
+        if inst.proc.returncode == 1:  # its stop hung: the log ends with every thread's stack
+            tail = inst.log.read_text().splitlines()[-120:]
+            pytest.fail(f"{name}'s stop hung:\n" + "\n".join(tail))
         while True:
             holder = _owner_or_none(s, tid)
             if holder is not None and holder != name:

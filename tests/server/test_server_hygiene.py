@@ -565,3 +565,33 @@ def test_serve_passes_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(Made):
         load.start_server("/nowhere")
     assert "--no-rate-limits" in argv
+
+
+def test_a_stopping_server_that_hangs_is_ended_with_its_stacks(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """``bela serve``'s stop is bounded: the first stop signal arms a watchdog that, if the
+    process has not exited ``limit`` seconds later (a hung shutdown), writes every thread's
+    stack and exits with 1; a second signal arms no second one."""
+    import signal
+    import threading
+
+    import uvicorn
+
+    from bela.cli.serve import bounded_server, stop_limit
+
+    assert stop_limit(5) == 20 and stop_limit(1) == 8
+    exited = threading.Event()
+    codes: list[int] = []
+
+    def exit_now(code: int) -> None:
+        codes.append(code)
+        exited.set()
+
+    server = bounded_server(uvicorn.Config(lambda *_: None), 0.3, exit_now)
+    server.handle_exit(signal.SIGTERM, None)
+    first = server.watchdog
+    server.handle_exit(signal.SIGTERM, None)
+    assert server.watchdog is first and server.should_exit
+    assert exited.wait(10) and codes == [1]
+    err = capfd.readouterr().err
+    assert "Thread 0x" in err and "test_server_hygiene.py" in err  # the stacks, this one's too

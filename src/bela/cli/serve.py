@@ -123,7 +123,7 @@ def serve(
                             ws_ping_interval=20.0, ws_ping_timeout=20.0,
                             ws_per_message_deflate=False,  # small messages: CPU over bytes
                             timeout_graceful_shutdown=shutdown_timeout, lifespan="on")
-    server = uvicorn.Server(config)
+    server = bounded_server(config, stop_limit(shutdown_timeout))
     gc.collect()
     gc.freeze()  # the code and data loaded so far stays: later collections skip it
     server.run(sockets=[sock])
@@ -162,6 +162,50 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
                 self._timer = None
 
     return HeaderTimeout
+
+
+def stop_limit(shutdown_timeout: float) -> float:
+    """Seconds a stopping server may take in all before it is ended: the requests' grace,
+    the tables' stop, the workers' grace and their termination, with room to spare.
+
+    >>> stop_limit(5)
+    20
+    """
+    return 3 * shutdown_timeout + 5
+
+
+def bounded_server(config: Any, limit: float, exit_now: Any = None) -> Any:
+    """uvicorn's server whose stop is bounded: ``limit`` seconds after the first stop signal
+    (SIGTERM, Ctrl-C) a process that has not exited writes every thread's stack to stderr
+    and exits with status 1 (``exit_now``, tests: what is called instead), so that a hung
+    shutdown neither holds its port and tables until it is killed nor hides its cause."""
+    import faulthandler
+    import logging
+    import os
+    import sys
+    import threading
+
+    import uvicorn
+
+    def stuck() -> None:
+        logging.getLogger("bela.server").error(
+            "the server had not stopped %.0f s after the stop signal: exiting; every "
+            "thread's stack follows on stderr", limit)
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        sys.stderr.flush()
+        (exit_now or os._exit)(1)
+
+    class BoundedServer(uvicorn.Server):
+        watchdog: threading.Timer | None = None
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if self.watchdog is None:
+                self.watchdog = threading.Timer(limit, stuck)
+                self.watchdog.daemon = True  # it never keeps a process that ended in time
+                self.watchdog.start()
+            super().handle_exit(sig, frame)
+
+    return BoundedServer(config)
 
 
 def _safe(url: str) -> str:
