@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    import uvicorn
 
 
 def serve(
@@ -174,7 +180,8 @@ def stop_limit(shutdown_timeout: float) -> float:
     return 3 * shutdown_timeout + 5
 
 
-def bounded_server(config: Any, limit: float, exit_now: Any = None) -> Any:
+def bounded_server(config: uvicorn.Config, limit: float,
+                   exit_now: Callable[[int], object] | None = None) -> uvicorn.Server:
     """uvicorn's server whose stop is bounded: ``limit`` seconds after the first stop signal
     (SIGTERM, Ctrl-C) a process that has not exited writes every thread's stack to stderr
     and exits with status 1 (``exit_now``, tests: what is called instead), so that a hung
@@ -198,7 +205,7 @@ def bounded_server(config: Any, limit: float, exit_now: Any = None) -> Any:
     class BoundedServer(uvicorn.Server):
         watchdog: threading.Timer | None = None
 
-        def handle_exit(self, sig: int, frame: Any) -> None:
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             if self.watchdog is None:
                 self.watchdog = threading.Timer(limit, stuck)
                 self.watchdog.daemon = True  # it never keeps a process that ended in time
