@@ -405,8 +405,8 @@ def test_stopped_instance_hands_its_table_over_at_once(site: Site) -> None:
         except subprocess.TimeoutExpired:
             tail = inst.log.read_text().splitlines()[-30:]
             pytest.fail(f"{name} did not exit within 30 s of SIGTERM:\n" + "\n".join(tail))
-        if inst.proc.returncode == 1:  # its stop hung: the log ends with every thread's stack
-            tail = inst.log.read_text().splitlines()[-120:]
+        if inst.proc.returncode == 1:  # its stop hung: the log ends with its tasks and threads
+            tail = inst.log.read_text().splitlines()[-400:]
             pytest.fail(f"{name}'s stop hung:\n" + "\n".join(tail))
         while True:
             holder = _owner_or_none(s, tid)

@@ -595,3 +595,59 @@ def test_a_stopping_server_that_hangs_is_ended_with_its_stacks(
     assert exited.wait(10) and codes == [1]
     err = capfd.readouterr().err
     assert "Thread 0x" in err and "test_server_hygiene.py" in err  # the stacks, this one's too
+
+
+def test_a_hung_stop_shows_where_each_task_waits(capfd: pytest.CaptureFixture[str]) -> None:
+    """A shutdown that hangs on an ``await`` leaves the threads idle in the event loop, so
+    the watchdog also writes each task's chain of awaits (to the innermost coroutine and
+    the future it waits on, through an ``async with`` as the app's lifespan); when the loop
+    itself is blocked it says so."""
+    import asyncio
+    import contextlib
+    import signal
+    import threading
+    import time
+    from collections.abc import AsyncIterator
+
+    import uvicorn
+
+    from bela.cli.serve import bounded_server
+
+    async def hung_inner() -> None:
+        await asyncio.Event().wait()
+
+    @contextlib.asynccontextmanager
+    async def stopping() -> AsyncIterator[None]:  # as the app's lifespan: a shutdown that hangs
+        yield
+        await hung_inner()
+
+    async def hung_outer() -> None:
+        async with stopping():
+            pass
+
+    def watched(block: bool) -> str:
+        exited = threading.Event()
+        server = bounded_server(uvicorn.Config(lambda *_: None), 0.2,
+                                lambda _code: exited.set())
+
+        async def main() -> None:
+            task = asyncio.create_task(hung_outer(), name="stuck stop")
+            await asyncio.sleep(0)
+            server.handle_exit(signal.SIGTERM, None)  # as the signal handler: in the loop
+            if block:
+                time.sleep(2.6)  # a loop that never runs again while the watchdog waits
+            assert await asyncio.to_thread(exited.wait, 10)
+            task.cancel()
+
+        asyncio.run(main())
+        return capfd.readouterr().err
+
+    err = watched(block=False)
+    stuck = err[err.index("Task 'stuck stop':"):]
+    chain = [stuck.index(f"in {name}") for name in ("hung_outer", "stopping", "hung_inner",
+                                                       "wait")]
+    assert chain == sorted(chain) and chain[-1] < stuck.index("waits on <Future pending")
+    assert "Thread 0x" in err  # the threads' stacks follow
+    err = watched(block=True)
+    assert "the event loop did not run for 2 s: it is blocked" in err
+    assert "in watched" in err and "Task 'stuck stop':" not in err.split("blocked")[0]

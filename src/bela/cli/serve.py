@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
 
@@ -183,9 +183,11 @@ def stop_limit(shutdown_timeout: float) -> float:
 def bounded_server(config: uvicorn.Config, limit: float,
                    exit_now: Callable[[int], object] | None = None) -> uvicorn.Server:
     """uvicorn's server whose stop is bounded: ``limit`` seconds after the first stop signal
-    (SIGTERM, Ctrl-C) a process that has not exited writes every thread's stack to stderr
-    and exits with status 1 (``exit_now``, tests: what is called instead), so that a hung
-    shutdown neither holds its port and tables until it is killed nor hides its cause."""
+    (SIGTERM, Ctrl-C) a process that has not exited writes to stderr where each of its
+    event loop's tasks waits (the chain of awaits: a shutdown that hangs on an ``await``
+    shows only the idle loop in the threads' stacks) and every thread's stack, and exits
+    with status 1 (``exit_now``, tests: what is called instead), so that a hung shutdown
+    neither holds its port and tables until it is killed nor hides its cause."""
     import faulthandler
     import logging
     import os
@@ -194,10 +196,21 @@ def bounded_server(config: uvicorn.Config, limit: float,
 
     import uvicorn
 
-    def stuck() -> None:
+    def stuck(loop: asyncio.AbstractEventLoop | None) -> None:
         logging.getLogger("bela.server").error(
-            "the server had not stopped %.0f s after the stop signal: exiting; every "
-            "thread's stack follows on stderr", limit)
+            "the server had not stopped %.0f s after the stop signal: exiting; where its "
+            "tasks wait and every thread's stack follow on stderr", limit)
+        if loop is not None and not loop.is_closed():
+            written = threading.Event()
+
+            def write() -> None:
+                write_task_stacks(sys.stderr)
+                written.set()
+
+            loop.call_soon_threadsafe(write)
+            if not written.wait(2.0):
+                print("the event loop did not run for 2 s: it is blocked (its thread's "
+                      "stack below)", file=sys.stderr)
         faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
         sys.stderr.flush()
         (exit_now or os._exit)(1)
@@ -207,12 +220,48 @@ def bounded_server(config: uvicorn.Config, limit: float,
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             if self.watchdog is None:
-                self.watchdog = threading.Timer(limit, stuck)
+                try:  # the signal handler runs in the loop's thread
+                    loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+                except RuntimeError:
+                    loop = None
+                self.watchdog = threading.Timer(limit, stuck, (loop,))
                 self.watchdog.daemon = True  # it never keeps a process that ended in time
                 self.watchdog.start()
             super().handle_exit(sig, frame)
 
     return BoundedServer(config)
+
+
+def write_task_stacks(file: TextIO) -> None:
+    """Write where each task of the running event loop waits: its chain of awaits, from
+    the task's coroutine through the coroutines, generators and async generators it awaits
+    (a lifespan's ``async with`` too) to the future at the end (``Task.print_stack`` shows
+    the outermost frame only)."""
+    import gc
+
+    links = (("cr_frame", "cr_await"), ("gi_frame", "gi_yieldfrom"), ("ag_frame", "ag_await"))
+    for task in sorted(asyncio.all_tasks(), key=lambda t: t.get_name()):
+        print(f"Task {task.get_name()!r}:", file=file)
+        awaited: Any = task.get_coro()
+        for _ in range(200):  # an await chain is never that long: no endless walk
+            link = next((ln for ln in links if hasattr(awaited, ln[0])), None)
+            if link is None:  # an awaitable wrapper (a future's iterator, anext()...)
+                inner = [r for r in gc.get_referents(awaited) if isinstance(r, asyncio.Future)
+                         or any(hasattr(r, frame) for frame, _ in links)]
+                if not inner:
+                    break
+                awaited = inner[0]
+                if isinstance(awaited, asyncio.Future):
+                    print(f"  waits on {awaited!r}", file=file)
+                    break
+                continue
+            frame = getattr(awaited, link[0])
+            if frame is None:  # running, or done
+                break
+            print(f'  File "{frame.f_code.co_filename}", line {frame.f_lineno}, in '
+                  f"{frame.f_code.co_name}", file=file)
+            awaited = getattr(awaited, link[1])
+    file.flush()
 
 
 def _safe(url: str) -> str:
