@@ -10,11 +10,12 @@ club        ``learned:temperature=4,forget=0.15,    a close second card now and 
 expert      ``learned``                             the network's best card, the last
                                                     tricks by search (its ``endgame``)
 master      ``pimc:prior=learned,samples=64,        the network's bids and first two
-            nodes=4000000,objective=score,          tricks (not in bela3), then search
-            bidding=learned``                       over up to 64 sampled deals (4
-                                                    million solver nodes) valued by the
-                                                    round's score, with the network as
-                                                    prior and opponent model
+            nodes=4000000,objective=score,          tricks (belot2: one; not in bela3),
+            bidding=learned``                       then search over up to 64 sampled
+                                                    deals (4 million solver nodes)
+                                                    valued by the round's score, with
+                                                    the network as prior and opponent
+                                                    model
 =========== ======================================= =====================================
 
 The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
@@ -45,7 +46,7 @@ ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 83, "expert": 288, "master": 298},
     "bela3": {"beginner": 0, "club": 122, "expert": 301},
     "bela2": {"beginner": 0, "club": 83, "expert": 269, "master": 302},
-    "belot2": {"beginner": 0, "club": 87, "expert": 293, "master": 303},
+    "belot2": {"beginner": 0, "club": 87, "expert": 293, "master": 317},
 }
 
 
