@@ -92,6 +92,48 @@ def test_deals_are_weighted_by_the_other_seats_plays(tmp_path: Path, variant: st
     assert checked >= 3
 
 
+@pytest.mark.parametrize("variant", ["belot2", "bela3"])
+def test_the_opponent_model_can_reach_back_over_the_round(tmp_path: Path,
+                                                          variant: str) -> None:
+    """``reach=round``: a deal's weight is the network's probability of the other seats'
+    last ``weigh`` plays of the whole round, not only the current (or last) trick's, each
+    seat's view rebuilt when it played."""
+    path = tiny_model(tmp_path, variant, seed=5)
+    one_pass = LearnedBot(0, model=str(path), symmetric=False)
+    checked = 0
+    for view in card_decisions(variant, 40):
+        played = [p for trick, _ in view.tricks for p in trick] + list(view.trick)
+        plays = [p for p in played if p[0] != view.seat][-4:]
+        if not view.tricks or len(plays) <= len([p for p in view.trick if p[0] != view.seat]):
+            continue  # nothing before the current trick to reach back to
+        bot = PimcBot(3, samples=5, min_samples=5, prior="learned", model=str(path),
+                      temperature=8.0, weigh=4, reach="round")
+        rng = random.Random(3)
+        sampler = DealSampler(view)
+        deals = [sampler.draw(rng) for _ in range(5)]
+        raw = []
+        for deal in deals:
+            rnd = to_round(view, deal)
+            m = Match(rnd.variant, {k: v for k, v in view.options.items()
+                                    if k in rnd.variant.options})
+            m.rounds.append(rnd)
+            w = 1.0
+            for seat, card in reversed(plays):
+                while True:  # back to the moment that seat played
+                    last = rnd.log[-1]
+                    rnd.undo()
+                    if isinstance(last, Play) and last.card == card:
+                        break
+                w *= opponent_probability(seat_view(m, seat, rnd), card, one_pass, 8.0)
+            raw.append(w)
+        assert bot._weights(view, deals) == pytest.approx(list(np.array(raw) / max(raw)),
+                                                          rel=1e-4)
+        checked += 1
+    assert checked >= 3
+    with pytest.raises(ValueError, match="reach"):
+        make_bot("pimc:prior=learned,reach=match")
+
+
 def test_prior_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="prior"):
         make_bot("pimc:prior=oracle")

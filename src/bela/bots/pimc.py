@@ -38,9 +38,11 @@ nothing.  Equal scores go to the card with more points.
 With ``prior=learned`` the learned bot's network (:mod:`bela.bots.learned`, ``model=PATH``
 for another model file) joins the search twice.  As the *opponent model*: each sampled deal
 is weighted by how likely the other seats' last plays (up to ``weigh`` cards: the current
-trick's, else the last trick's) are under the network for the hands that deal gives them,
-each seat's view rebuilt at the moment it played (a softmax of its card values, ``temperature``
-points; one pass of the network per row, ``learned:symmetric=off``, as the rows are many).
+trick's, else the last trick's; with ``reach=round`` the last of the whole round) are under
+the network for the hands that deal gives them, each seat's view rebuilt at the moment it
+played (a softmax of its card values, ``temperature`` points; one pass of the network per
+row, ``learned:symmetric=off``, as the rows are many).  Reaching back over the round did not
+make belot2's master stronger (README), so the default stays the trick.
 As the *prior*: the network's value of each card (the mean over the side suits' namings, as
 the learned bot plays; its differences from the other
 cards, around each drawn deal's mean, valued as that deal's cards are) counts as
@@ -97,7 +99,10 @@ class PimcBot:
                  threshold: float = 0.0, bidding: str = "hybrid", prior: str | bool = "off",
                  model: str | None = None, prior_weight: float = 4.0, weigh: int = 3,
                  temperature: float = 10.0, nodes: int | None = None,
-                 objective: str = "points", opening: int | None = None) -> None:
+                 objective: str = "points", opening: int | None = None,
+                 reach: str = "trick") -> None:
+        if reach not in ("trick", "round"):
+            raise ValueError(f"reach must be 'trick' or 'round', not {reach!r}")
         if bidding not in ("hybrid", "sim", "heuristic", "learned"):
             raise ValueError("bidding must be 'hybrid', 'sim', 'heuristic' or 'learned', not "
                              f"{bidding!r}")
@@ -136,6 +141,7 @@ class PimcBot:
             self.learned = LearnedBot(seed, model=model)
         self.prior_weight = prior_weight
         self.weigh = weigh
+        self.reach = reach
         self.temperature = temperature
         self.opening = opening
 
@@ -266,7 +272,10 @@ class PimcBot:
         the learned network, every such seat's view rebuilt at the moment it played."""
         assert self.learned is not None
         me = view.seat
-        recent = list(view.trick) or (list(view.tricks[-1][0]) if view.tricks else [])
+        if self.reach == "round":
+            recent = [p for trick, _ in view.tricks for p in trick] + list(view.trick)
+        else:
+            recent = list(view.trick) or (list(view.tricks[-1][0]) if view.tricks else [])
         plays = [(s, c) for s, c in recent if s != me][-self.weigh:] if self.weigh else []
         if not plays:
             return [1.0] * len(deals)
