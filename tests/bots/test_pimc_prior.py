@@ -17,9 +17,9 @@ from bela.bots.pimc import TIE_BREAK, PimcBot
 from bela.engine import Match, Play
 from bela.engine.actions import Call
 from bela.engine.variants import VARIANTS
-from bela.engine.views import seat_view
+from bela.engine.views import SeatView, seat_view
 from bela.solver.dd import solve
-from bela.solver.sampler import DealSampler, to_round
+from bela.solver.sampler import DealSampler, SampledDeal, to_round
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -37,6 +37,28 @@ def opponent_probability(view_then: object, card: int, bot: LearnedBot, t: float
     top = max(sign * v for v in values.values())
     z = {c: math.exp((sign * v - top) / t) for c, v in values.items()}
     return 0.9 * z[card] / sum(z.values()) + 0.1 / len(values)
+
+
+def expected_weights(view: SeatView, deals: list[SampledDeal], plays: list[tuple[int, int]],
+                     bot: LearnedBot, t: float) -> np.ndarray:
+    """Each deal's probability of ``plays`` (the other seats' plays weighed, oldest first),
+    every seat's view rebuilt at the moment it played; scaled so the likeliest weighs 1."""
+    raw = []
+    for deal in deals:
+        rnd = to_round(view, deal)
+        m = Match(rnd.variant, {k: v for k, v in view.options.items()
+                                if k in rnd.variant.options})
+        m.rounds.append(rnd)
+        w = 1.0
+        for seat, card in reversed(plays):
+            while True:  # back to the moment that seat played
+                last = rnd.log[-1]
+                rnd.undo()
+                if isinstance(last, Play) and last.card == card:
+                    break
+            w *= opponent_probability(seat_view(m, seat, rnd), card, bot, t)
+        raw.append(w)
+    return np.array(raw) / max(raw)
 
 
 @pytest.mark.parametrize("variant", ["bela4", "bela2"])
@@ -60,22 +82,8 @@ def test_deals_are_weighted_by_the_other_seats_plays(tmp_path: Path, variant: st
         rng = random.Random(3)
         sampler = DealSampler(view)
         deals = [sampler.draw(rng) for _ in range(5)]
-        raw = []
-        for deal in deals:
-            rnd = to_round(view, deal)
-            m = Match(rnd.variant, {k: v for k, v in view.options.items()
-                                    if k in rnd.variant.options})
-            m.rounds.append(rnd)
-            w = 1.0
-            for seat, card in reversed([p for p in view.trick if p[0] != view.seat]):
-                while True:  # back to the moment that seat played
-                    last = rnd.log[-1]
-                    rnd.undo()
-                    if isinstance(last, Play) and last.card == card:
-                        break
-                w *= opponent_probability(seat_view(m, seat, rnd), card, one_pass, 8.0)
-            raw.append(w)
-        weights = np.array(raw) / max(raw)
+        others = [p for p in view.trick if p[0] != view.seat]
+        weights = expected_weights(view, deals, others, one_pass, 8.0)
         assert bot._weights(view, deals) == pytest.approx(list(weights), rel=1e-4)
         exact = [solve(to_round(view, d), line=False).values for d in deals]
         prior = net_bot.card_values(view)
@@ -111,23 +119,8 @@ def test_the_opponent_model_can_reach_back_over_the_round(tmp_path: Path,
         rng = random.Random(3)
         sampler = DealSampler(view)
         deals = [sampler.draw(rng) for _ in range(5)]
-        raw = []
-        for deal in deals:
-            rnd = to_round(view, deal)
-            m = Match(rnd.variant, {k: v for k, v in view.options.items()
-                                    if k in rnd.variant.options})
-            m.rounds.append(rnd)
-            w = 1.0
-            for seat, card in reversed(plays):
-                while True:  # back to the moment that seat played
-                    last = rnd.log[-1]
-                    rnd.undo()
-                    if isinstance(last, Play) and last.card == card:
-                        break
-                w *= opponent_probability(seat_view(m, seat, rnd), card, one_pass, 8.0)
-            raw.append(w)
-        assert bot._weights(view, deals) == pytest.approx(list(np.array(raw) / max(raw)),
-                                                          rel=1e-4)
+        weights = expected_weights(view, deals, plays, one_pass, 8.0)
+        assert bot._weights(view, deals) == pytest.approx(list(weights), rel=1e-4)
         checked += 1
     assert checked >= 3
     with pytest.raises(ValueError, match="reach"):
