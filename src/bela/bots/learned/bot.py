@@ -124,7 +124,7 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
 # cards in hand) and plays better than the network; measured with ``bela arena --bots
 # learned:endgame=N,learned:endgame=0`` and against ``pimc`` (README).  In bela3 the network
 # plays only the first of the ten tricks: with 7 searched it lost 3.3 points a deal to
-# ``pimc``, with 9 it plays even.  In bela2, where 11 cards stay out of play, the network
+# ``pimc``, with 9 about even.  In bela2, where 11 cards stay out of play, the network
 # plays the last tricks better than 16 sampled deals.
 ENDGAME: dict[str, int] = {"bela4": 6, "bela3": 9, "belot2": 8, "bela2": 0}
 
