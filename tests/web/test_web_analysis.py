@@ -227,7 +227,7 @@ def test_phone_play_on_and_the_hint(browser: Any, bela_url: str, artifacts: Path
     # play on from here: a new table where this player sits in the seat to play, with bots
     page.select_option("#an-playon-seat", str(seat))
     page.click("#an-playon")
-    page.wait_for_url(re.compile(r"/\?table=\w+"), timeout=20000)
+    page.wait_for_url(re.compile(r"/\?table=[\w-]+"), timeout=20000)
     page.wait_for_selector(f".game[data-seat='{seat}']", timeout=20000)
     page.wait_for_function("() => window.__bela.status === 'running'")
     summary = page.evaluate("() => window.__bela.summary")

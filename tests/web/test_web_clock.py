@@ -257,6 +257,33 @@ def test_the_player_is_told_when_the_bot_played_for_him(browser: Any, bela_url: 
     close_pages(page)
 
 
+def test_a_notice_that_ends_redraws_only_the_status_line(browser: Any, bela_url: str) -> None:
+    """A tap that comes as a notice ends is not lost: the end of the notice rewrites the
+    status line, not the table and the hand under the finger."""
+    seat, _, after = _views()
+    page = open_page(browser, bela_url, lang="hr")
+    enter_name(page, "Ana")
+    fake = FakeTable(page.evaluate("() => window.__bela.guest.player_id"), seat)
+    page.route_web_socket(re.compile(r"/ws/tables/clockfake"), fake)
+    page.goto(f"{bela_url}/?table=clockfake")
+    page.wait_for_function("() => window.__bela.summary && window.__bela.conn === 'open'")
+    fake.state(6, after, ((seat + 1) % 4, 59.8))  # the next seat's turn
+    card = page.locator(".hand .hand-card").first
+    card.click(position={"x": 6, "y": 14}, force=True)  # aria-disabled: not our turn
+    toast = page.locator(".status-line .toast")
+    assert toast.inner_text() == HR["not_your_turn"]
+    page.evaluate("""() => { window.keptCard = document.querySelector('.hand .hand-card');
+        document.getElementById('game').dataset.mark = 'kept'; }""")
+    page.wait_for_function("() => !document.querySelector('.status-line .toast')", timeout=6000)
+    assert page.evaluate("() => window.__bela.toast") is None
+    assert page.evaluate("() => document.contains(window.keptCard)")
+    assert page.evaluate("() => document.getElementById('game').dataset.mark") == "kept"
+    line = page.locator(".status-line").inner_text()
+    assert line == HR["waiting_for"].replace("{name}", NAMES[(seat + 1) % 4]), line
+    assert_no_errors(page)
+    close_pages(page)
+
+
 # -- an expired guest token ---------------------------------------------------------------
 def _expire(page: Any, token: str) -> dict[str, Any]:
     """Answer the page's requests with ``token`` as the server does for an expired one

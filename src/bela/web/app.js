@@ -11,7 +11,7 @@ import {
 import { botName, leadersHref, profileHref, renderLeaders, renderProfile } from "./profile.js";
 import {
   declKey, declareGroups, declarePending, fullDeclare, isOwner, loadHint, makeNames, reasonText,
-  refusalOf, renderTablePage, turnClockText, updateClocks,
+  redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
 
@@ -157,11 +157,19 @@ function restoreInputs(el, saved) {
 
 let toastTimer = null;
 /** A transient notice (the status line at the table, the message line in the lobby),
- *  drawn with the next render. */
+ *  drawn with the next render.  When it ends only its line is redrawn: a new page under a
+ *  tap that is under way would lose the tap. */
 function notify(text, kind = "", ms = 3500) {
   S.toast = { text, kind };
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { S.toast = null; render(); }, ms);
+  toastTimer = setTimeout(endNotice, ms);
+}
+
+function endNotice() {
+  S.toast = null;
+  if (redrawStatusLine(S, root())) return;
+  const m = S.tableId ? null : document.getElementById("lobby-msg");
+  if (m) { m.textContent = ""; m.className = "lobby-msg"; } else render();
 }
 
 function toast(text, kind = "", ms = 3500) {
@@ -711,7 +719,10 @@ async function pump() {
       if (msg.ranOut) notify(t("clock_ran_out"), "warn", 6000);
       if (gained.length) {
         S.picked = new Set(gained);
-        setTimeout(() => { S.picked = new Set(); if (!S.busy) render(); }, 2500);
+        setTimeout(() => { // the shine goes; the hand is not redrawn under a tap
+          S.picked = new Set();
+          root().querySelectorAll(".hand-card.picked").forEach((c) => c.classList.remove("picked"));
+        }, 2500);
       }
       if (taken && !reducedMotion()) {
         S.anim.trick = { cards: taken.cards, winner: taken.seat };

@@ -280,14 +280,18 @@ function renderWaitingRoom(S) {
   </section>`;
 }
 
-function renderGame(S) {
+/** What the parts of the game page are drawn from: the view, the names, where each seat sits. */
+function gameContext(S) {
   const v = S.view;
-  const N = makeNames(S);
-  const sum = S.summary;
   const bottom = v.seat ?? 0;
   const pos = (seat) => POSITIONS[v.seats][(seat - bottom + v.seats) % v.seats];
   const myTurn = v.seat !== null && v.turn === v.seat && S.status === "running";
-  const ctx = { S, v, N, pos, myTurn };
+  return { S, v, N: makeNames(S), pos, myTurn };
+}
+
+function renderGame(S) {
+  const ctx = gameContext(S);
+  const { v } = ctx;
   const seats = [...Array(v.seats).keys()].map((s) => renderSeat(ctx, s)).join("");
   return `<div class="game" id="game" tabindex="-1" data-phase="${v.phase}" data-status="${S.status}" data-round="${v.round_index}"
       data-seat="${v.seat ?? ""}" data-turn="${v.turn ?? ""}" data-variant="${v.variant}" data-seats="${v.seats}">
@@ -297,8 +301,7 @@ function renderGame(S) {
       <div class="center">${renderCenter(ctx)}</div>
       ${renderFaceUp(ctx)}
     </div>
-    <div class="status-line" role="status" aria-live="polite">${renderStatus(ctx)}${
-      S.clock && v.seat !== null && S.clock.seat === v.seat ? clockBadge(S, "mine") : ""}</div>
+    <div class="status-line" role="status" aria-live="polite">${statusLine(ctx)}</div>
     <div class="actions">${renderActions(ctx)}</div>
     ${renderHand(ctx)}
   </div>
@@ -453,6 +456,20 @@ function renderStatus(ctx) {
   if (!S.toast) return state;
   const toast = `<span class="toast ${S.toast.kind || ""}">${esc(S.toast.text)}</span>`;
   return state ? `${toast} <span class="status-state">· ${state}</span>` : toast;
+}
+
+function statusLine(ctx) {
+  const { S, v } = ctx;
+  return renderStatus(ctx) + (S.clock && v.seat !== null && S.clock.seat === v.seat ? clockBadge(S, "mine") : "");
+}
+
+/** Redraws the status line alone (a notice that ends), so that a tap on the hand at that
+ *  moment is not lost to a new page; false where no game is drawn. */
+export function redrawStatusLine(S, el) {
+  const line = S.view && S.tableId ? el.querySelector("#game .status-line") : null;
+  if (!line) return false;
+  line.innerHTML = statusLine(gameContext(S));
+  return true;
 }
 
 function tableState({ S, v, N, myTurn }) {
