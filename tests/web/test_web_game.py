@@ -97,8 +97,12 @@ def test_four_browsers_play_a_full_bela4_round(browser: Any, bela_url: str,
     close_pages(*pages)
 
 
+# The view (null while an action of this page is on its way, or states wait to be shown: a
+# card just clicked is still in that view's hand, and the next state may make it a lead) and
+# the page drawn from it, read at once.
 HAND_AND_VIEW = """() => { const S = window.__bela;
-    return {view: S.view, anim: !!S.anim.trick, prompt: !!document.querySelector('.prompt'),
+    const settled = !(S.sent && S.sent.seq >= S.seq) && !S.queue.length;
+    return {view: settled ? S.view : null, anim: !!S.anim.trick, prompt: !!document.querySelector('.prompt'),
       cards: [...document.querySelectorAll('.hand .hand-card[data-card]')].map((e) => ({
         card: e.dataset.card, cls: [...e.classList], rule: e.dataset.rule ?? null,
         reason: e.dataset.reason ?? null, title: e.title})),
