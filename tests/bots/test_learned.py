@@ -13,6 +13,7 @@ from bela.bots.driver import Driver
 from bela.bots.heuristic import HeuristicBot
 from bela.bots.learned import (
     ENDGAME,
+    ENDGAME_NODES,
     LearnedBot,
     Mlp,
     ModelError,
@@ -286,6 +287,29 @@ def test_the_endgame_default_is_the_variants() -> None:
     for bad in ("-1", "on", "3.5"):
         with pytest.raises(ValueError, match="endgame"):
             make_bot(f"learned:endgame={bad}", 1)
+
+
+def test_the_endgame_search_stops_at_its_node_budget() -> None:
+    """The endgame search is ``pimc``'s over the same seeded deals: with ``nodes=0`` all 16,
+    with a budget spent at the first deal the six it always draws, by default up to
+    :data:`ENDGAME_NODES` solver nodes."""
+    from bela.bots.pimc import PimcBot
+
+    m = Match("bela3", seed=3)
+    driver = Driver(m, {s: HeuristicBot(s) for s in range(3)})
+    rnd = driver.deal()
+    while (rnd.phase != Phase.PLAY or len(seat_view(m, rnd.turn).hand) > 6
+           or len(seat_view(m, rnd.turn).legal) < 2):  # six cards: a quick search
+        driver.step()
+    view = seat_view(m, rnd.turn)
+    seed = random.Random(5).randrange(1 << 31)  # the bot's first draw seeds its search
+    assert LearnedBot(5, nodes=0).search_values(view) == PimcBot(seed).card_values(view)
+    assert LearnedBot(5, nodes=1).search_values(view) == PimcBot(seed, samples=6).card_values(view)
+    assert LearnedBot(5, nodes=1).search_values(view) != PimcBot(seed).card_values(view)
+    assert make_bot("learned", 1).nodes == ENDGAME_NODES > 0  # type: ignore[attr-defined]
+    for bad in ("-1", "on", "2.5"):
+        with pytest.raises(ValueError, match="nodes"):
+            make_bot(f"learned:nodes={bad}", 1)
 
 
 def test_temperature_keeps_plausible_cards_and_zero_takes_the_best() -> None:

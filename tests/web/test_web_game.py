@@ -102,7 +102,8 @@ def test_four_browsers_play_a_full_bela4_round(browser: Any, bela_url: str,
 # the page drawn from it, read at once.
 HAND_AND_VIEW = """() => { const S = window.__bela;
     const settled = !(S.sent && S.sent.seq >= S.seq) && !S.queue.length;
-    return {view: settled ? S.view : null, anim: !!S.anim.trick, prompt: !!document.querySelector('.prompt'),
+    return {view: settled ? S.view : null, anim: !!S.anim.trick,
+      prompt: !!document.querySelector('.prompt'),
       cards: [...document.querySelectorAll('.hand .hand-card[data-card]')].map((e) => ({
         card: e.dataset.card, cls: [...e.classList], rule: e.dataset.rule ?? null,
         reason: e.dataset.reason ?? null, title: e.title})),

@@ -18,7 +18,11 @@ of each card over deals sampled from the view (:meth:`LearnedBot.search_values`)
 decision costs a few milliseconds and the deals left are nearly determined by what was
 played, while the network's values, good for the opening, miss the exact play of the end
 in bela4 and bela3 (in belot2 a little); in bela2, where 11 cards stay out of play, it plays
-the end better and the default is none.  ``endgame=0`` is the network alone.
+the end better and the default is none.  ``endgame=0`` is the network alone.  A search
+stops drawing deals once it has solved :data:`ENDGAME_NODES` solver nodes (``nodes=N``;
+``nodes=0``: no cap), after six deals at least: the first trick of a bela3 deal with nine
+cards searched can take tens of millions of nodes over 16 deals (seconds), almost every
+other position a few thousand.
 
 Bidding: a second network gives the margin of each contract the seat may order (the
 caller's side score minus the other side's, trained on the true deals played double-dummy,
@@ -128,6 +132,10 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
 # plays the last tricks better than 16 sampled deals.
 ENDGAME: dict[str, int] = {"bela4": 6, "bela3": 9, "belot2": 8, "bela2": 0}
 
+# The endgame search's work budget per decision (solver nodes, about 12 million a second on
+# one core): it bounds the slowest decisions (README, latency) and leaves the others alone.
+ENDGAME_NODES = 8_000_000
+
 
 class LearnedBot:
     """The network's card play (see the module docstring)."""
@@ -137,7 +145,7 @@ class LearnedBot:
     def __init__(self, seed: int | None = None, model: str | None = None,
                  bidding: str = "hybrid", threshold: float = 0.0, temperature: float = 0.0,
                  forget: float = 0.0, symmetric: bool = True,
-                 endgame: int | None = None) -> None:
+                 endgame: int | None = None, nodes: int = ENDGAME_NODES) -> None:
         if bidding not in ("hybrid", "net", "heuristic"):
             raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
         if temperature < 0 or not 0 <= forget <= 1:
@@ -146,6 +154,9 @@ class LearnedBot:
                                     or endgame < 0):
             raise ValueError("endgame must be a whole number >= 0 (the last tricks played "
                              "by search)")
+        if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 0:
+            raise ValueError("nodes must be a whole number >= 0 (the endgame search's solver "
+                             "nodes per decision; 0: no cap)")
         if not isinstance(symmetric, bool):
             raise ValueError(f"symmetric must be on or off, not {symmetric!r}")
         if model is not None and not Path(model).is_file():
@@ -158,6 +169,7 @@ class LearnedBot:
         self.threshold = threshold
         self.symmetric = symmetric
         self.endgame = endgame
+        self.nodes = nodes
         self.fallback = HeuristicBot(seed)
         self._search: PimcBot | None = None
 
@@ -188,7 +200,7 @@ class LearnedBot:
         if self._search is None:
             from ..pimc import PimcBot  # the solver needs numba: imported only when asked for
 
-            self._search = PimcBot(self.rng.randrange(1 << 31),
+            self._search = PimcBot(self.rng.randrange(1 << 31), nodes=self.nodes or None,
                                    objective=self.target(view.variant))
         return self._search.card_values(view)
 
