@@ -284,6 +284,35 @@ def test_a_notice_that_ends_redraws_only_the_status_line(browser: Any, bela_url:
     close_pages(page)
 
 
+def test_a_state_that_comes_during_a_press_waits_for_the_release(browser: Any,
+                                                                  bela_url: str) -> None:
+    """A page drawn again between the press and the release of a tap would drop the click:
+    a state that comes while the button is held is drawn just after the release, and the
+    tap acts."""
+    seat, before, _ = _views()
+    page = open_page(browser, bela_url, lang="hr")
+    enter_name(page, "Ana")
+    fake = FakeTable(page.evaluate("() => window.__bela.guest.player_id"), seat)
+    page.route_web_socket(re.compile(r"/ws/tables/clockfake"), fake)
+    page.goto(f"{bela_url}/?table=clockfake")
+    page.wait_for_function("() => window.__bela.summary && window.__bela.conn === 'open'")
+    fake.state(5, before, (seat, 50))
+    button = page.locator("[data-act='pass']")
+    box = button.bounding_box()
+    assert box is not None
+    page.evaluate("() => { document.getElementById('game').dataset.mark = 'kept'; }")
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    fake.state(5, before, (seat, 40))  # the same state again (a sync): the page would redraw
+    page.wait_for_function("() => window.__bela.clock.deadline - performance.now() < 41000")
+    assert page.evaluate("() => document.getElementById('game').dataset.mark") == "kept"
+    page.mouse.up()
+    fake.wait_for(page, {"type": "act", "action": "pass", "seq": 5})
+    page.wait_for_function("() => !document.getElementById('game').dataset.mark")  # drawn now
+    assert_no_errors(page)
+    close_pages(page)
+
+
 # -- an expired guest token ---------------------------------------------------------------
 def _expire(page: Any, token: str) -> dict[str, Any]:
     """Answer the page's requests with ``token`` as the server does for an expired one

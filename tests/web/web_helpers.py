@@ -34,7 +34,9 @@ def open_page(browser: Any, url: str, *, lang: str = "hr", deck: str = "hungaria
 def enter_name(page: Any, name: str) -> None:
     form = page.locator("form[data-form=guest]")
     form.locator("input[name=name]").fill(name)
-    form.locator("button").click()
+    with page.expect_response(lambda r: r.url.endswith("/api/guests")) as answer:
+        form.locator("button").click()
+    assert answer.value.ok, f"POST /api/guests: {answer.value.status} {answer.value.text()}"
     page.wait_for_function("() => window.__bela && window.__bela.guest")
 
 

@@ -114,7 +114,30 @@ function deckLogo() {
   return `<svg class="logo" viewBox="0 0 10 10" aria-hidden="true"><use href="#pip-${S.prefs.deck === "french" ? "fr" : "hu"}-H"/></svg>`;
 }
 
+// -- a press under way ------------------------------------------------------------------
+// A page drawn again between the press and the release of a tap (a state, a list, a notice
+// that came) replaces the button under the finger, and the browser drops the click.  While
+// a press lasts (at most PRESS_MS) a render waits, and runs just after the release.
+const PRESS_MS = 1000;
+const press = { down: false, pending: false, timer: null };
+
+function pressed() {
+  press.down = true;
+  clearTimeout(press.timer);
+  press.timer = setTimeout(released, PRESS_MS); // a release the page never saw
+}
+
+function released() {
+  if (!press.down) return;
+  press.down = false;
+  clearTimeout(press.timer);
+  // after the click the release makes (a tap's may come as a task of its own)
+  if (press.pending) press.timer = setTimeout(() => { if (!press.down && press.pending) render(); }, 60);
+}
+
 function render() {
+  if (press.down) { press.pending = true; return; }
+  press.pending = false;
   const el = root();
   const focusKey = focusKeyOf(document.activeElement);
   const inputs = saveInputs(el);
@@ -1204,6 +1227,9 @@ function guestRenewed(g) {
 async function main() {
   setLang(S.prefs.lang);
   ensureSprite();
+  document.addEventListener("pointerdown", pressed, true);
+  document.addEventListener("pointerup", released, true);
+  document.addEventListener("pointercancel", released, true);
   document.addEventListener("click", onClick);
   document.addEventListener("submit", onSubmit);
   document.addEventListener("change", onChange);
