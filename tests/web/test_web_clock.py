@@ -186,15 +186,21 @@ class FakeTable:
                    "events": events, "view": view})
 
 
-def test_the_player_is_told_when_the_bot_played_for_him(browser: Any, bela_url: str,
-                                                         artifacts: Path) -> None:
-    seat, before, after = _views()
+def _at_fake_table(browser: Any, bela_url: str, seat: int) -> tuple[Any, FakeTable]:
+    """A guest's page at the faked table, in ``seat``, connected."""
     page = open_page(browser, bela_url, lang="hr")
     enter_name(page, "Ana")
     fake = FakeTable(page.evaluate("() => window.__bela.guest.player_id"), seat)
     page.route_web_socket(re.compile(r"/ws/tables/clockfake"), fake)
     page.goto(f"{bela_url}/?table=clockfake")
     page.wait_for_function("() => window.__bela.summary && window.__bela.conn === 'open'")
+    return page, fake
+
+
+def test_the_player_is_told_when_the_bot_played_for_him(browser: Any, bela_url: str,
+                                                         artifacts: Path) -> None:
+    seat, before, after = _views()
+    page, fake = _at_fake_table(browser, bela_url, seat)
     other = (seat + 1) % 4
 
     # our turn with 8.4 s left: the last seconds are stressed, on our plate and above the hand
@@ -261,12 +267,7 @@ def test_a_notice_that_ends_redraws_only_the_status_line(browser: Any, bela_url:
     """A tap that comes as a notice ends is not lost: the end of the notice rewrites the
     status line, not the table and the hand under the finger."""
     seat, _, after = _views()
-    page = open_page(browser, bela_url, lang="hr")
-    enter_name(page, "Ana")
-    fake = FakeTable(page.evaluate("() => window.__bela.guest.player_id"), seat)
-    page.route_web_socket(re.compile(r"/ws/tables/clockfake"), fake)
-    page.goto(f"{bela_url}/?table=clockfake")
-    page.wait_for_function("() => window.__bela.summary && window.__bela.conn === 'open'")
+    page, fake = _at_fake_table(browser, bela_url, seat)
     fake.state(6, after, ((seat + 1) % 4, 59.8))  # the next seat's turn
     card = page.locator(".hand .hand-card").first
     card.click(position={"x": 6, "y": 14}, force=True)  # aria-disabled: not our turn
@@ -290,12 +291,7 @@ def test_a_state_that_comes_during_a_press_waits_for_the_release(browser: Any,
     a state that comes while the button is held is drawn just after the release, and the
     tap acts."""
     seat, before, _ = _views()
-    page = open_page(browser, bela_url, lang="hr")
-    enter_name(page, "Ana")
-    fake = FakeTable(page.evaluate("() => window.__bela.guest.player_id"), seat)
-    page.route_web_socket(re.compile(r"/ws/tables/clockfake"), fake)
-    page.goto(f"{bela_url}/?table=clockfake")
-    page.wait_for_function("() => window.__bela.summary && window.__bela.conn === 'open'")
+    page, fake = _at_fake_table(browser, bela_url, seat)
     fake.state(5, before, (seat, 50))
     button = page.locator("[data-act='pass']")
     box = button.bounding_box()
