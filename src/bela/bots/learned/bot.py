@@ -20,9 +20,9 @@ played, while the network's values, good for the opening, miss the exact play of
 in bela4 and bela3 (in belot2 a little); in bela2, where 11 cards stay out of play, it plays
 the end better and the default is none.  ``endgame=0`` is the network alone.  A search
 stops drawing deals once it has solved :data:`ENDGAME_NODES` solver nodes (``nodes=N``;
-``nodes=0``: no cap), after six deals at least: the first trick of a bela3 deal with nine
-cards searched can take tens of millions of nodes over 16 deals (seconds), almost every
-other position a few thousand.
+``nodes=0``: no cap), after six deals at least: in bela3, whose first tricks are searched
+with nine cards in hand, about one search in 40 takes more over 16 deals (up to a hundred
+million, seconds); in bela4 and belot2 none came near (README).
 
 Bidding: a second network gives the margin of each contract the seat may order (the
 caller's side score minus the other side's, trained on the true deals played double-dummy,
