@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -219,21 +220,38 @@ def keep_value(hand: int, trump: int, params: HeuristicParams) -> float:
 
 def discard(view: SeatView, params: HeuristicParams) -> Action:
     """The bela3 caller's two discards (R27): the best kept hand plus the banked points."""
+    ranked = ranked_discards(view, params)
+    return ranked[0] if ranked else view.legal[0]
+
+
+def ranked_discards(view: SeatView, params: HeuristicParams) -> list[Discard]:
+    """The bela3 caller's legal discards (R27), best first (:func:`discard_order`)."""
     assert view.contract is not None
-    trump = view.contract
+    legal = {tuple(int(c) for c in a.cards): a for a in view.legal if isinstance(a, Discard)}
+    return [legal[pair] for pair in discard_order(view.hand.mask, view.contract, params)
+            if pair in legal]
+
+
+def discard_order(hand: int, trump: int, params: HeuristicParams) -> list[tuple[int, int]]:
+    """Every two cards of ``hand`` the bela3 caller may discard (R27), best first by the
+    banked points plus :func:`keep_value` of the kept hand (then the lower ranks, then the
+    lower cards).
+
+    >>> from bela.bots.heuristic import VARIANT_PARAMS
+    >>> from bela.engine.cards import CardSet
+    >>> hand = CardSet.parse("7H 8H AH TH JS 9S AS KD QD 7C 8C TC").mask
+    >>> [str(Card(c)) for c in discard_order(hand, 2, VARIANT_PARAMS["bela3"])[0]]
+    ['QD', 'KD']
+    """
     pts = play_table(trump).points
-    hand = view.hand.mask
-    best: Action = view.legal[0]
-    best_key: tuple[float, ...] | None = None
-    for a in view.legal:
-        if not isinstance(a, Discard):
-            continue
-        x, y = a.cards
+
+    def key(pair: tuple[int, int]) -> tuple[float, ...]:
+        x, y = pair
         value = pts[x] + pts[y] + keep_value(hand & ~(1 << x) & ~(1 << y), trump, params)
-        key = (value, -(x & 7) - (y & 7), -x - y)
-        if best_key is None or key > best_key:
-            best, best_key = a, key
-    return best
+        return (value, -(x & 7) - (y & 7), -x - y)
+
+    cards = [c for c in range(32) if hand >> c & 1]
+    return sorted(itertools.combinations(cards, 2), key=key, reverse=True)
 
 
 # -- swaps and redeals (R32, R35) ------------------------------------------------------------

@@ -11,7 +11,11 @@ estimates decide whether to order at all and the simulation chooses the contract
 otherwise; ``"heuristic"`` bids as the heuristic bot does; ``"learned"`` (with
 ``prior=learned``) as the learned bot does, the heuristic deciding whether to order and the
 learned bid network which contract.
-Declarations, bela, discards, swaps and redeals follow the heuristic.
+Declarations, bela, swaps and redeals follow the heuristic; so do bela3's discards (R27),
+unless ``discard=search``: then of the heuristic's first :data:`DISCARD_CANDIDATES` the bot
+keeps the one that does clearly best over ``bid_samples`` deals of the others' cards, each
+solved from its first lead with every candidate (valued as ``objective`` values cards: with
+``score`` the kept declarations count, which the heuristic's discards do not weigh).
 
 :meth:`PimcBot.advise` gives the choice together with the values it was made from (a hint:
 the card shown as best is always the card played).  The bot solves with the calling
@@ -27,10 +31,11 @@ depends only on the seed and the view, so arena results are reproducible; the wo
 keeps that while it bounds the slow decisions (the first tricks of a full deal).
 
 What a deal's card is worth (``objective``): ``points``, the card points the seat's side
-takes in the solved line; or ``score`` (the variants of two sides, not in raspas), what the
-round then writes for that side less what it writes for the other (R21-R23, belot2 R34-R37):
-the declarations and bela of the view, or at the first trick those of the deal's hands, and
-a fall when the caller does not pass.  The solved line stays the best (more points never
+takes in the solved line; or ``score`` (not in raspas), what the round then writes for that
+side less what it writes for the other (R21-R23, belot2 R34-R37; in bela3, R28, the seat's
+score less the mean of the two others', :func:`seat_scorer`): the declarations and bela of
+the view, or at the first trick those of the deal's hands, and a fall when the caller does
+not pass.  The solved line stays the best (more points never
 score less, but for the first points of a side without a trick, R15); the mean weighs the
 few points that decide a fall as what they are worth, and points that change nothing as
 nothing.  Equal scores go to the card with more points.
@@ -59,7 +64,9 @@ are most of the gain, the opening a little more and much less time).
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -67,18 +74,23 @@ from collections.abc import Callable
 import numpy as np
 
 from ..engine.actions import Action, Call, Pass, Play
-from ..engine.cards import Card, iter_cards
+from ..engine.cards import FULL_DECK, Card, iter_cards
 from ..engine.declarations import declaration_value, find_declarations
 from ..engine.rules import NO_TRUMPS, play_table
+from ..engine.scoring import declaration_standing
 from ..engine.state import Match
 from ..engine.variants import TableOptions, get_variant
 from ..engine.views import SeatView, seat_view
 from ..solver.dd import Position, Solver, default_solver
 from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler, SampledDeal, to_round
-from .heuristic import HeuristicBot
+from .contracts import ranked_discards
+from .heuristic import DEFAULT_PARAMS, VARIANT_PARAMS, HeuristicBot
 
 TIE_BREAK = 1e-3  # objective=score: points per point of the card's mean, to break ties
+
+# ``discard=search``: the heuristic's best bela3 discards that the simulation compares
+DISCARD_CANDIDATES = 8
 
 # The first tricks the network plays alone with ``prior=learned`` (``opening`` overrides),
 # per variant: ``master`` against ``pimc`` with and without them on the same deals (README).
@@ -100,7 +112,9 @@ class PimcBot:
                  model: str | None = None, prior_weight: float = 4.0, weigh: int = 3,
                  temperature: float = 10.0, nodes: int | None = None,
                  objective: str = "points", opening: int | None = None,
-                 reach: str = "trick") -> None:
+                 reach: str = "trick", discard: str = "heuristic") -> None:
+        if discard not in ("heuristic", "search"):
+            raise ValueError(f"discard must be 'heuristic' or 'search', not {discard!r}")
         if reach not in ("trick", "round"):
             raise ValueError(f"reach must be 'trick' or 'round', not {reach!r}")
         if bidding not in ("hybrid", "sim", "heuristic", "learned"):
@@ -133,6 +147,7 @@ class PimcBot:
         self.bid_samples = bid_samples
         self.threshold = threshold
         self.bidding = bidding
+        self.discard = discard
         self.fallback = HeuristicBot(seed)
         self.learned = None
         if prior == "learned":
@@ -175,6 +190,8 @@ class PimcBot:
             raise ValueError("it is not this seat's turn")
         if view.phase == "play" and all(isinstance(a, Play) for a in view.legal):
             return self._play(view)
+        if view.phase == "discard" and self.discard == "search":
+            return self._discard(view), {}
         if view.phase == "bidding" and self.bidding == "learned":
             assert self.learned is not None
             return self.learned.act(view), {}
@@ -347,6 +364,53 @@ class PimcBot:
                              [c for _, c in view.trick], view.card_points,
                              view.caller, view.raspas)
 
+    # -- bela3 discards ----------------------------------------------------------------------
+    def _discard(self, view: SeatView) -> Action:
+        """``discard=search``: the heuristic's first :data:`DISCARD_CANDIDATES` discards
+        (R27), each kept hand solved from the caller's first lead (R16) over the same
+        ``bid_samples`` deals of the others' cards and valued as the objective values cards
+        (the caller's points with the discards', or the round's score: :func:`seat_scorer`,
+        declarations and bela of the kept hand).  A candidate replaces the heuristic's
+        first only when its mean gain over it, less one standard error of that gain over
+        the deals, is above 0; of those, the largest.  With a work budget (``nodes``) it
+        stops drawing deals at :data:`DISCARD_CANDIDATES` times that many solver nodes,
+        after ``min_samples`` deals."""
+        me, contract = view.seat, view.contract
+        assert me is not None and contract is not None and view.first == me
+        params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
+        candidates = ranked_discards(view, params)[:DISCARD_CANDIDATES]
+        if len(candidates) < 2 or self.bid_samples < 2:
+            return candidates[0] if candidates else self.fallback.act(view)
+        points = play_table(contract).points
+        scorer = round_scorer(view) if self.objective == "score" else None
+        sampler = self._sampler(view)
+        values: list[list[float]] = [[] for _ in candidates]
+        nodes = 0
+        for drawn in range(self.bid_samples):
+            if (self.nodes is not None and drawn >= self.min_samples
+                    and nodes >= DISCARD_CANDIDATES * self.nodes):
+                break
+            deal = sampler.draw(self.rng)
+            for candidate, row in zip(candidates, values, strict=True):
+                hands = list(deal.hands)
+                for card in candidate.cards:
+                    hands[me] &= ~(1 << card)
+                pos = Position.make(hands, contract, view.variant, me, (), None, me)
+                taken = self.solver.value(pos)  # the caller leads: his points
+                nodes += self.solver.nodes
+                if scorer is None:
+                    row.append(taken + sum(points[c] for c in candidate.cards))
+                else:
+                    kept = tuple(hands)
+                    row.append(scorer(kept, kept)(taken) + TIE_BREAK * taken)
+        best, best_gain = 0, 0.0
+        for i in range(1, len(candidates)):
+            gains = [v - b for v, b in zip(values[i], values[0], strict=True)]
+            gain = statistics.fmean(gains) - statistics.stdev(gains) / math.sqrt(len(gains))
+            if gain > best_gain:
+                best, best_gain = i, gain
+        return candidates[best]
+
     # -- bidding -----------------------------------------------------------------------------
     def _bid(self, view: SeatView, must_call: bool = False) -> Action:
         calls = [a for a in view.legal if isinstance(a, Call)]
@@ -419,15 +483,18 @@ Scorer = Callable[[tuple[int, ...], tuple[int, ...]], Callable[[float], float]]
 
 
 def round_scorer(view: SeatView) -> Scorer | None:
-    """What the card points of a round score, for the variants of two sides (None in raspas
-    and bela3): for a deal consistent with ``view`` (each seat's cards now and at the start
-    of play), the function from the points the seat's side ends the round with to the
-    round's score for that side less the other's, as the variant scores it (R21-R23,
-    R34-R37).  Declarations and bela are the view's once every seat has announced (a bela
-    still held in the deal's hands too), else those of the deal's starting hands; a side
-    that takes every point while the other has no trick takes every trick (R23)."""
-    if view.raspas or view.sides != 2 or view.contract is None:
+    """What the card points of a round score (None in raspas): for a deal consistent with
+    ``view`` (each seat's cards now and at the start of play), the function from the points
+    the seat's side ends the round with to the round's score for that side less the
+    other's, as the variant scores it (R21-R23, R34-R37); in bela3 (:func:`seat_scorer`)
+    the seat's score less the mean of the two others'.  Declarations and bela are the
+    view's once every seat has announced (a bela still held in the deal's hands too), else
+    those of the deal's starting hands; a side that takes every point while the other has
+    no trick takes every trick (R23)."""
+    if view.raspas or view.contract is None:
         return None
+    if view.sides == 3:
+        return seat_scorer(view)
     variant = get_variant(view.variant)
     options = TableOptions(**view.options)
     me, caller, contract = view.seat, view.caller, view.contract
@@ -485,6 +552,92 @@ def round_scorer(view: SeatView) -> Scorer | None:
             scores = variant.score_points(options, caller, contract, cards, counted,
                                           belas_counted, capot).scores
             return float(scores[mine] - scores[theirs])
+
+        return score
+
+    return worth
+
+
+def seat_scorer(view: SeatView) -> Scorer:
+    """:func:`round_scorer` for bela3, where each seat is his own side (R28) and the solver
+    plays the caller against the two others together: the points of the seat's team (the
+    caller, or the two others) give the caller's own points, the caller's discards added
+    (R27), and the round's score as the engine writes it (pass or fall, declarations, bela,
+    štiglja: R12-R15, R21-R23, R28).  What the two others take from here is split evenly
+    between them (the solver does not tell which of them takes it).  The value is the
+    seat's score less the mean of the two others' scores, as ``bela arena`` counts a bela3
+    game: a defender gains from the caller's fall, and a caller's points are worth the
+    most where they decide it."""
+    variant = get_variant(view.variant)
+    options = TableOptions(**view.options)
+    me, caller, contract = view.seat, view.caller, view.contract
+    assert me is not None and caller is not None and contract is not None
+    others = [s for s in range(3) if s != caller]
+    points = play_table(contract).points
+    played = 0
+    for trick in [t[0] for t in view.tricks] + [view.trick]:
+        for _seat, card in trick:
+            played |= 1 << card
+    taken = sum(view.card_points) + sum(points[c] for _, c in view.trick) + \
+        variant.last_trick_bonus
+    announced = all(d is not None for d in view.declared)
+    declared = [0, 0, 0]
+    if announced and view.declarations_side is not None:
+        for infos in view.declared:
+            for d in infos or ():
+                if d.seat == view.declarations_side:
+                    declared[d.seat] += d.value
+    announced_belas = set(view.belas)
+    suits = variant.bela_suits(contract)
+
+    def worth(hands: tuple[int, ...], start: tuple[int, ...]) -> Callable[[float], float]:
+        held = 0
+        for hand in hands:
+            held |= hand
+        discards = FULL_DECK & ~(held | played)  # R27: the caller's, counted for him
+        banked = sum(points[c] for c in iter_cards(discards))
+        decl = declared
+        if not announced:
+            standing = declaration_standing(
+                variant, [find_declarations(h, variant.belot_wins) for h in start],
+                view.first, contract, options.equal_declarations)
+            decl = [0, 0, 0]
+            if standing.seat is not None:
+                decl[standing.seat] = sum(
+                    declaration_value(d, variant.declaration_values)
+                    for d in find_declarations(start[standing.seat], variant.belot_wins))
+        bela = [0, 0, 0]
+        for seat, _suit in view.belas:
+            bela[seat] += 20
+        for seat, hand in enumerate(hands):
+            for s in range(4):
+                if (suits >> s & 1 and hand >> (8 * s + 5) & 3 == 3
+                        and (seat, s) not in announced_belas):
+                    bela[seat] += 20
+        total = taken + sum(points[c] for c in iter_cards(held))
+        caller_low = view.card_points[caller]
+        caller_high = total - sum(view.card_points[s] for s in others)
+
+        def score(value: float) -> float:
+            own = round(value) if me == caller else total - round(value)
+            cards = [0, 0, 0]
+            cards[caller] = min(max(own, caller_low), caller_high)
+            capot = caller if cards[caller] == total and not any(
+                view.tricks_won[s] for s in others) else None
+            counted, belas_counted = decl, bela
+            if capot is not None:  # R15: the others took no trick
+                counted = [d if s == caller else 0 for s, d in enumerate(decl)]
+                belas_counted = [b if s == caller else 0 for s, b in enumerate(bela)]
+            rest = total - cards[caller] - sum(view.card_points[s] for s in others)
+            cards[caller] += banked
+            value = 0.0
+            for first, second in (others, others[::-1]):  # an odd point to either
+                cards[first] = view.card_points[first] + rest // 2
+                cards[second] = view.card_points[second] + rest - rest // 2
+                scores = variant.score_points(options, caller, contract, cards, counted,
+                                              belas_counted, capot).scores
+                value += (scores[me] - (sum(scores) - scores[me]) / 2) / 2
+            return value
 
         return score
 
