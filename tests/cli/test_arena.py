@@ -22,7 +22,7 @@ runner = CliRunner()
 
 JSON_KEYS = {"mean", "ci95", "deals", "variant", "bots", "sd", "games", "wins", "draws",
              "losses", "elo", "elo_ci95", "seconds", "workers", "moves", "failures",
-             "first_failures"}
+             "first_failures", "seat", "diffs"}
 PIMC = "pimc:samples=2,bid_samples=1,budget=0.01"
 
 
@@ -44,8 +44,34 @@ def test_json(variant: str) -> None:
     assert out["wins"] + out["draws"] + out["losses"] == 5
     elo_lo, elo_hi = out["elo_ci95"]
     assert elo_lo <= out["elo"] <= elo_hi and out["workers"] >= 1
+    assert len(out["diffs"]) == 5 and sum(out["diffs"]) / 5 == pytest.approx(out["mean"])
+    assert out["seat"] is None
     again = run_json("--variant", variant, "--deals", "5", "--seed", "3")
     assert again["mean"] == out["mean"]
+
+
+def test_one_seats_games_are_those_of_the_full_run() -> None:
+    """``--seat N`` plays only the games where A holds seat N (bela3 0: A as the caller,
+    R26), each exactly as in the full run: the three bela3 seats' runs add up to it deal
+    by deal, also over processes."""
+    full = duplicate_match("heuristic", "random", 6, seed=5, variant="bela3")
+    parts = [duplicate_match("heuristic", "random", 6, seed=5, variant="bela3", seat=s,
+                             workers=2 if s else 1) for s in range(3)]
+    assert all(p.games == 6 and p.per_deal == 1 and p.seat == s for s, p in enumerate(parts))
+    assert [sum(d) for d in zip(*(p.diffs for p in parts))] == pytest.approx(list(full.diffs))
+    bela4 = duplicate_match("heuristic", "random", 4, seed=5, seat=1)
+    assert bela4.games == 4 and bela4.per_deal == 1
+    out = run_json("--variant", "bela3", "--deals", "6", "--seed", "5", "--seat", "0")
+    assert out["seat"] == 0 and out["games"] == 6 and out["diffs"] == list(parts[0].diffs)
+    shown = runner.invoke(app, ["--variant", "bela3", "--deals", "2", "--seat", "0"])
+    assert shown.exit_code == 0 and "only A's games at seat 0" in shown.output
+
+
+def test_a_seat_the_variant_has_not_is_refused() -> None:
+    bad = runner.invoke(app, ["--variant", "bela2", "--deals", "2", "--seat", "2"])
+    assert bad.exit_code != 0 and "bela2 has seats 0 .. 1" in bad.output
+    with pytest.raises(ValueError, match="seat must be 0 .. 2"):
+        duplicate_match("heuristic", "random", 1, seed=0, variant="bela3", seat=3)
 
 
 def test_parallel_equals_serial() -> None:

@@ -134,6 +134,7 @@ class DuplicateResult:
     failures: tuple[int, int] = (0, 0)  # moves the fallback made for A's bot, for B's
     moves: tuple[int, int] = (0, 0)  # all moves at A's seats, at B's (the fallback's too)
     errors: tuple[str | None, str | None] = (None, None)  # each bot's first failure
+    seat: int | None = None  # only the games where A held this seat were played
 
     @property
     def games(self) -> int:
@@ -178,10 +179,19 @@ def _seat_seed(seed: int, deal: int, seat: int) -> int:
     return (seed * 1_000_003 + deal) * 8 + seat
 
 
-def seatings(variant: str) -> list[tuple[int, ...]]:
-    """The seats bot A takes in each game of a deal (B takes the others)."""
+def seatings(variant: str, seat: int | None = None) -> list[tuple[int, ...]]:
+    """The seats bot A takes in each game of a deal (B takes the others); with ``seat``
+    only the games where A holds that seat.
+
+    >>> seatings("bela3"), seatings("bela3", 0), seatings("bela4", 1)
+    ([(0,), (1,), (2,)], [(0,)], [(1, 3)])
+    """
     v = get_variant(variant)
-    return [tuple(s for s in range(v.seats) if v.side_of(s) == side) for side in range(v.sides)]
+    if seat is not None and not 0 <= seat < v.seats:
+        raise ValueError(f"seat must be 0 .. {v.seats - 1} in {variant}, not {seat}")
+    games = [tuple(s for s in range(v.seats) if v.side_of(s) == side)
+             for side in range(v.sides)]
+    return [g for g in games if seat is None or seat in g]
 
 
 class _Tally:
@@ -259,16 +269,18 @@ class DealOutcome:
 
 
 def play_deals(bot_a: BotSpec, bot_b: BotSpec, variant: str, seed: int,
-               chunk: Sequence[DealCards], record: bool = False) -> list[DealOutcome]:
-    """Play whole deals (a chunk of :func:`deal_cards`): the unit of work of a worker
-    process or a Ray task.  A game's record names the bot (spec) at each seat."""
+               chunk: Sequence[DealCards], record: bool = False,
+               seat: int | None = None) -> list[DealOutcome]:
+    """Play whole deals (a chunk of :func:`deal_cards`; with ``seat`` only the games where
+    A holds it): the unit of work of a worker process or a Ray task.  A game's record names
+    the bot (spec) at each seat."""
     a, b = _factory(bot_a), _factory(bot_b)
-    return [_play_deal(a, b, variant, seed, c, record) for c in chunk]
+    return [_play_deal(a, b, variant, seed, c, record, seat) for c in chunk]
 
 
 def _play_deal(a: tuple[str, Callable[[int | None], Bot]],
                b: tuple[str, Callable[[int | None], Bot]], variant: str, seed: int,
-               cards: DealCards, record: bool) -> DealOutcome:
+               cards: DealCards, record: bool, seat: int | None = None) -> DealOutcome:
     from ..engine.record import to_record
 
     (name_a, make_a), (name_b, make_b) = a, b
@@ -277,7 +289,7 @@ def _play_deal(a: tuple[str, Callable[[int | None], Bot]],
     total = 0.0
     records = []
     tally = _Tally()
-    for a_seats in seatings(variant):
+    for a_seats in seatings(variant, seat):
         tally.side = [0 if s in a_seats else 1 for s in range(seats)]
         bots = [(make_a if s in a_seats else make_b)(_seat_seed(seed, i, s))
                 for s in range(seats)]
@@ -311,14 +323,14 @@ def _chunks(cards: Iterable[DealCards], size: int) -> Iterator[list[DealCards]]:
 
 
 def _serial(a: BotSpec, b: BotSpec, variant: str, seed: int, cards: Iterable[DealCards],
-            record: bool) -> Iterator[list[DealOutcome]]:
+            record: bool, seat: int | None) -> Iterator[list[DealOutcome]]:
     fa, fb = _factory(a), _factory(b)
     for c in cards:
-        yield [_play_deal(fa, fb, variant, seed, c, record)]
+        yield [_play_deal(fa, fb, variant, seed, c, record, seat)]
 
 
 def _processes(a: BotSpec, b: BotSpec, variant: str, seed: int, chunks: list[list[DealCards]],
-               record: bool, workers: int) -> Iterator[list[DealOutcome]]:
+               record: bool, workers: int, seat: int | None) -> Iterator[list[DealOutcome]]:
     import concurrent.futures as cf
     import multiprocessing as mp
 
@@ -329,7 +341,8 @@ def _processes(a: BotSpec, b: BotSpec, variant: str, seed: int, chunks: list[lis
             raise ValueError(f"bot {spec!r} cannot be sent to worker processes: give a bot "
                              "spec (a name) or a picklable factory, or workers=1") from None
     with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-        futures = [pool.submit(play_deals, a, b, variant, seed, c, record) for c in chunks]
+        futures = [pool.submit(play_deals, a, b, variant, seed, c, record, seat)
+                   for c in chunks]
         try:
             for f in cf.as_completed(futures):
                 yield f.result()
@@ -393,15 +406,15 @@ def ray_workers() -> int:
 
 
 def _ray(a: BotSpec, b: BotSpec, variant: str, seed: int, chunks: list[list[DealCards]],
-         record: bool) -> Iterator[list[DealOutcome]]:
+         record: bool, seat: int | None) -> Iterator[list[DealOutcome]]:
     import ray
 
-    # all six parameters: else ray.remote's overloads take the 5-argument form (``record``
-    # has a default) and type ``task.remote`` with five
-    fn: Callable[[BotSpec, BotSpec, str, int, Sequence[DealCards], bool],
+    # all seven parameters: else ray.remote's overloads take a shorter form (``record`` and
+    # ``seat`` have defaults) and type ``task.remote`` with fewer
+    fn: Callable[[BotSpec, BotSpec, str, int, Sequence[DealCards], bool, int | None],
                  list[DealOutcome]] = play_deals
     task = ray.remote(fn)
-    pending = [task.remote(a, b, variant, seed, c, record) for c in chunks]
+    pending = [task.remote(a, b, variant, seed, c, record, seat) for c in chunks]
     try:
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
@@ -415,7 +428,8 @@ def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
                     progress: Callable[[int, int], None] | None = None,
                     variant: str = "bela4", *, workers: int = 1,
                     ray_address: str | None = None,
-                    recorder: Recorder | None = None) -> DuplicateResult:
+                    recorder: Recorder | None = None,
+                    seat: int | None = None) -> DuplicateResult:
     """Play ``deals`` duplicate deals of ``variant`` between two bots (specs for
     :func:`bela.bots.make_bot`, or factories taking a seed); see the module docstring.
 
@@ -423,14 +437,17 @@ def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
     (:func:`chunk_size`) on N spawned processes; ``ray_address`` plays them as Ray tasks
     (:func:`init_ray`; ``workers`` is then the cluster's CPUs).  The result is the same
     either way.  ``progress(done, deals)`` is called as deals finish; ``recorder(deal, game,
-    record)`` gets every game's RECORD.md object (deal and game 0-based).  A bot that fails
-    is replaced for that move by the driver's fallback, and counted (``failures``)."""
+    record)`` gets every game's RECORD.md object (deal and game 0-based).  With ``seat``
+    only the games where A holds that seat are played (bela3 ``seat=0``: A's games as the
+    caller, R26), each exactly as in the full run.  A bot that fails is replaced for that
+    move by the driver's fallback, and counted (``failures``)."""
     if deals < 1:
         raise ValueError("deals must be at least 1")
     if workers < 1:
         raise ValueError("workers must be at least 1")
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    seatings(variant, seat)  # a seat the variant has not: refused before any deal
     name_a, _ = _factory(bot_a)
     name_b, _ = _factory(bot_b)
     record = recorder is not None
@@ -442,14 +459,14 @@ def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
         started_ray = init_ray(ray_address)
         workers = ray_workers()
         size = chunk_size(deals, workers)
-        batches = _ray(bot_a, bot_b, variant, seed, list(_chunks(cards, size)), record)
+        batches = _ray(bot_a, bot_b, variant, seed, list(_chunks(cards, size)), record, seat)
     elif workers > 1 and deals > 1:
         chunks = list(_chunks(cards, chunk_size(deals, workers)))
         workers = min(workers, len(chunks))
-        batches = _processes(bot_a, bot_b, variant, seed, chunks, record, workers)
+        batches = _processes(bot_a, bot_b, variant, seed, chunks, record, workers, seat)
     else:
         workers = 1
-        batches = _serial(bot_a, bot_b, variant, seed, cards, record)
+        batches = _serial(bot_a, bot_b, variant, seed, cards, record, seat)
     outcomes: list[DealOutcome | None] = [None] * deals  # without their records
     done = 0
     try:
@@ -479,8 +496,8 @@ def duplicate_match(bot_a: BotSpec, bot_b: BotSpec, deals: int, seed: int,
     first = [next((o.errors[k] for o in played if o.errors[k]), None) for k in (0, 1)]
     return DuplicateResult(name_a, name_b, n, mean, sd, mean - half, mean + half,
                            tuple(diffs), time.perf_counter() - start, variant,
-                           len(seatings(variant)), workers, failures, moves,
-                           (first[0], first[1]))
+                           len(seatings(variant, seat)), workers, failures, moves,
+                           (first[0], first[1]), seat)
 
 
 def format_result(r: DuplicateResult) -> str:

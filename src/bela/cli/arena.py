@@ -72,8 +72,10 @@ def parse_bots(text: str) -> tuple[str, str]:
 
 def result_json(r: DuplicateResult, seed: int | None = None) -> dict[str, Any]:
     """The ``--json`` object: A's mean points per deal over B with its 95% CI, match wins
-    (per deal, A scoring more over the deal's games), the Elo estimate, and per bot (A, B)
-    its moves, the fallback's moves among them (``failures``) and its first failure."""
+    (per deal, A scoring more over the deal's games), the Elo estimate, per bot (A, B)
+    its moves, the fallback's moves among them (``failures``) and its first failure, the
+    ``seat`` the run was limited to (or null), and each deal's score for A (``diffs``, in
+    deal order: two runs on the same seed compare deal by deal)."""
     elo = r.elo
     out: dict[str, Any] = {
         "mean": r.mean, "ci95": [r.ci_low, r.ci_high], "deals": r.n, "variant": r.variant,
@@ -82,7 +84,7 @@ def result_json(r: DuplicateResult, seed: int | None = None) -> dict[str, Any]:
         "win_rate": r.win_rate, "score_rate": elo.score, "elo": elo.elo,
         "elo_ci95": [elo.elo_low, elo.elo_high], "elo_clamped": elo.clamped,
         "workers": r.workers, "moves": list(r.moves), "failures": list(r.failures),
-        "first_failures": list(r.errors),
+        "first_failures": list(r.errors), "seat": r.seat, "diffs": list(r.diffs),
     }
     if seed is not None:
         out["seed"] = seed
@@ -101,7 +103,8 @@ def result_table(r: DuplicateResult, ray: str | None = None) -> Any:
     t.add_column()
     t.add_row("bots", f"A = {r.bot_a}, B = {r.bot_b}")
     t.add_row("variant", r.variant)
-    how = "A in each seat in turn" if r.per_deal == 3 else "seats swapped"
+    how = (f"only A's games at seat {r.seat}" if r.seat is not None
+           else "A in each seat in turn" if r.per_deal == 3 else "seats swapped")
     t.add_row("deals", f"{r.n} deals = {r.games} games ({r.per_deal} per deal, {how})")
     t.add_row("mean (A - B)", f"{r.mean:+.1f} ± {half:.1f} points per deal "
               f"(95% CI {r.ci_low:+.1f} .. {r.ci_high:+.1f})")
@@ -129,10 +132,12 @@ def record_writer(directory: Path) -> Recorder:
 
 
 def _run(a: str, b: str, variant: str, deals: int, seed: int, bar: bool, workers: int = 1,
-         ray_address: str | None = None, recorder: Recorder | None = None) -> DuplicateResult:
+         ray_address: str | None = None, recorder: Recorder | None = None,
+         seat: int | None = None) -> DuplicateResult:
     def play(progress: Callable[[int, int], None] | None) -> DuplicateResult:
         return duplicate_match(a, b, deals, seed, progress=progress, variant=variant,
-                               workers=workers, ray_address=ray_address, recorder=recorder)
+                               workers=workers, ray_address=ray_address, recorder=recorder,
+                               seat=seat)
 
     if not bar:
         return play(None)
@@ -180,7 +185,12 @@ def arena(
     record: Path | None = typer.Option(
         None, "--record", metavar="DIR", file_okay=False,
         help="Save every game as a RECORD.md record, DIR/deal-NNNNN-game-G.json."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    seat: int | None = typer.Option(
+        None, "--seat", min=0,
+        help="Play only the games where bot A holds this seat, each as in the full run "
+        "(bela3 0: A's games as the caller)."),
+    as_json: bool = typer.Option(False, "--json",
+                                 help="Print the result as JSON (with each deal's score)."),
 ) -> None:
     """Bots against bots on duplicate deals: mean points per deal, 95% CI, wins, Elo.
 
@@ -190,6 +200,9 @@ def arena(
         raise typer.BadParameter(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})",
                                  param_hint="--variant")
     a, b = parse_bots(bots)
+    seats = VARIANTS[variant].seats
+    if seat is not None and seat >= seats:
+        raise typer.BadParameter(f"{variant} has seats 0 .. {seats - 1}", param_hint="--seat")
     if ray is not None and not ray_available():
         raise typer.BadParameter("Ray is not installed: pip install 'bela[dist]' "
                                  "(or 'ray[default]>=2.9,<3')", param_hint="--ray")
@@ -212,7 +225,8 @@ def arena(
             raise typer.BadParameter(str(exc), param_hint="--ray") from None
     try:
         r = _run(a, b, variant, deals, seed, bar=not as_json and sys.stderr.isatty(),
-                 workers=workers or os.cpu_count() or 1, ray_address=ray, recorder=recorder)
+                 workers=workers or os.cpu_count() or 1, ray_address=ray, recorder=recorder,
+                 seat=seat)
     except (typer.Exit, KeyboardInterrupt):
         raise
     except Exception as exc:  # a worker or a bot's factory failing: a message, no traceback
