@@ -11,10 +11,9 @@ from test_search_bots import play_out
 from bela.bots import make_bot
 from bela.bots.contracts import ranked_discards
 from bela.bots.heuristic import VARIANT_PARAMS, HeuristicBot
-from bela.bots.pimc import DISCARD_CANDIDATES, TIE_BREAK, PimcBot, round_scorer
+from bela.bots.pimc import DISCARD_CANDIDATES, TIE_BREAK, PimcBot, seat_scorer
 from bela.engine import Match
 from bela.engine.actions import Discard
-from bela.engine.rules import play_table
 from bela.engine.views import SeatView, seat_view
 from bela.solver.dd import Position, default_solver
 from bela.solver.sampler import DealSampler
@@ -29,26 +28,23 @@ def discard_view(seed: int) -> SeatView:
     return seat_view(m, rnd.turn)
 
 
-@pytest.mark.parametrize("objective", ["points", "score"])
-def test_a_candidate_replaces_the_heuristics_discard_only_when_clearly_better(
-        objective: str) -> None:
+def test_a_candidate_replaces_the_heuristics_discard_only_when_clearly_better() -> None:
     """Each of the heuristic's first candidates is valued on the bot's sampled deals,
-    solved from the caller's first lead: his points plus the discards', or the round's
-    score of that line (R27, R28).  The heuristic's first stays unless another's mean gain
-    over it, less one standard error, is above 0; then the largest such gain wins."""
+    solved from the caller's first lead, by the round's score of that line (R27, R28: the
+    discards' points, the kept declarations, pass or fall), whatever the objective.  The
+    heuristic's first stays unless another's mean gain over it, less one standard error,
+    is above 0; then the largest such gain wins."""
     changed = 0
     for seed in range(4):
         view = discard_view(seed)
         assert view.seat is not None and view.contract is not None
-        choice = PimcBot(seed, discard="search", bid_samples=4, objective=objective).act(view)
+        choice = PimcBot(seed, discard="search", bid_samples=4).act(view)
         candidates = ranked_discards(view, VARIANT_PARAMS["bela3"])[:DISCARD_CANDIDATES]
         assert choice in candidates and choice in view.legal
         again = random.Random(seed)  # the bot's own draws, repeated
         sampler = DealSampler(view)
         deals = [sampler.draw(again) for _ in range(4)]
-        points = play_table(view.contract).points
-        scorer = round_scorer(view)
-        assert scorer is not None
+        scorer = seat_scorer(view)
         rows = []
         for candidate in candidates:
             row = []
@@ -57,10 +53,7 @@ def test_a_candidate_replaces_the_heuristics_discard_only_when_clearly_better(
                 hands[view.seat] &= ~sum(1 << c for c in candidate.cards)
                 taken = default_solver().value(Position.make(
                     hands, view.contract, "bela3", view.seat, (), None, view.seat))
-                if objective == "points":
-                    row.append(taken + sum(points[c] for c in candidate.cards))
-                else:
-                    row.append(scorer(tuple(hands), tuple(hands))(taken) + TIE_BREAK * taken)
+                row.append(scorer(tuple(hands), tuple(hands))(taken) + TIE_BREAK * taken)
             rows.append(row)
         gains = [0.0] + [
             statistics.fmean(g) - statistics.stdev(g) / 2
@@ -72,14 +65,13 @@ def test_a_candidate_replaces_the_heuristics_discard_only_when_clearly_better(
 
 
 def test_kept_declarations_count_with_the_score() -> None:
-    """Four jacks (200, R8) split by the heuristic's discards are kept by the search
-    valued by the round's score, not by card points."""
+    """Four jacks (200, R8), split by the heuristic's discards, are kept by the search."""
     view = discard_view(11)
     jacks = [c for c in view.hand if str(c).startswith("J")]
     assert len(jacks) == 4
     heuristic = HeuristicBot(11).act(view)
     assert isinstance(heuristic, Discard) and set(heuristic.cards) & set(jacks)
-    by_score = PimcBot(11, discard="search", objective="score").act(view)
+    by_score = PimcBot(11, discard="search").act(view)
     assert isinstance(by_score, Discard) and not set(by_score.cards) & set(jacks)
 
 

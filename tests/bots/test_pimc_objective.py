@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bela.bots.pimc import TIE_BREAK, PimcBot, round_scorer
+from bela.bots.pimc import TIE_BREAK, PimcBot, round_scorer, seat_scorer
 from bela.engine import Play
 from bela.engine.cards import iter_cards
 from bela.engine.state import Round
@@ -78,6 +78,16 @@ def test_more_points_never_score_less(variant: str) -> None:
     assert jumps >= 5
 
 
+def test_bela3_card_play_keeps_the_points() -> None:
+    """In bela3 ``objective=score`` values the cards by points (README: valued by the
+    round's score the searches played no better); only the discards weigh the score."""
+    rng = random.Random(2)
+    m = played_to("bela3", 1, 6, rng)
+    assert m.round is not None and not m.round.is_over
+    view = seat_view(m, m.round.turn)
+    assert round_scorer(view) is None and PimcBot(0, objective="score")._scorer(view) is None
+
+
 def test_the_objective_is_checked() -> None:
     with pytest.raises(ValueError, match="objective"):
         PimcBot(0, objective="tricks")
@@ -97,13 +107,14 @@ def _line_result(rnd: Round, card: object) -> tuple[int, tuple[int, ...], tuple[
 
 
 def test_bela3_scores_are_the_seats_score_less_the_others_mean() -> None:
-    """bela3 (R28): the solver plays the caller against the two others, so a value is the
-    points of the seat's team.  For the caller it is his score less the mean of the two
-    others' scores, as the engine writes them at the end of the solver's line (when both
-    others took a trick: R15 drops the declarations of one without, which the team's
-    points cannot tell); for the two others, who split what they take evenly, their two
-    values add up to the mean of their scores less the caller's, whatever the split.
-    After the first trick, as every declaration is announced by then."""
+    """bela3 (R28, :func:`seat_scorer`, what ``discard=search`` values): the solver plays
+    the caller against the two others, so a value is the points of the seat's team.  For
+    the caller it is his score less the mean of the two others' scores, as the engine
+    writes them at the end of the solver's line (when both others took a trick: R15 drops
+    the declarations of one without, which the team's points cannot tell); for the two
+    others, who split what they take evenly, their two values add up to the mean of their
+    scores less the caller's, whatever the split.  After the first trick, as every
+    declaration is announced by then."""
     rng = random.Random(11)
     checked = falls = 0
     for seed in range(60):
@@ -114,11 +125,9 @@ def test_bela3_scores_are_the_seats_score_less_the_others_mean() -> None:
             continue
         caller = rnd.caller
         others = [s for s in range(3) if s != caller]
-        scorers = {s: round_scorer(seat_view(m, s, rnd)) for s in range(3)}
+        scorers = {s: seat_scorer(seat_view(m, s, rnd)) for s in range(3)}
         start = _start_of_play(seat_view(m, caller, rnd), list(rnd.hands))
-        worth = {s: scorer(tuple(rnd.hands), start) for s, scorer in scorers.items()
-                 if scorer is not None}
-        assert set(worth) == {0, 1, 2}
+        worth = {s: scorer(tuple(rnd.hands), start) for s, scorer in scorers.items()}
         total = sum(rnd.table.points) + rnd.variant.last_trick_bonus
         for card in sorted({a.card for a in rnd.legal_actions() if isinstance(a, Play)}):
             own, scores, tricks = _line_result(rnd, card)
@@ -148,10 +157,8 @@ def test_bela3_more_points_never_score_less() -> None:
             continue
         for seat in range(3):
             view = seat_view(m, seat, rnd)
-            scorer = PimcBot(seed, objective="score")._scorer(view)
-            assert scorer is not None
             deal = DealSampler(view).draw(random.Random(seed))
-            worth = scorer(deal)
+            worth = seat_scorer(view)(deal.hands, deal.start)
             in_play = sum(view.card_points) + sum(
                 rnd.table.points[c] for h in deal.hands for c in iter_cards(h)) + sum(
                 rnd.table.points[c] for _, c in view.trick) + rnd.variant.last_trick_bonus

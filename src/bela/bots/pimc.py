@@ -14,8 +14,8 @@ learned bid network which contract.
 Declarations, bela, swaps and redeals follow the heuristic; so do bela3's discards (R27),
 unless ``discard=search``: then of the heuristic's first :data:`DISCARD_CANDIDATES` the bot
 keeps the one that does clearly best over ``bid_samples`` deals of the others' cards, each
-solved from its first lead with every candidate (valued as ``objective`` values cards: with
-``score`` the kept declarations count, which the heuristic's discards do not weigh).
+solved from its first lead with every candidate and valued by the round's score (the kept
+declarations count, which the heuristic's discards do not weigh).
 
 :meth:`PimcBot.advise` gives the choice together with the values it was made from (a hint:
 the card shown as best is always the card played).  The bot solves with the calling
@@ -31,14 +31,15 @@ depends only on the seed and the view, so arena results are reproducible; the wo
 keeps that while it bounds the slow decisions (the first tricks of a full deal).
 
 What a deal's card is worth (``objective``): ``points``, the card points the seat's side
-takes in the solved line; or ``score`` (not in raspas), what the round then writes for that
-side less what it writes for the other (R21-R23, belot2 R34-R37; in bela3, R28, the seat's
-score less the mean of the two others', :func:`seat_scorer`): the declarations and bela of
-the view, or at the first trick those of the deal's hands, and a fall when the caller does
-not pass.  The solved line stays the best (more points never
+takes in the solved line; or ``score`` (the variants of two sides, not in raspas), what the
+round then writes for that side less what it writes for the other (R21-R23, belot2 R34-R37):
+the declarations and bela of the view, or at the first trick those of the deal's hands, and
+a fall when the caller does not pass.  The solved line stays the best (more points never
 score less, but for the first points of a side without a trick, R15); the mean weighs the
 few points that decide a fall as what they are worth, and points that change nothing as
-nothing.  Equal scores go to the card with more points.
+nothing.  Equal scores go to the card with more points.  In bela3 the card play keeps the
+points: valued by the round's score (:func:`seat_scorer`) its searches played no better
+(README); the discards are valued so (``discard=search``).
 
 With ``prior=learned`` the learned bot's network (:mod:`bela.bots.learned`, ``model=PATH``
 for another model file) joins the search twice.  As the *opponent model*: each sampled deal
@@ -368,9 +369,9 @@ class PimcBot:
     def _discard(self, view: SeatView) -> Action:
         """``discard=search``: the heuristic's first :data:`DISCARD_CANDIDATES` discards
         (R27), each kept hand solved from the caller's first lead (R16) over the same
-        ``bid_samples`` deals of the others' cards and valued as the objective values cards
-        (the caller's points with the discards', or the round's score: :func:`seat_scorer`,
-        declarations and bela of the kept hand).  A candidate replaces the heuristic's
+        ``bid_samples`` deals of the others' cards and valued by the round's score that
+        line gives (:func:`seat_scorer`: the discards' points, the kept declarations and
+        bela, pass or fall).  A candidate replaces the heuristic's
         first only when its mean gain over it, less one standard error of that gain over
         the deals, is above 0; of those, the largest.  With a work budget (``nodes``) it
         stops drawing deals at :data:`DISCARD_CANDIDATES` times that many solver nodes,
@@ -381,8 +382,7 @@ class PimcBot:
         candidates = ranked_discards(view, params)[:DISCARD_CANDIDATES]
         if len(candidates) < 2 or self.bid_samples < 2:
             return candidates[0] if candidates else self.fallback.act(view)
-        points = play_table(contract).points
-        scorer = round_scorer(view) if self.objective == "score" else None
+        scorer = seat_scorer(view)
         sampler = self._sampler(view)
         values: list[list[float]] = [[] for _ in candidates]
         nodes = 0
@@ -398,11 +398,8 @@ class PimcBot:
                 pos = Position.make(hands, contract, view.variant, me, (), None, me)
                 taken = self.solver.value(pos)  # the caller leads: his points
                 nodes += self.solver.nodes
-                if scorer is None:
-                    row.append(taken + sum(points[c] for c in candidate.cards))
-                else:
-                    kept = tuple(hands)
-                    row.append(scorer(kept, kept)(taken) + TIE_BREAK * taken)
+                kept = tuple(hands)
+                row.append(scorer(kept, kept)(taken) + TIE_BREAK * taken)
         best, best_gain = 0, 0.0
         for i in range(1, len(candidates)):
             gains = [v - b for v, b in zip(values[i], values[0], strict=True)]
@@ -483,18 +480,16 @@ Scorer = Callable[[tuple[int, ...], tuple[int, ...]], Callable[[float], float]]
 
 
 def round_scorer(view: SeatView) -> Scorer | None:
-    """What the card points of a round score (None in raspas): for a deal consistent with
-    ``view`` (each seat's cards now and at the start of play), the function from the points
-    the seat's side ends the round with to the round's score for that side less the
-    other's, as the variant scores it (R21-R23, R34-R37); in bela3 (:func:`seat_scorer`)
-    the seat's score less the mean of the two others'.  Declarations and bela are the
+    """What the card points of a round score, for the variants of two sides (None in raspas
+    and bela3, whose card play keeps the points: :func:`seat_scorer`): for a deal consistent
+    with ``view`` (each seat's cards now and at the start of play), the function from the
+    points the seat's side ends the round with to the round's score for that side less the
+    other's, as the variant scores it (R21-R23, R34-R37).  Declarations and bela are the
     view's once every seat has announced (a bela still held in the deal's hands too), else
     those of the deal's starting hands; a side that takes every point while the other has
     no trick takes every trick (R23)."""
-    if view.raspas or view.contract is None:
+    if view.raspas or view.sides != 2 or view.contract is None:
         return None
-    if view.sides == 3:
-        return seat_scorer(view)
     variant = get_variant(view.variant)
     options = TableOptions(**view.options)
     me, caller, contract = view.seat, view.caller, view.contract
