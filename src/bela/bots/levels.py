@@ -11,11 +11,12 @@ expert      ``learned``                             the network's best card, the
                                                     tricks by search (its ``endgame``)
 master      ``pimc:prior=learned,samples=64,        the network's bids and first two
             nodes=4000000,objective=score,          tricks (belot2: one; not in bela3),
-            bidding=learned``                       then search over up to 64 sampled
+            bidding=learned,discard=search``        then search over up to 64 sampled
                                                     deals (4 million solver nodes)
-                                                    valued by the round's score, with
-                                                    the network as prior and opponent
-                                                    model
+                                                    valued by the round's score (bela3:
+                                                    the points), with the network as
+                                                    prior and opponent model; bela3's
+                                                    discards by simulation
 =========== ======================================= =====================================
 
 The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
@@ -38,13 +39,14 @@ LEVELS: dict[str, str] = {
     "beginner": "learned:temperature=12,forget=0.5,endgame=0",
     "club": "learned:temperature=4,forget=0.15,endgame=0",
     "expert": "learned",
-    "master": "pimc:prior=learned,samples=64,nodes=4000000,objective=score,bidding=learned",
+    "master": ("pimc:prior=learned,samples=64,nodes=4000000,objective=score,bidding=learned,"
+               "discard=search"),
 }
 
 # Elo over ``beginner`` per variant, from the arena (see the README's strength table).
 ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 83, "expert": 288, "master": 298},
-    "bela3": {"beginner": 0, "club": 122, "expert": 299, "master": 336},
+    "bela3": {"beginner": 0, "club": 122, "expert": 299, "master": 363},
     "bela2": {"beginner": 0, "club": 83, "expert": 269, "master": 302},
     "belot2": {"beginner": 0, "club": 87, "expert": 293, "master": 317},
 }
