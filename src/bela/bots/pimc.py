@@ -371,11 +371,11 @@ class PimcBot:
         (R27), each kept hand solved from the caller's first lead (R16) over the same
         ``bid_samples`` deals of the others' cards and valued by the round's score that
         line gives (:func:`seat_scorer`: the discards' points, the kept declarations and
-        bela, pass or fall).  A candidate replaces the heuristic's
-        first only when its mean gain over it, less one standard error of that gain over
-        the deals, is above 0; of those, the largest.  With a work budget (``nodes``) it
-        stops drawing deals at :data:`DISCARD_CANDIDATES` times that many solver nodes,
-        after ``min_samples`` deals."""
+        bela, pass or fall).  A candidate replaces the heuristic's first only when its mean
+        gain over it, less one standard error of that gain over the deals, is above 0; of
+        those, the largest.  With a work budget (``nodes``) it stops drawing deals at
+        :data:`DISCARD_CANDIDATES` times that many solver nodes, after ``min_samples``
+        deals."""
         me, contract = view.seat, view.contract
         assert me is not None and contract is not None and view.first == me
         params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
