@@ -76,13 +76,16 @@ def test_a_table_of_the_club_level_plays_to_its_end(tmp_path: Path,
         with client.websocket_connect(f"/ws/tables/{tid}") as ws:  # keeps it in memory
             assert ws.receive_json()["type"] == "welcome"
             assert client.post(f"/api/tables/{tid}/start", headers=h).status_code == 200
-            deadline = time.monotonic() + 20
+            # stuck means no new event for a while, however slow a loaded machine plays
+            seen, since = -1, time.monotonic()
             t: dict[str, Any] = {}
             while True:
                 t = client.get(f"/api/tables/{tid}").json()
                 if t["status"] == "finished":
                     break
-                assert time.monotonic() < deadline, f"the table is stuck at event {t['seq']}"
+                if t["seq"] != seen:
+                    seen, since = t["seq"], time.monotonic()
+                assert time.monotonic() - since < 30, f"the table is stuck at event {t['seq']}"
                 time.sleep(0.05)
         assert t["bot_fallback"] is False, "the level's bot failed: the heuristic played"
         assert t["seq"] > 32  # a deal and at least its 32 cards

@@ -309,6 +309,60 @@ def test_a_state_that_comes_during_a_press_waits_for_the_release(browser: Any,
     close_pages(page)
 
 
+def _trick_won() -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
+    """A bela4 trick after the first, taken by the seat that leads next: that seat, its view
+    then and the events it saw of the trick's last card (first legal actions throughout)."""
+    from bela.engine import Match
+    from bela.engine.events import TrickTaken, seen_by
+    from bela.engine.views import seat_view
+    from bela.server.protocol import event_json, view_json
+
+    m = Match("bela4", seed=1)
+    rnd = m.deal()
+    tricks = 0
+    while True:
+        events = m.apply(rnd.legal_actions()[0])
+        taken = [e for e in events if isinstance(e, TrickTaken)]
+        if taken:
+            tricks += 1
+            seat = taken[0].seat
+            if tricks > 1:
+                return seat, view_json(seat_view(m, seat)), [
+                    event_json(e, m.variant) for e in seen_by(events, seat)]
+
+
+def test_a_tap_while_a_taken_trick_is_shown_stands_when_only_a_resent_state_waits(
+        browser: Any, bela_url: str) -> None:
+    """While the trick we took is still on the table, the same state comes again (a sync, a
+    reconnect): the view shown is still the latest, so the card we tap is played."""
+    seat, view, events = _trick_won()
+    assert view["turn"] == seat and view["phase"] == "play"
+    card = next(c for c in view["legal"] if not c.endswith("*") and c + "*" not in view["legal"])
+    page, fake = _at_fake_table(browser, bela_url, seat)
+    fake.send({"type": "state", "seq": 20, "status": "running", "last": None, "clock": None,
+               "events": events, "view": view})
+    page.wait_for_function("() => window.__bela.busy && window.__bela.anim.trick")
+    fake.send({"type": "state", "seq": 20, "status": "running", "last": None, "clock": None,
+               "events": [], "view": view})
+    page.wait_for_function("() => window.__bela.queue.length === 1")
+    page.evaluate("c => document.querySelector(`.hand [data-card='${c}']`).click()", card)
+    fake.wait_for(page, {"type": "act", "action": card, "seq": 20})
+
+    # a newer state waiting is another matter: the view shown is out of date, nothing is sent
+    fake.got.clear()
+    fake.send({"type": "state", "seq": 21, "status": "running", "last": None, "clock": None,
+               "events": events, "view": view})
+    page.wait_for_function("() => window.__bela.busy && window.__bela.anim.trick")
+    fake.send({"type": "state", "seq": 22, "status": "running", "last": None, "clock": None,
+               "events": [], "view": view})
+    page.wait_for_function("() => window.__bela.queue.length === 1")
+    page.evaluate("c => document.querySelector(`.hand [data-card='${c}']`).click()", card)
+    page.wait_for_function("() => window.__bela.seq === 22 && !window.__bela.busy")
+    assert not [m for m in fake.got if m.get("type") == "act"], fake.got
+    assert_no_errors(page)
+    close_pages(page)
+
+
 # -- an expired guest token ---------------------------------------------------------------
 def _expire(page: Any, token: str) -> dict[str, Any]:
     """Answer the page's requests with ``token`` as the server does for an expired one

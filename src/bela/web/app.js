@@ -638,7 +638,9 @@ function send(msg) {
 
 function act(token) {
   S.ui.belaCard = null;
-  if (S.queue.length) return false; // newer states are on their way: this view is out of date
+  // a newer state is on its way: this view is out of date (a resent one of the same seq,
+  // after a sync or a reconnect, changes nothing: the tap stands)
+  if (S.queue.some((m) => m.seq !== S.seq)) return false;
   if (send({ type: "act", action: token, seq: S.seq })) S.sent = { seq: S.seq, action: token };
   return true;
 }
