@@ -241,19 +241,3 @@ def test_no_warning_without_failures() -> None:
     assert out["failures"] == [0, 0] and out["first_failures"] == [None, None]
     assert min(out["moves"]) > 0 and result.stderr == ""
 
-
-def test_progress_lines_come_at_each_tenth_once_a_minute_has_passed() -> None:
-    """A run whose stderr is a log says how far it is, not more than once a minute."""
-    now = [0.0]
-    lines: list[str] = []
-    progress = arena_module.ProgressLines("master vs pimc (bela3)", lines.append,
-                                          clock=lambda: now[0])
-    for done, at in [(20, 30.0), (40, 70.0), (41, 200.0), (60, 230.0), (80, 250.0),
-                     (100, 300.0)]:
-        now[0] = at
-        progress(done, 100)
-    assert lines == [
-        "master vs pimc (bela3): 40/100 deals (40%), 1m 10s, about 1m 45s left",
-        "master vs pimc (bela3): 60/100 deals (60%), 3m 50s, about 2m 33s left",
-        "master vs pimc (bela3): 100/100 deals (100%), 5m 00s",
-    ]

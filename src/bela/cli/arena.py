@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from ..bots.duplicate import (
     ray_available,
 )
 from ..engine.variants import VARIANTS
+from .progress import ProgressLines
 
 HELP = ("Bots against bots on duplicate deals: mean points per deal, 95% CI, wins, Elo.\n\n"
         "Each deal is replayed with the bots changing seats (bela4 sides and 2-player seats "
@@ -132,43 +132,6 @@ def record_writer(directory: Path) -> Recorder:
     return write
 
 
-def _clock(seconds: float) -> str:
-    """``seconds`` as a short duration.
-
-    >>> _clock(42.4), _clock(754), _clock(7380)
-    ('42s', '12m 34s', '2h 03m')
-    """
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m {s % 60:02d}s"
-    return f"{s // 3600}h {s % 3600 // 60:02d}m"
-
-
-class ProgressLines:
-    """Progress as plain lines on stderr, for a run whose stderr is not a terminal (a log,
-    ``nohup``): a line at each tenth of the deals, but none before ``every`` seconds have
-    passed since the start or the last line, so a short run says nothing."""
-
-    def __init__(self, label: str, echo: Callable[[str], None], every: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.label, self.echo, self.every, self.clock = label, echo, every, clock
-        self.start = self.last = clock()
-        self.tenth = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        tenth = done * 10 // total
-        now = self.clock()
-        if tenth <= self.tenth or now - self.last < self.every:
-            return
-        self.tenth, self.last = tenth, now
-        elapsed = now - self.start
-        left = f", about {_clock(elapsed * (total - done) / done)} left" if done < total else ""
-        self.echo(f"{self.label}: {done}/{total} deals ({100 * done // total}%), "
-                  f"{_clock(elapsed)}{left}")
-
-
 def _run(a: str, b: str, variant: str, deals: int, seed: int, bar: bool, workers: int = 1,
          ray_address: str | None = None, recorder: Recorder | None = None,
          seat: int | None = None) -> DuplicateResult:
@@ -180,7 +143,7 @@ def _run(a: str, b: str, variant: str, deals: int, seed: int, bar: bool, workers
 
     if not bar:
         return play(ProgressLines(f"{a} vs {b} ({variant})",
-                                  lambda line: typer.echo(line, err=True)))
+                                  lambda line: typer.echo(line, err=True), unit="deals"))
     from rich.console import Console
     from rich.progress import (
         BarColumn,

@@ -11,6 +11,7 @@ import typer
 
 from ..bots.duplicate import init_ray, ray_available
 from ..engine.variants import VARIANTS
+from .progress import ProgressLines
 
 HELP = (
     "Train the learned bot's network for one variant.\n\n"
@@ -113,7 +114,12 @@ def train(
 
 
 class _Lines:
-    """Progress as plain lines (not a terminal)."""
+    """Progress as plain lines (not a terminal): each task's name, then a line at each tenth
+    of it once a minute has passed (:class:`~bela.cli.progress.ProgressLines`)."""
+
+    def __init__(self) -> None:
+        self.lines: ProgressLines | None = None
+        self.done = self.total = 0
 
     def __enter__(self) -> _Lines:
         return self
@@ -123,9 +129,13 @@ class _Lines:
 
     def task(self, name: str, total: int) -> None:
         typer.echo(name, err=True)
+        self.lines = ProgressLines(name, lambda line: typer.echo(line, err=True))
+        self.done, self.total = 0, total
 
     def advance(self, n: int = 1) -> None:
-        pass
+        self.done += n
+        if self.lines is not None:
+            self.lines(self.done, self.total)
 
     def note(self, text: str) -> None:
         typer.echo(text, err=True)
