@@ -90,3 +90,18 @@ def test_the_discard_setting_is_checked() -> None:
     with pytest.raises(ValueError, match="discard must be"):
         PimcBot(0, discard="random")
     assert isinstance(make_bot("pimc:discard=search", 0), PimcBot)
+
+
+@pytest.mark.parametrize("caps", [{"nodes": 1}, {"budget": 0.0}])
+def test_a_capped_discard_search_still_draws_two_deals(caps: dict[str, float],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A work or time budget stops the drawing after ``min_samples`` deals, never before
+    two: one deal has no standard error for the rule to weigh."""
+    drawn = []
+    draw = DealSampler.draw
+    monkeypatch.setattr(DealSampler, "draw",
+                        lambda self, rng: drawn.append(1) or draw(self, rng))
+    view = discard_view(1)
+    choice = PimcBot(0, discard="search", bid_samples=10, min_samples=1, **caps).act(view)
+    assert choice in view.legal and isinstance(choice, Discard)
+    assert len(drawn) == 2

@@ -374,8 +374,9 @@ class PimcBot:
         bela, pass or fall).  A candidate replaces the heuristic's first only when its mean
         gain over it, less one standard error of that gain over the deals, is above 0; of
         those, the largest.  With a work budget (``nodes``) it stops drawing deals at
-        :data:`DISCARD_CANDIDATES` times that many solver nodes, after ``min_samples``
-        deals."""
+        :data:`DISCARD_CANDIDATES` times that many solver nodes, with a time budget
+        (``budget``) at that many seconds, after ``min_samples`` deals (at least 2, for the
+        standard error)."""
         me, contract = view.seat, view.contract
         assert me is not None and contract is not None and view.first == me
         params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
@@ -386,9 +387,12 @@ class PimcBot:
         sampler = self._sampler(view)
         values: list[list[float]] = [[] for _ in candidates]
         nodes = 0
+        start = time.perf_counter()
         for drawn in range(self.bid_samples):
-            if (self.nodes is not None and drawn >= self.min_samples
-                    and nodes >= DISCARD_CANDIDATES * self.nodes):
+            if drawn >= max(2, self.min_samples) and (
+                    (self.nodes is not None and nodes >= DISCARD_CANDIDATES * self.nodes)
+                    or (self.budget is not None
+                        and time.perf_counter() - start > self.budget)):
                 break
             deal = sampler.draw(self.rng)
             for candidate, row in zip(candidates, values, strict=True):
