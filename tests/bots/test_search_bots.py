@@ -95,6 +95,21 @@ def test_pimc_orders_a_cold_trump_suit() -> None:
     assert action.token() == "H"
 
 
+def test_a_time_budget_caps_the_bidding_simulation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``budget`` the bid's simulation stops after ``min_samples`` deals, as the card
+    play does; the pass threshold is the mean over the deals drawn."""
+    from bela.solver.sampler import DealSampler
+
+    drawn = []
+    draw = DealSampler.draw
+    monkeypatch.setattr(DealSampler, "draw", lambda self, rng: drawn.append(1) or draw(self, rng))
+    m = Match("bela4", seed=3, options={"target": 5001})
+    m.deal()
+    view = seat_view(m, m.round.turn)
+    action = PimcBot(1, bid_samples=10, min_samples=3, budget=0.0, bidding="sim").act(view)
+    assert action in view.legal and len(drawn) == 3
+
+
 def card_decisions(variant: str, count: int) -> list[SeatView]:
     """Views of seats choosing a card among two or more (nothing else), after random
     play."""

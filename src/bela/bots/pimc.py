@@ -417,13 +417,18 @@ class PimcBot:
         calls = [a for a in view.legal if isinstance(a, Call)]
         sampler = self._sampler(view)
         margins: dict[Call, float] = defaultdict(float)
-        for _ in range(self.bid_samples):
+        start = time.perf_counter()
+        drawn = 0
+        for drawn in range(1, self.bid_samples + 1):  # the time budget caps bids too
             deal = sampler.draw(self.rng)
             for call in calls:
                 margins[call] += self.margin(view, deal.start, call.contract)
+            if (drawn >= self.min_samples and self.budget is not None
+                    and time.perf_counter() - start > self.budget):
+                break
         best = max(calls, key=lambda c: (margins[c], -c.contract))
         can_pass = not must_call and any(isinstance(a, Pass) for a in view.legal)
-        if can_pass and margins[best] / self.bid_samples < self.threshold:
+        if can_pass and margins[best] / max(drawn, 1) < self.threshold:
             return next(a for a in view.legal if isinstance(a, Pass))
         return best
 
