@@ -92,7 +92,7 @@ const HR = {
   err_rate_limited: "Previše zahtjeva odjednom. Pokušaj ponovno malo kasnije.",
   err_rate_limited_in: "Previše zahtjeva odjednom. Pokušaj ponovno za {n} s.",
   err_has_players: "Za stolom sjede igrači: stol se zatvara tek kad partija završi.",
-  err_table_moving: "Stol upravo prelazi na drugi poslužitelj: pokušaj ponovno za nekoliko sekundi.",
+  err_table_moving: "Stol upravo prelazi na drugi server: pokušaj ponovno za nekoliko sekundi.",
   err_cluster: "Poslužitelj trenutačno nije dostupan: pokušaj ponovno za nekoliko sekundi.",
   back_lobby: "Natrag u predvorje",
   spectating: "Gledaš igru",
