@@ -339,24 +339,23 @@ def test_a_tap_while_a_taken_trick_is_shown_stands_when_only_a_resent_state_wait
     assert view["turn"] == seat and view["phase"] == "play"
     card = next(c for c in view["legal"] if not c.endswith("*") and c + "*" not in view["legal"])
     page, fake = _at_fake_table(browser, bela_url, seat)
-    fake.send({"type": "state", "seq": 20, "status": "running", "last": None, "clock": None,
-               "events": events, "view": view})
-    page.wait_for_function("() => window.__bela.busy && window.__bela.anim.trick")
-    fake.send({"type": "state", "seq": 20, "status": "running", "last": None, "clock": None,
-               "events": [], "view": view})
-    page.wait_for_function("() => window.__bela.queue.length === 1")
-    page.evaluate("c => document.querySelector(`.hand [data-card='${c}']`).click()", card)
+
+    def tap_while_held(shown: int, waiting: int) -> None:
+        """State ``shown`` with the trick taken, held on the table; state ``waiting`` comes
+        meanwhile; then the tap on ``card``."""
+        for seq, evs in ((shown, events), (waiting, [])):
+            fake.send({"type": "state", "seq": seq, "status": "running", "last": None,
+                       "clock": None, "events": evs, "view": view})
+            page.wait_for_function("() => window.__bela.busy && window.__bela.anim.trick")
+        page.wait_for_function("() => window.__bela.queue.length === 1")
+        page.evaluate("c => document.querySelector(`.hand [data-card='${c}']`).click()", card)
+
+    tap_while_held(20, 20)
     fake.wait_for(page, {"type": "act", "action": card, "seq": 20})
 
     # a newer state waiting is another matter: the view shown is out of date, nothing is sent
     fake.got.clear()
-    fake.send({"type": "state", "seq": 21, "status": "running", "last": None, "clock": None,
-               "events": events, "view": view})
-    page.wait_for_function("() => window.__bela.busy && window.__bela.anim.trick")
-    fake.send({"type": "state", "seq": 22, "status": "running", "last": None, "clock": None,
-               "events": [], "view": view})
-    page.wait_for_function("() => window.__bela.queue.length === 1")
-    page.evaluate("c => document.querySelector(`.hand [data-card='${c}']`).click()", card)
+    tap_while_held(21, 22)
     page.wait_for_function("() => window.__bela.seq === 22 && !window.__bela.busy")
     assert not [m for m in fake.got if m.get("type") == "act"], fake.got
     assert_no_errors(page)
