@@ -249,9 +249,9 @@ def test_suits_by_the_names_of_r1(tmp_path: Path, typed: str, token: str) -> Non
     assert load(rec)["rounds"][0]["actions"][0] == token
 
 
-def test_help_says_one_letter_is_never_a_bid() -> None:
+def test_help_says_one_letter_never_calls_trump() -> None:
     out = flat(run(["--seed", "8", "--bot", "random"], "?\nq\n").output)
-    assert "One letter is never a bid: h and s always mean hand and sheet" in out
+    assert "One letter never calls trump: h and s always mean hand and sheet (p is pass)" in out
     assert "h and s are suits" not in out
 
 
@@ -296,6 +296,36 @@ def test_h_at_the_card_prompt_shows_the_numbers() -> None:
     assert card_prompts
     shown = [line for line in lines[card_prompts[0]:] if line.startswith("Your hand:")]
     assert shown and numbers(shown[0])
+
+
+def test_empty_input_at_the_card_prompt_says_what_to_type() -> None:
+    out = flat(run(["--seed", "8", "--bot", "random"], "pik\n\nq\n").output)
+    assert "Type the number of a card, or its code" in out
+    assert " is not a card" not in out
+
+
+def test_pas_passes_and_a_number_out_of_the_menu_names_its_range(tmp_path: Path) -> None:
+    rec = tmp_path / "pas.json"
+    result = run(["--seed", "8", "--bot", "random", "--record", str(rec)], "9\npas\nq\n")
+    assert result.exit_code == 0, result.output
+    out = flat(result.output)
+    assert "There is no 9 in the menu: choose 1-5." in out
+    assert load(rec)["rounds"][0]["actions"][0] == "pass"
+
+
+def test_bela3_first_seat_is_not_told_to_pass() -> None:
+    """The first seat must call (R26): the hint for a word that is no bid leaves pass out."""
+    out = flat(run(["--variant", "bela3", "--seed", "5", "--bot", "random"],
+                   "xyz\nq\n").output)
+    assert "Type a number from the menu, a suit (herc karo pik tref" in out
+    said = out[out.index("Type a number from the menu"):]
+    assert "or pass" not in said[:said.index("shows help")]
+
+
+def test_the_rules_reminder_has_the_exception_of_r17() -> None:
+    out = flat(run(["--seed", "8", "--bot", "random"], "r\nq\n").output)
+    assert ("beat the best card of that suit if you can, except when a side suit was led and "
+            "a trump is already in the trick (R17, R19)") in out
 
 
 def test_a_card_number_with_a_star_plays_it_with_bela() -> None:

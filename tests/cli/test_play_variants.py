@@ -262,8 +262,9 @@ def test_swap_prompt(tmp_path: Path, variant: str, seed: int, answer: str,
     assert re.search(rf"Swap your 7[♥♦♠♣] for the (?:turned|opened) {card}\? \[Y/n\]", out)
     actions = load(rec)["rounds"][0]["actions"]
     assert actions == ([suit, "swap"] if swapped else [suit])
-    if swapped:
+    if swapped:  # then the redeal question, answered for him: no word of a keep
         assert "the face-up card is now 7" in out
+        assert "You keep your cards." not in out
     else:
         assert "You keep your cards." in out
 
@@ -294,6 +295,7 @@ def test_a_lone_keep_is_answered_without_a_prompt(tmp_path: Path, variant: str) 
                      "[y/N]"):
         assert question not in out
     assert "Your card" in out[out.index("You: "):]  # the next prompt is the first card
+    assert "You keep your cards." not in out  # he chose nothing
     assert load(rec)["rounds"][0]["actions"] == ["HDSC"[turned.suit]]
 
 

@@ -154,7 +154,7 @@ def ask_exchange(p: Prompts, view: SeatView) -> None:
                 if not p.command(text, view):
                     p.say("Type 1 (swap), 2 (redeal) or 3 (keep).")
                 continue
-            if p.try_submit(chosen):
+            if _answer(p, chosen):
                 return
     if swap is not None:
         s7 = card_markup(seven, trump) if seven is not None else "7 of trump"
@@ -184,5 +184,15 @@ def ask_exchange(p: Prompts, view: SeatView) -> None:
             if not p.command(text, view):
                 p.say("Answer y or n.")
             continue
-        if p.try_submit(chosen):
+        if _answer(p, chosen):
             return
+
+
+def _answer(p: Prompts, chosen: Action) -> bool:
+    """Submit the player's answer to the exchange; a kept hand is said here, where it was a
+    choice (a lone keep, answered for him, and the others' keeps go unsaid)."""
+    if not p.try_submit(chosen):
+        return False
+    if chosen == DECLINE:
+        p.say("  You keep your cards.")
+    return True

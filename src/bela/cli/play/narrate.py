@@ -20,7 +20,6 @@ from ...engine.events import (
     Declared,
     Discarded,
     Event,
-    Kept,
     MatchWon,
     RoundBooked,
     RoundOver,
@@ -129,8 +128,6 @@ class Narrator:
                          f"the {self.variant.face_up_name} {card_markup(taken, trump)} "
                          f"({self.screen.rule('exchange')}): the face-up card is now "
                          f"{card_markup(given, trump)}.")
-            case Kept(seat) if seat == self.human:
-                self.say("  You keep your cards.")
             case Declared(seat, declarations):
                 own = seat == self.human
                 who = self.name(seat)

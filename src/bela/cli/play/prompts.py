@@ -171,8 +171,13 @@ class Prompts:
                              f"{SUIT_NAMES_EN[suit]}, {suit_markup(suit)} or its number from "
                              f"the menu.")
                 else:
-                    self.say(f"Type a number from the menu, a suit ({SUIT_HELP}){extra} or "
-                             f"pass.  [bold]?[/bold] shows help.")
+                    if word.isdigit():
+                        self.say(f"There is no {word} in the menu: choose 1-{len(options)}.")
+                        continue
+                    can_pass = PASS in options
+                    last = " or pass" if can_pass else ""  # bela3's first seat must call (R26)
+                    self.say(f"Type a number from the menu, a suit ({SUIT_HELP}){extra}{last}.  "
+                             f"[bold]?[/bold] shows help.")
                 continue
             if self.try_submit(action):
                 return
@@ -336,7 +341,8 @@ class Prompts:
         try:
             return Card.from_code(code), star
         except CardParseError:
-            self.say(f"{escape(word)!s} is not a card.  Type the number of a card, or its code "
+            what = f"{escape(word)!s} is not a card.  " if word else ""
+            self.say(f"{what}Type the number of a card, or its code "
                      "(rank 7 8 9 10 J Q K A, then suit H D S C: JH, 10h, j♥).  "
                      "[bold]?[/bold] shows help.")
             return None, False

@@ -46,8 +46,9 @@ SUIT_WORDS = {  # R1: English, Croatian and German-suited (Hungarian pack) names
     "clubs": 3, "club": 3, "tref": 3, "acorn": 3, "acorns": 3, "žir": 3, "zir": 3, "♣": 3,
     "♧": 3,
 }
-# One letter is never a bid: h and s mean hand and sheet at every prompt, and a call of
-# trump cannot be taken back (R7), so it must not hang on an ambiguous letter.
+# One letter never calls trump: h and s mean hand and sheet at every prompt, and a call of
+# trump cannot be taken back (R7), so it must not hang on an ambiguous letter (p, pass, can
+# be undone by nothing either, but it names no suit).
 SUIT_LETTERS = {"h": 0, "d": 1, "s": 2, "c": 3}
 SUIT_HELP = "herc karo pik tref, hearts diamonds spades clubs, or ♥ ♦ ♠ ♣"
 CONTRACT_WORDS = {  # belot2 (R34): all trumps / no trumps by name
@@ -57,7 +58,7 @@ CONTRACT_WORDS = {  # belot2 (R34): all trumps / no trumps by name
     "no trumps": NO_TRUMPS, "no trump": NO_TRUMPS, "nt": NO_TRUMPS,
 }
 ACCEPT_WORDS = {"accept", "take", "yes", "y", "da", "uzimam", "uzmi", "igram"}
-PASS_WORDS = {"pass", "p", "dalje", "dalje!", "-"}
+PASS_WORDS = {"pass", "p", "pas", "dalje", "dalje!", "-"}
 YES_WORDS = {"", "1", "y", "yes", "da", "bela", "j"}
 NO_WORDS = {"2", "n", "no", "ne"}
 CLAIM_WORDS = {"claim", "auzmeš", "auzmes"}
@@ -71,7 +72,7 @@ def parse_words(text: str) -> str:
 # -- the help, the rules reminder, the sentences of each variant ----------------------------
 _BIDDING_HELP = {
     "bela4": "a number from the menu, a suit by name or symbol (herc karo pik tref, hearts "
-             "..., ♥ ♦ ♠ ♣) or pass / dalje.  One round of bids; when the other three pass, "
+             "..., ♥ ♦ ♠ ♣) or pass / dalje / pas.  One round of bids; when the other three pass, "
              "the dealer must call (mus, R7).",
     "bela3": "the first seat must call trump on its first 6 cards, no passing (R26): a number "
              "from the menu or a suit by name or symbol (herc karo pik tref, hearts ..., "
@@ -123,8 +124,9 @@ def help_rows(variant: str) -> list[tuple[str, str]]:
         rows.append(("claim", "(with --enforce off) auzmeš: an opponent broke R17-R19 (R24).  "
                               "You confirm it first: a false claim gives the other side 162."))
     rows += [("q  quit", "leave the match (the record is saved if you gave --record FILE)"),
-             ("", "One letter is never a bid: h and s always mean hand and sheet.  Call "
-                  "trump by the suit's name or symbol, or its number in the menu.")]
+             ("", "One letter never calls trump: h and s always mean hand and sheet (p is "
+                  "pass).  Call trump by the suit's name or symbol, or its number in the "
+                  "menu.")]
     return rows
 
 
@@ -145,7 +147,8 @@ _ORDER = """\
 [bold]Order[/bold]   trump: J 9 A 10 K Q 8 7 (J 20, 9 14, A 11, 10 10, K 4, Q 3)
         others: A 10 K Q J 9 8 7 (A 11, 10 10, K 4, Q 3, J 2); last trick +10 (R2, R3)"""
 _BELA_PLAY = """
-[bold]Play[/bold]    follow suit and beat the best card of that suit if you can (R17, R19);
+[bold]Play[/bold]    follow suit and beat the best card of that suit if you can, except
+        when a side suit was led and a trump is already in the trick (R17, R19);
         if you cannot follow, play a trump, beating the best trump if you can (R18);
         otherwise any card.  The highest trump, else the highest card led, wins (R20)."""
 _SCORE = {
