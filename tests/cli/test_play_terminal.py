@@ -146,6 +146,39 @@ def test_hinted_card_is_the_best_of_the_values_shown() -> None:
         assert values[0][1] == max(v for _, v in values), cells  # ... and is the best
 
 
+def test_a_bela3_callers_hint_speaks_of_his_own_points() -> None:
+    """In bela3 each player is his own side (R28): the caller's values are his points."""
+    out = flat(run(["--variant", "bela3", "--seed", "5", "--bot", "random"],
+                   "herc\n1 2\nhint\nq\n").output)
+    assert re.search(rf"Hint: play {CARD}(?: with bela)?\. Estimated points you take in the "
+                     rf"round \(most is best\)", out), out
+    assert "your side" not in out
+
+
+def test_a_bela3_defenders_hint_speaks_of_the_two_against_the_caller() -> None:
+    """The search plays the caller's two opponents as one team: a defender's values are
+    what the two take together."""
+    from rich.console import Console
+
+    from bela.cli.play.hints import SolverWarmUp, show_hint
+    from bela.cli.play.screen import Screen
+    from bela.cli.play.seating import Seating
+    from bela.engine.views import seat_view
+
+    m = Match("bela3", seed=5, options={"target": 5001})
+    rnd = m.deal()
+    while not (rnd.phase == "play" and rnd.turn != rnd.caller
+               and sum(1 for a in rnd.legal_actions() if a.token()[0] in "789TJQKA") > 1):
+        m.apply(rnd.legal_actions()[0])
+    seat = rnd.turn
+    console = Console(record=True, width=300)
+    screen = Screen(console, m.variant, Seating.make(3, 3, seat))
+    show_hint(screen, seat_view(m, seat), SolverWarmUp())
+    out = flat(console.export_text())
+    assert ("Estimated points you and the other player against the caller take together in "
+            "the round (most is best)") in out, out
+
+
 # -- 2. the ten is 10 -------------------------------------------------------------------------
 @pytest.mark.parametrize("engine, people", [
     ("you must beat T♠ if you can", "you must beat 10♠ if you can"),

@@ -107,8 +107,12 @@ def show_hint(screen: Screen, view: SeatView, solver: SolverWarmUp) -> None:
         ranked = sorted(values.items(), key=lambda cv: (cv[1] if view.raspas else -cv[1], cv[0]))
         cells = ", ".join(f"{card_markup(c, trump)} {v:.0f}" for c, v in ranked)
         goal = "fewest" if view.raspas else "most"
+        who = "your side takes"
+        if view.sides == 3:  # bela3: the search plays the two others as one team (R28)
+            who = ("you take" if view.seat == view.caller
+                   else "you and the other player against the caller take together")
         say(f"Hint: play {card_markup(choice.card, trump)}{' with bela' if choice.bela else ''}."
-            f"  Estimated points your side takes in the round ({goal} is best): {cells}.")
+            f"  Estimated points {who} in the round ({goal} is best): {cells}.")
     elif isinstance(choice, (Call, Pass)):
         say(f"Hint: {describe_bid(choice, view)}.{bid_reason(screen, view, advisor)}")
     elif isinstance(choice, Play):
