@@ -345,3 +345,12 @@ def test_a_failing_bot_is_replaced_by_the_heuristic_bot_and_warned_once(
         driven = Driver(Match("bela4", {"target": 101}, seed=3),
                         {s: PlaysBadly() for s in range(4)}).play_match()
         assert [r.log for r in driven.rounds] == [r.log for r in match.rounds]
+
+
+@pytest.mark.parametrize("target", ["0", "5002"])
+def test_a_target_out_of_its_range_is_refused_before_play(target: str) -> None:
+    """R25's readings: a target from 1 to 5001, said in the help and refused alike."""
+    result = runner.invoke(app, ["play", "--target", target], input="q\n")
+    assert result.exit_code == 2
+    assert "Invalid value for '--target'" in result.output
+    assert "Your bid" not in result.output

@@ -28,7 +28,7 @@ from ...engine.enums import Enforce, EqualDeclarations, Tie
 from ...engine.errors import BelaError
 from ...engine.record import to_record
 from ...engine.state import Match
-from ...engine.variants import VARIANTS, get_variant
+from ...engine.variants import TARGET_RANGE, VARIANTS, get_variant
 from .game import Game
 from .hints import SOLVER, SolverWarmUp
 from .prompts import Quit
@@ -85,7 +85,7 @@ def play(
     seed: Optional[int] = typer.Option(  # noqa: UP045 (typer reads the annotation)
         None, "--seed", help="Seed for the shuffle and the bots: same seed, same match."),
     target: Optional[int] = typer.Option(  # noqa: UP045
-        None, "--target", min=1,
+        None, "--target", min=TARGET_RANGE[0], max=TARGET_RANGE[1],
         help="Points to win the match (default per variant: bela4 1001, bela3 701, bela2 501, "
              "belot2 1001)."),
     variant: str = typer.Option(
