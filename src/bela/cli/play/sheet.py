@@ -146,7 +146,8 @@ class Sheet:
         merged = st.individual or compact  # zvanja and bela in one column
         t = Table(title="Score sheet", box=box.SIMPLE_HEAD, padding=(0, 0 if tight else 1),
                   collapse_padding=True, show_edge=False, title_justify="left",
-                  caption=f"Zvanja{' + ' if merged else ' and '}bela: {'/'.join(names)}."
+                  caption=(f"{'Zv+bela column' if merged else 'Zvanja and Bela columns'}: "
+                           f"{'/'.join(names)}, in that order.")
                   + ("  Running totals in brackets." if compact and running else ""),
                   caption_justify="left")
         t.add_column("#", justify="right", no_wrap=True, min_width=2)
