@@ -219,6 +219,16 @@ def test_belot2_all_trumps_and_no_trumps_by_name(tmp_path: Path, typed: str, tok
     assert "Round 2: order another suit, all trumps (VC) or no trumps (BC" in flat(out)
 
 
+def test_belot2_no_trumps_says_each_tricks_points_are_doubled_in_the_score(
+        tmp_path: Path) -> None:
+    """BC doubles every point when the round is scored (R36): the running card points of
+    each trick are the cards' own, and say so."""
+    data, out = find_round2(tmp_path, "bc\n" + "1\n" * 9)
+    assert data["rounds"][0]["actions"][2] == "BC"
+    taken = [line for line in out.splitlines() if "the trick (+" in line]
+    assert taken and all(line.endswith("(doubled in the score, BC)") for line in taken)
+
+
 def test_belot2_raspas_is_announced(tmp_path: Path) -> None:
     for seed in range(1, 60):
         rec = tmp_path / f"r{seed}.json"

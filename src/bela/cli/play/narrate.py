@@ -27,7 +27,7 @@ from ...engine.events import (
     TalonTaken,
     TrickTaken,
 )
-from ...engine.rules import ALL_TRUMPS, play_table
+from ...engine.rules import ALL_TRUMPS, NO_TRUMPS, play_table
 from ...engine.scoring import RoundResult
 from ...engine.views import SeatView
 from ..text import card_markup
@@ -155,8 +155,10 @@ class Narrator:
                 self.flush_trick()
                 pts = "  ".join(f"{self.screen.seating.side_short(s)} {p}"
                                 for s, p in enumerate(view.card_points))
+                doubled = ("  [dim](doubled in the score, BC)[/dim]"
+                           if view.contract == NO_TRUMPS else "")
                 self.say(f"  → {self.name(seat)} {'take' if seat == self.human else 'takes'} "
-                         f"the trick (+{points}).   Card points: {pts}")
+                         f"the trick (+{points}).   Card points: {pts}{doubled}")
                 if len(view.tricks) == 1:
                     self.show_declarations(view)
             case Claimed(seat):
