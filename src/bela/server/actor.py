@@ -561,7 +561,8 @@ class TableActor:
     async def _think(self, seat: int, seq: int, view: SeatView) -> None:
         """The bot decides at once and answers ``bot_delay`` after its turn began: how long
         it thought, which depends on its cards (a redeal weighed, a lone keep not), is not
-        shown as long as it thinks less than the delay."""
+        shown as long as it thinks less than the delay; a search bot that thinks longer
+        answers when it has decided (docs/SECURITY.md, Timing)."""
         started = self._loop.time()
         spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
         if self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
