@@ -34,7 +34,7 @@ def server(tmp_path: Path, url: str | None = None, **config: Any) -> Iterator[Te
     config.setdefault("max_rate", 100_000)
     config.setdefault("bot_workers", 0)  # the bots think in threads (test_server_botpool: not)
     app = create_app(url or f"sqlite:///{tmp_path / 'bela.db'}", **config)
-    with TestClient(app) as client:
+    with TestClient(app, client=("127.0.0.1", 50000)) as client:  # as from this machine
         yield client
 
 

@@ -136,6 +136,23 @@ def test_metrics_count_a_match(tmp_path: Path) -> None:
                 table.match.rounds)
 
 
+@pytest.mark.parametrize("host, public, status", [
+    ("127.0.0.1", False, 200), ("10.0.3.7", False, 200), ("fd12::5", False, 200),
+    ("203.0.113.7", False, 403), ("2001:db8::7", False, 403), ("203.0.113.7", True, 200)])
+def test_metrics_are_for_private_networks_unless_public(tmp_path: Path, host: str,
+                                                        public: bool, status: int) -> None:
+    """The bots' think times would tell an outsider how long each bot move took: a public
+    address is refused unless the server serves the metrics to all (docs/SECURITY.md)."""
+    from starlette.testclient import TestClient
+
+    with server(tmp_path, public_metrics=public) as client:
+        r = TestClient(client.app, client=(host, 40000)).get("/metrics")
+    assert r.status_code == status, r.text
+    if status == 403:
+        assert r.json()["error"]["code"] == "metrics_private"
+        assert "bela_" not in r.text
+
+
 def test_the_connection_gauge_falls_when_sockets_close(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The gauge counts a socket out however its handler ends, cancelled included (a

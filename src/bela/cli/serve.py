@@ -26,6 +26,10 @@ def serve(
                                     "it acts."),
     round_pause: float = typer.Option(2.0, "--round-pause", help="Seconds between a finished "
                                       "round and the next deal."),
+    public_metrics: bool = typer.Option(
+        False, "--public-metrics", help="Serve GET /metrics to any address (by default only "
+        "to this machine and private networks: its timings tell how long each bot move "
+        "took)."),
     allow_seed: bool = typer.Option(False, "--allow-seed", hidden=True,
                                     help="Let clients choose a table's seed (tests only)."),
     rate_limit_storage: str = typer.Option(
@@ -100,7 +104,8 @@ def serve(
                                "rate_login_attempts": ""} if no_rate_limits else {})
     try:
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
-                         allow_seed=allow_seed, rate_limit_storage=rate_limit_storage,
+                         allow_seed=allow_seed, public_metrics=public_metrics,
+                         rate_limit_storage=rate_limit_storage,
                          token_ttl=token_ttl * 86400, redis_url=redis, instance=name,
                          lease_ttl=lease_ttl, analysis_workers=analysis_workers,
                          analysis_warm=True, bot_workers=bot_workers, bot_warm=True,

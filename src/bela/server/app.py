@@ -46,7 +46,7 @@ from .errors import (
 )
 from .hub import Conn, Hub
 from .lobby import Lobby
-from .metrics import Metrics
+from .metrics import Metrics, internal_address
 from .model import ServerConfig
 from .protocol import (
     ActMessage,
@@ -349,8 +349,13 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                             status_code=200 if ok else 503)
 
     @app.get("/metrics")
-    async def metrics_text() -> Response:
-        """The Prometheus metrics of this process (see :mod:`bela.server.metrics`)."""
+    async def metrics_text(request: Request) -> Response:
+        """The Prometheus metrics of this process (see :mod:`bela.server.metrics`), for this
+        machine and private networks unless ``public_metrics``."""
+        host = request.client.host if request.client else None
+        if not cfg.public_metrics and not internal_address(host):
+            raise Forbidden("metrics_private", "the metrics are served to private networks "
+                            "only (bela serve --public-metrics serves them to all)")
         body, content_type = metrics.render()
         return Response(body, media_type=content_type)
 

@@ -17,6 +17,10 @@ them up.  Names are ``bela_*``:
   table another instance took over), ``log_conflict`` (a write fenced off because another
   process appended to the table).
 
+They are served only to this machine and private networks (:func:`internal_address`; the
+Prometheus of ``deploy/`` scrapes each instance on its private network): the timings would
+tell anyone polling them how long each bot move took (docs/SECURITY.md).
+
 >>> m = Metrics()
 >>> m.actions.labels(by="bot").inc()
 >>> b"bela_actions_total" in m.render()[0]
@@ -25,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -89,3 +94,26 @@ class Metrics:
     def render(self) -> tuple[bytes, str]:
         """The text exposition and its content type."""
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
+
+
+INTERNAL_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
+    "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+    "::1/128", "fc00::/7", "fe80::/10"))
+
+
+def internal_address(host: str | None) -> bool:
+    """Whether a client address is this machine's or a private network's (loopback,
+    RFC 1918, link-local, IPv6 unique local): who may read ``GET /metrics``.
+
+    >>> [internal_address(h) for h in ("127.0.0.1", "10.1.2.3", "::ffff:192.168.0.9", "fd00::1")]
+    [True, True, True, True]
+    >>> [internal_address(h) for h in ("8.8.8.8", "2606:4700::1111", "172.32.0.1", "x", None)]
+    [False, False, False, False, False]
+    """
+    try:
+        ip = ipaddress.ip_address(host or "")
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return any(ip in net for net in INTERNAL_NETWORKS)

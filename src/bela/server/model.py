@@ -23,6 +23,7 @@ class ServerConfig:
     bot_delay: float = 0.6  # a bot waits this long before it acts (0 in tests)
     round_pause: float = 2.0  # time to look at a finished round before the next deal
     allow_seed: bool = False  # tables may be created with a given seed (tests, tournaments)
+    public_metrics: bool = False  # GET /metrics for any address, not only private networks
     max_message: int = 64 * 1024  # bytes of one client WebSocket message
     max_rate: int = 50  # client messages per second and connection; more are refused
     # Rate limits per client address (an IPv6 address counts by its /64), in the notation of
