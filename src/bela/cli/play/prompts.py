@@ -172,7 +172,8 @@ class Prompts:
                              f"the menu.")
                 else:
                     if word.isdigit():
-                        self.say(f"There is no {word} in the menu: choose 1-{len(options)}.")
+                        choices = "1" if len(options) == 1 else f"1-{len(options)}"
+                        self.say(f"There is no {word} in the menu: choose {choices}.")
                         continue
                     can_pass = PASS in options
                     last = " or pass" if can_pass else ""  # bela3's first seat must call (R26)

@@ -47,8 +47,8 @@ SUIT_WORDS = {  # R1: English, Croatian and German-suited (Hungarian pack) names
     "♧": 3,
 }
 # One letter never calls trump: h and s mean hand and sheet at every prompt, and a call of
-# trump cannot be taken back (R7), so it must not hang on an ambiguous letter (p, pass, can
-# be undone by nothing either, but it names no suit).
+# trump cannot be taken back (R7), so it must not hang on an ambiguous letter (p, for pass,
+# names no suit).
 SUIT_LETTERS = {"h": 0, "d": 1, "s": 2, "c": 3}
 SUIT_HELP = "herc karo pik tref, hearts diamonds spades clubs, or ♥ ♦ ♠ ♣"
 CONTRACT_WORDS = {  # belot2 (R34): all trumps / no trumps by name
