@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
+import socket
+import subprocess
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -131,3 +135,32 @@ def play_out(readers: list[Reader], by_seat: dict[int, Reader], rng: random.Rand
         me.send({"type": "act", "action": choose(own, rng), "seq": own["seq"]})
         st = settle(readers, st["seq"] + 1)
     raise AssertionError("the match did not end")
+
+
+@contextmanager
+def redis_server(folder: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A throwaway redis-server on a free port: its URL and its process."""
+    redis = shutil.which("redis-server")
+    assert redis is not None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([redis, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", str(folder)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as c:
+                    c.sendall(b"PING\r\n")
+                    if c.recv(16).startswith(b"+PONG"):
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0", proc
+    finally:
+        proc.kill()
+        proc.wait()

@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import socket
-import subprocess
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from redis.asyncio import Redis
-from server_helpers import guest, server, start, table_with
+from server_helpers import guest, redis_server, server, start, table_with
 
 from bela.server.metrics import Metrics
 from bela.server.quickplay import (
@@ -438,34 +436,6 @@ def test_bad_requests_are_refused(tmp_path: Path) -> None:
 
 
 # -- two instances, one Redis ----------------------------------------------------------------
-@contextmanager
-def redis_server(folder: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A throwaway redis-server on a free port: its URL and its process."""
-    assert REDIS is not None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", str(folder)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as c:
-                    c.sendall(b"PING\r\n")
-                    if c.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0", proc
-    finally:
-        proc.kill()
-        proc.wait()
-
-
 @pytest.mark.skipif(REDIS is None, reason="redis-server is not installed")
 def test_players_at_two_instances_meet_through_redis(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'bela.db'}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -201,6 +201,8 @@ def bounded_server(config: uvicorn.Config, limit: float,
 
     import uvicorn
 
+    from ..server.stopping import write_task_stacks
+
     def stuck(loop: asyncio.AbstractEventLoop | None) -> None:
         logging.getLogger("bela.server").error(
             "the server had not stopped %.0f s after the stop signal: exiting; where its "
@@ -235,38 +237,6 @@ def bounded_server(config: uvicorn.Config, limit: float,
             super().handle_exit(sig, frame)
 
     return BoundedServer(config)
-
-
-def write_task_stacks(file: TextIO) -> None:
-    """Write where each task of the running event loop waits: its chain of awaits, from
-    the task's coroutine through the coroutines, generators and async generators it awaits
-    (a lifespan's ``async with`` too) to the future at the end (``Task.print_stack`` shows
-    the outermost frame only)."""
-    import gc
-
-    links = (("cr_frame", "cr_await"), ("gi_frame", "gi_yieldfrom"), ("ag_frame", "ag_await"))
-    for task in sorted(asyncio.all_tasks(), key=lambda t: t.get_name()):
-        print(f"Task {task.get_name()!r}:", file=file)
-        awaited: Any = task.get_coro()
-        for _ in range(200):  # an await chain is never that long: no endless walk
-            link = next((ln for ln in links if hasattr(awaited, ln[0])), None)
-            if link is None:  # an awaitable wrapper (a future's iterator, anext()...)
-                inner = [r for r in gc.get_referents(awaited) if isinstance(r, asyncio.Future)
-                         or any(hasattr(r, frame) for frame, _ in links)]
-                if not inner:
-                    break
-                awaited = inner[0]
-                if isinstance(awaited, asyncio.Future):
-                    print(f"  waits on {awaited!r}", file=file)
-                    break
-                continue
-            frame = getattr(awaited, link[0])
-            if frame is None:  # running, or done
-                break
-            print(f'  File "{frame.f_code.co_filename}", line {frame.f_lineno}, in '
-                  f"{frame.f_code.co_name}", file=file)
-            awaited = getattr(awaited, link[1])
-    file.flush()
 
 
 def _safe(url: str) -> str:

@@ -28,7 +28,6 @@ until the bot's move arrives).  A timer of a state the table left is ignored.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -49,6 +48,7 @@ from .logs import TableLog
 from .metrics import Metrics
 from .model import ServerConfig, Table, TableStatus, bot_seed, round_deal
 from .protocol import error
+from .stopping import ended
 from .store import Store
 
 log = logging.getLogger("bela.server")
@@ -208,9 +208,7 @@ class TableActor:
         self._halt()
         task = self._task
         if task is not None and task is not asyncio.current_task():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await ended(task)
 
     async def _run(self) -> None:
         while not self._stopped:

@@ -36,6 +36,7 @@ from .errors import Conflict, Forbidden, InvalidInput, NotFound, Refused, TooMan
 from .lobby import Lobby
 from .model import ServerConfig, Table, TableStatus, bot_seed
 from .ratelimit import address_key
+from .stopping import ended
 from .store import BrokenLog
 
 log = logging.getLogger("bela.server")
@@ -178,15 +179,7 @@ class Analysis:
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop the reviews and the workers (their running jobs get ``grace`` seconds)."""
-        if self._warming is not None:
-            self._warming.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warming
-        for review in self.reviews.values():
-            if review.task is not None:
-                review.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await review.task
+        await ended(self._warming, *(review.task for review in self.reviews.values()))
         await self.pool.stop(grace)
 
     async def run(self, fn: Callable[..., Answer], *args: Any, admit: bool = True) -> Answer:

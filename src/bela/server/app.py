@@ -61,6 +61,7 @@ from .protocol import (
 )
 from .ratelimit import RateLimits, address_key
 from .router import Router, Session
+from .stopping import STEP_LIMIT, TERMINATION, ended, within
 from .store import Store, storage_refusal
 
 log = logging.getLogger("bela.server")
@@ -278,23 +279,21 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         started.set()
         try:
             yield
-        finally:
+        finally:  # each step bounded: one that hangs is left behind, logged with its stacks
             started.clear()
             stop_by = time.monotonic() + cfg.shutdown_timeout  # the workers' grace, in all
-            for task in (sweeper, warming):
-                if task is not None:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+            await within(ended(sweeper, warming), STEP_LIMIT, "background tasks")
             try:
-                await quick.stop()
-                await router.stop()  # the tables stop and their leases are given back
+                await within(quick.stop(), STEP_LIMIT, "quick play")
+                await within(router.stop(), cfg.shutdown_timeout,  # the tables stop and
+                             "tables and leases")  # their leases are given back
             finally:  # no bot thinks for a table any more: the workers' grace, together
                 grace = max(0.0, stop_by - time.monotonic())
-                stops = [analyst.stop(grace)] + ([bots_pool.stop(grace)] if own_bots else [])
-                for failed in await asyncio.gather(*stops, return_exceptions=True):
-                    if isinstance(failed, BaseException):
-                        log.error("a worker pool did not stop cleanly", exc_info=failed)
+                stops = [within(analyst.stop(grace), grace + TERMINATION, "analysis workers")]
+                if own_bots:
+                    stops.append(within(bots_pool.stop(grace), grace + TERMINATION,
+                                        "bot workers"))
+                await asyncio.gather(*stops)
                 db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",

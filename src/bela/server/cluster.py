@@ -55,6 +55,7 @@ from .lobby import ACTIVE, Lobby
 from .logs import TableLog
 from .metrics import Metrics
 from .model import Table
+from .stopping import STEP_LIMIT, ended
 
 log = logging.getLogger("bela.server.cluster")
 
@@ -183,6 +184,14 @@ class Relay:
                               "connect again") from None
 
 
+def connect(url: str) -> Redis:
+    """A client of the site's Redis: no retries (a caller fails at once and knows what to
+    do), a second to connect and ten to answer."""
+    client: Redis = Redis.from_url(url, decode_responses=True, retry=Retry(NoBackoff(), 0),
+                                   socket_connect_timeout=1.0, socket_timeout=10.0)
+    return client
+
+
 class Cluster:
     """This instance's part of a site of several: its leases, its inbox, the calls it makes
     to the others and the connections it relays (used from the event loop only).
@@ -194,9 +203,7 @@ class Cluster:
                  lease_ttl: float,
                  serve: Callable[[str, str, dict[str, Any] | None, dict[str, Any]],
                                  Awaitable[Any]]) -> None:
-        no_retry = Retry(NoBackoff(), 0)  # fail at once: the callers know what to do
-        self.redis: Redis = Redis.from_url(url, decode_responses=True, retry=no_retry,
-                                           socket_connect_timeout=1.0, socket_timeout=10.0)
+        self.redis = connect(url)
         self.url = url
         self.id = instance
         self.lobby = lobby
@@ -219,6 +226,7 @@ class Cluster:
         self._renew = self.redis.register_script(RENEW)
         self._release = self.redis.register_script(RELEASE)
         self._down_logged = False
+        self._closing = False  # stop() began: the loops end even if a cancel is lost
         lobby.on_change = self._changed
         lobby.on_drop = self._dropped
         lobby.on_conflict = self._conflict
@@ -228,25 +236,27 @@ class Cluster:
         """Subscribe to the inbox and start the lease ticks (Redis may be down: both keep
         trying)."""
         loop = asyncio.get_running_loop()
+        self._closing = False
         self._tasks = [loop.create_task(self._listen(), name="bela inbox"),
                        loop.create_task(self._send_outbox(), name="bela outbox"),
                        loop.create_task(self._ticks(), name="bela leases")]
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._subscribed.wait(), 5.0)
+        # asyncio.timeout, not wait_for: Python 3.11's can lose a cancel (stopping.ended)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(5.0):
+                await self._subscribed.wait()
 
     async def stop(self) -> None:
         """Stop: the tables here stop and their connections (those relayed by other
         instances too) are told to reconnect, the leases are given back (the other instances
         take the tables over at their next scan, not after ``lease_ttl``), and the
         connections this instance relays are closed with :data:`RECONNECT`."""
+        self._closing = True
         held = list(self.lobby.tables)
         await self.lobby.shutdown()
         await self._flush_outbox()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if not await ended(*self._tasks, seconds=STEP_LIMIT):
+            log.warning("the inbox, outbox and lease tasks had not ended %.0f s after "
+                        "their cancel: going on", STEP_LIMIT)
         for relay in list(self.relays.values()):
             relay.conn.close(RECONNECT)
         for table_id in held:
@@ -326,7 +336,7 @@ class Cluster:
         self._job(let_go())
 
     async def _ticks(self) -> None:
-        while True:
+        while not self._closing:
             await asyncio.sleep(self.every * random.uniform(0.8, 1.0))
             try:
                 await self.tick()
@@ -485,7 +495,8 @@ class Cluster:
             if not heard:  # nobody listens there: the instance is gone
                 raise Unavailable("table_moving", "the server process running this table "
                                   "stopped; another takes it over within seconds: try again")
-            answer = await asyncio.wait_for(reply, CALL_TIMEOUT)
+            async with asyncio.timeout(CALL_TIMEOUT):
+                answer = await reply
         except (RedisError, OSError) as exc:
             raise self._unavailable(exc) from None
         except TimeoutError:
@@ -549,7 +560,7 @@ class Cluster:
         self._outbox_ready.set()
 
     async def _send_outbox(self) -> None:
-        while True:
+        while not self._closing:
             await self._outbox_ready.wait()
             self._outbox_ready.clear()
             await self._flush_outbox()
@@ -615,7 +626,7 @@ class Cluster:
         """Read the inbox; when the subscription breaks, every relayed connection is closed
         (its messages may be lost) and the inbox is subscribed again with a new epoch."""
         pause = 0.2
-        while True:
+        while not self._closing:
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(inbox(self.id), EVERYONE)
@@ -623,7 +634,7 @@ class Cluster:
                 await self.redis.set(instance_key(self.id), self.epoch, px=self.ttl_ms)
                 self._subscribed.set()
                 pause = 0.2
-                while True:  # waits of a second: an idle inbox is not a broken one
+                while not self._closing:  # waits of a second: an idle inbox is not broken
                     msg = await pubsub.get_message(timeout=1.0)
                     if msg is not None and msg["type"] == "message":
                         self._incoming(msg["data"])

@@ -41,6 +41,7 @@ from .hub import Conn, Hub
 from .logs import TableLog
 from .metrics import Metrics
 from .model import Seat, ServerConfig, Table, TableStatus
+from .stopping import STEP_LIMIT, within
 from .store import BrokenLog, Store
 
 log = logging.getLogger("bela.server")
@@ -159,8 +160,11 @@ class Lobby:
         task.add_done_callback(self._tasks.discard)
 
     async def shutdown(self) -> None:
-        for actor in list(self.actors.values()):
-            await actor.stop()
+        """Stop every table here (at most :data:`~.stopping.STEP_LIMIT` seconds, all
+        together) and close the connections."""
+        stops = [actor.stop() for actor in self.actors.values()]
+        if stops:
+            await within(asyncio.gather(*stops), STEP_LIMIT, "the tables' actors")
         self.hub.close_all()
 
     def _spawn(self, table: Table) -> TableActor:

@@ -47,6 +47,7 @@ from .auth import Player
 from .cluster import RELEASE
 from .errors import Conflict, InvalidInput, Refused, Unavailable
 from .ratings import MU, SIGMA, bot_entry, shown
+from .stopping import ended
 
 log = logging.getLogger("bela.server.quickplay")
 
@@ -532,19 +533,20 @@ class QuickPlay:
         self.store: QueueStore = (MemoryQueue() if cluster is None
                                   else RedisQueue(cluster.redis, cluster.id))
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False  # a lost cancel (see stopping.ended) still ends the loop
         self._failing: set[str] = set()  # what failed at its last try (logged once)
 
     async def start(self) -> None:
         """Begin matching (the server's start)."""
+        self._stopping = False
         self._task = asyncio.get_running_loop().create_task(self._run(),
                                                             name="bela quick play")
 
     async def stop(self) -> None:
         """Stop matching (the server's end)."""
+        self._stopping = True
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await ended(self._task)
             self._task = None
 
     # -- players ---------------------------------------------------------------------------
@@ -583,7 +585,7 @@ class QuickPlay:
 
     # -- matching --------------------------------------------------------------------------
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             await asyncio.sleep(TICK)
             try:
                 await self.tick()
