@@ -22,13 +22,7 @@ RECANCEL = 0.1  # seconds between two cancels of a task that goes on (see ended)
 async def within(step: Awaitable[Any], seconds: float, what: str) -> bool:
     """Run ``step`` for at most ``seconds``: whether it ended in time.  A step that fails is
     logged; one that overruns is cancelled (not waited for) and logged with the stacks
-    that show where it hangs.
-
-    >>> async def quick() -> None:
-    ...     await asyncio.sleep(0)
-    >>> asyncio.run(within(quick(), 1.0, "a quick step"))
-    True
-    """
+    that show where it hangs (tests/server/test_server_stopping.py)."""
     task = asyncio.ensure_future(step)
     done, _ = await asyncio.wait({task}, timeout=seconds)
     if not done:
