@@ -32,7 +32,7 @@ async def within(step: Awaitable[Any], seconds: float, what: str) -> bool:
         write_stacks(sys.stderr)
         task.cancel()
         return False
-    failure = task.exception()
+    failure = None if task.cancelled() else task.exception()
     if failure is not None:
         log.error("the stop's step %s failed", what, exc_info=failure)
     return True
