@@ -426,7 +426,7 @@ def test_stopped_instance_hands_its_table_over_at_once(site: Site) -> None:
         inst = s.by_name(name)
         at = time.monotonic()
         inst.proc.terminate()
-        try:  # about twice --shutdown-timeout (5 s); a hung stop ends itself after 20 s
+        try:  # about twice --shutdown-timeout (5 s); a hung stop ends itself after 22 s
             await asyncio.to_thread(inst.proc.wait, 30)
         except subprocess.TimeoutExpired:
             pytest.fail(f"{name} did not exit within 30 s of SIGTERM:\n"

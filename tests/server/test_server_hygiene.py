@@ -579,7 +579,7 @@ def test_a_stopping_server_that_hangs_is_ended_with_its_stacks(
 
     from bela.cli.serve import bounded_server, stop_limit
 
-    assert stop_limit(5) == 20 and stop_limit(1) == 8
+    assert stop_limit(5) == 22 and stop_limit(1) == 14
     exited = threading.Event()
     codes: list[int] = []
 

@@ -161,3 +161,66 @@ def test_quick_play_over_redis_stops_although_its_calls_lose_cancels(
     with redis_server(tmp_path) as (url, _proc):
         took = asyncio.run(main(url))
     assert max(took) < 1.0
+
+
+def test_ended_skips_the_calling_task_and_counts_tasks_already_ended() -> None:
+    async def main() -> tuple[bool, bool, bool]:
+        me = asyncio.current_task()
+        done = asyncio.ensure_future(asyncio.sleep(0))
+        await done
+        return (await ended(me), await ended(done, seconds=0.0),
+                me is not None and not me.cancelling())
+
+    assert asyncio.run(main()) == (True, True, True)
+
+
+def test_a_stderr_without_a_file_does_not_stop_the_stop(
+        capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    """Under ``capsys`` stderr has no file descriptor for the threads' stacks: the step is
+    still left behind and the stop goes on."""
+    async def main() -> tuple[bool, asyncio.Task[None]]:
+        task = asyncio.ensure_future(_hung_step())
+        in_time = await within(task, 0.1, "a test step")
+        await asyncio.sleep(0)
+        return in_time, task
+
+    with caplog.at_level(logging.ERROR, logger="bela.server"):
+        in_time, task = asyncio.run(main())
+    assert not in_time and task.cancelled()
+    assert "the stacks could not be written" in caplog.text
+
+
+def test_quick_play_that_loses_every_cancel_stops_at_its_next_round(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run of quick play has its own stop flag: a round that swallows the cancel ends
+    the loop all the same, and a new start runs one loop, not the old one too."""
+    from types import SimpleNamespace
+
+    from bela.server import quickplay
+
+    monkeypatch.setattr(quickplay, "TICK", 0.0)
+    rounds: list[int] = []
+
+    async def main() -> list[bool]:
+        quick = quickplay.QuickPlay(SimpleNamespace(cluster=None), None)
+        run = 0
+
+        async def tick(now: float | None = None) -> None:  # loses every cancel
+            rounds.append(run)
+            try:
+                await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                pass
+
+        quick.tick = tick  # type: ignore[method-assign]
+        ended_in_time = []
+        for run in (1, 2):
+            await quick.start()
+            task = quick._task
+            await asyncio.sleep(0.05)
+            ended_in_time.append(await within(quick.stop(), 1.0, "quick play"))
+            assert task is not None and task.done()
+        return ended_in_time
+
+    assert asyncio.run(main()) == [True, True]
+    assert rounds == sorted(rounds) and set(rounds) == {1, 2}  # run 1's loop ended first

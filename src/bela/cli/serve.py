@@ -177,12 +177,16 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
 
 def stop_limit(shutdown_timeout: float) -> float:
     """Seconds a stopping server may take in all before it is ended: the requests' grace,
-    the tables' stop, the workers' grace and their termination, with room to spare.
+    then the app's steps, each bounded (:mod:`bela.server.stopping`: at most two short
+    steps, the tables' stop and the workers' grace, their termination), with room for the
+    stacks of a step that overran.
 
     >>> stop_limit(5)
-    20
+    22.0
     """
-    return 3 * shutdown_timeout + 5
+    from ..server.stopping import STEP_LIMIT, TERMINATION
+
+    return 2 * shutdown_timeout + 2 * STEP_LIMIT + TERMINATION + 3.5
 
 
 def bounded_server(config: uvicorn.Config, limit: float,

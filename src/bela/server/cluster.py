@@ -226,7 +226,7 @@ class Cluster:
         self._renew = self.redis.register_script(RENEW)
         self._release = self.redis.register_script(RELEASE)
         self._down_logged = False
-        self._closing = False  # stop() began: the loops end even if a cancel is lost
+        self._closed = asyncio.Event()  # this run's stop began: its loops end, a cancel lost
         lobby.on_change = self._changed
         lobby.on_drop = self._dropped
         lobby.on_conflict = self._conflict
@@ -236,10 +236,10 @@ class Cluster:
         """Subscribe to the inbox and start the lease ticks (Redis may be down: both keep
         trying)."""
         loop = asyncio.get_running_loop()
-        self._closing = False
-        self._tasks = [loop.create_task(self._listen(), name="bela inbox"),
-                       loop.create_task(self._send_outbox(), name="bela outbox"),
-                       loop.create_task(self._ticks(), name="bela leases")]
+        self._closed = closed = asyncio.Event()
+        self._tasks = [loop.create_task(self._listen(closed), name="bela inbox"),
+                       loop.create_task(self._send_outbox(closed), name="bela outbox"),
+                       loop.create_task(self._ticks(closed), name="bela leases")]
         # asyncio.timeout, not wait_for: Python 3.11's can lose a cancel (stopping.ended)
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(5.0):
@@ -250,7 +250,7 @@ class Cluster:
         instances too) are told to reconnect, the leases are given back (the other instances
         take the tables over at their next scan, not after ``lease_ttl``), and the
         connections this instance relays are closed with :data:`RECONNECT`."""
-        self._closing = True
+        self._closed.set()
         held = list(self.lobby.tables)
         await self.lobby.shutdown()
         await self._flush_outbox()
@@ -335,8 +335,8 @@ class Cluster:
 
         self._job(let_go())
 
-    async def _ticks(self) -> None:
-        while not self._closing:
+    async def _ticks(self, closed: asyncio.Event) -> None:
+        while not closed.is_set():
             await asyncio.sleep(self.every * random.uniform(0.8, 1.0))
             try:
                 await self.tick()
@@ -559,8 +559,8 @@ class Cluster:
         self._outbox.setdefault(instance, []).append(item)
         self._outbox_ready.set()
 
-    async def _send_outbox(self) -> None:
-        while not self._closing:
+    async def _send_outbox(self, closed: asyncio.Event) -> None:
+        while not closed.is_set():
             await self._outbox_ready.wait()
             self._outbox_ready.clear()
             await self._flush_outbox()
@@ -622,11 +622,11 @@ class Cluster:
         return closed
 
     # -- the inbox -------------------------------------------------------------------------
-    async def _listen(self) -> None:
+    async def _listen(self, closed: asyncio.Event) -> None:
         """Read the inbox; when the subscription breaks, every relayed connection is closed
         (its messages may be lost) and the inbox is subscribed again with a new epoch."""
         pause = 0.2
-        while not self._closing:
+        while not closed.is_set():
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(inbox(self.id), EVERYONE)
@@ -634,7 +634,7 @@ class Cluster:
                 await self.redis.set(instance_key(self.id), self.epoch, px=self.ttl_ms)
                 self._subscribed.set()
                 pause = 0.2
-                while not self._closing:  # waits of a second: an idle inbox is not broken
+                while not closed.is_set():  # waits of a second: an idle inbox is not broken
                     msg = await pubsub.get_message(timeout=1.0)
                     if msg is not None and msg["type"] == "message":
                         self._incoming(msg["data"])

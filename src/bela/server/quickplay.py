@@ -533,18 +533,19 @@ class QuickPlay:
         self.store: QueueStore = (MemoryQueue() if cluster is None
                                   else RedisQueue(cluster.redis, cluster.id))
         self._task: asyncio.Task[None] | None = None
-        self._stopping = False  # a lost cancel (see stopping.ended) still ends the loop
+        self._stopped: asyncio.Event | None = None  # this run's: a lost cancel ends it too
         self._failing: set[str] = set()  # what failed at its last try (logged once)
 
     async def start(self) -> None:
         """Begin matching (the server's start)."""
-        self._stopping = False
-        self._task = asyncio.get_running_loop().create_task(self._run(),
+        self._stopped = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._run(self._stopped),
                                                             name="bela quick play")
 
     async def stop(self) -> None:
         """Stop matching (the server's end)."""
-        self._stopping = True
+        if self._stopped is not None:
+            self._stopped.set()
         if self._task is not None:
             await ended(self._task)
             self._task = None
@@ -584,8 +585,8 @@ class QuickPlay:
         return {"status": "idle"}
 
     # -- matching --------------------------------------------------------------------------
-    async def _run(self) -> None:
-        while not self._stopping:
+    async def _run(self, stopped: asyncio.Event) -> None:
+        while not stopped.is_set():
             await asyncio.sleep(TICK)
             try:
                 await self.tick()

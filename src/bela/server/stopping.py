@@ -26,11 +26,15 @@ async def within(step: Awaitable[Any], seconds: float, what: str) -> bool:
     task = asyncio.ensure_future(step)
     done, _ = await asyncio.wait({task}, timeout=seconds)
     if not done:
+        task.cancel()  # left behind: whatever it raises while it unwinds is retrieved here
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
         log.error("the stop's step %s had not ended after %.1f s: going on without it "
                   "(where its tasks wait and every thread's stack follow on stderr)",
                   what, seconds)
-        write_stacks(sys.stderr)
-        task.cancel()
+        try:
+            write_stacks(sys.stderr)
+        except Exception:  # a stderr without a file (or a broken pipe) stops no stop
+            log.exception("the stacks could not be written")
         return False
     failure = None if task.cancelled() else task.exception()
     if failure is not None:
@@ -39,28 +43,31 @@ async def within(step: Awaitable[Any], seconds: float, what: str) -> bool:
 
 
 async def ended(*tasks: asyncio.Task[Any] | None, seconds: float | None = None) -> bool:
-    """Cancel ``tasks`` (``None``: none) and wait until they have ended, for at most
-    ``seconds`` (``None``: as long as they take): whether they all ended.  A task still
-    running is cancelled again every :data:`RECANCEL` seconds, since a cancel can be lost:
-    Python 3.11's ``asyncio.wait_for`` returns its awaitable's result instead of raising
-    when the cancel lands just as that awaitable finishes (fixed in 3.12), and redis-py
-    waits for each command's write that way when it has a socket timeout, so a task
-    looping over Redis calls goes on as if never cancelled.  A task's failure is its own
-    (logged where it ran), not the stop's."""
-    running = {task for task in tasks if task is not None}
-    deadline = None if seconds is None else asyncio.get_running_loop().time() + seconds
-    while running:
-        for task in running:
-            task.cancel()
-        wait = RECANCEL if deadline is None else min(
-            RECANCEL, deadline - asyncio.get_running_loop().time())
+    """Cancel ``tasks`` (``None``: none; the task calling: not itself) and wait until they
+    have ended, for at most ``seconds`` (``None``: as long as they take): whether they all
+    ended.  A task still running is cancelled again every :data:`RECANCEL` seconds, since
+    a cancel can be lost: Python 3.11's ``asyncio.wait_for`` returns its awaitable's result
+    instead of raising when the cancel lands just as that awaitable finishes (fixed in
+    3.12), and redis-py waits for each command's write that way when it has a socket
+    timeout, so a task looping over Redis calls goes on as if never cancelled.  A task's
+    failure is its own (logged where it ran), not the stop's."""
+    loop = asyncio.get_running_loop()
+    me = asyncio.current_task()
+    running = {task for task in tasks if task is not None and task is not me}
+    deadline = None if seconds is None else loop.time() + seconds
+    while True:
+        for task in [t for t in running if t.done()]:
+            running.discard(task)
+            if not task.cancelled():  # retrieved: no "exception was never retrieved"
+                task.exception()
+        if not running:
+            return True
+        wait = RECANCEL if deadline is None else min(RECANCEL, deadline - loop.time())
         if wait <= 0:
             return False
-        done, running = await asyncio.wait(running, timeout=wait)
-        for task in done:  # retrieved: a failure before the cancel is no "never retrieved"
-            if not task.cancelled():
-                task.exception()
-    return True
+        for task in running:
+            task.cancel()
+        await asyncio.wait(running, timeout=wait)
 
 
 def write_stacks(file: TextIO) -> None:
