@@ -203,10 +203,10 @@ def test_quick_play_that_loses_every_cancel_stops_at_its_next_round(
 
     async def main() -> list[bool]:
         quick = quickplay.QuickPlay(SimpleNamespace(cluster=None), None)
-        run = 0
+        run = [0]
 
         async def tick(now: float | None = None) -> None:  # loses every cancel
-            rounds.append(run)
+            rounds.append(run[0])
             try:
                 await asyncio.sleep(0.01)
             except asyncio.CancelledError:
@@ -214,7 +214,7 @@ def test_quick_play_that_loses_every_cancel_stops_at_its_next_round(
 
         quick.tick = tick  # type: ignore[method-assign]
         ended_in_time = []
-        for run in (1, 2):
+        for run[0] in (1, 2):
             await quick.start()
             task = quick._task
             await asyncio.sleep(0.05)
