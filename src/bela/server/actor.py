@@ -206,9 +206,7 @@ class TableActor:
         """Stop at once (server shutdown): timers and a thinking bot are cancelled, queued
         messages answered as at a stopped table."""
         self._halt()
-        task = self._task
-        if task is not None and task is not asyncio.current_task():
-            await ended(task)
+        await ended(self._task)  # not when the actor stops itself (ended skips the caller)
 
     async def _run(self) -> None:
         while not self._stopped:
