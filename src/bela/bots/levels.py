@@ -46,7 +46,7 @@ LEVELS: dict[str, str] = {
 # Elo over ``beginner`` per variant, from the arena (see the README's strength table).
 ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 83, "expert": 288, "master": 298},
-    "bela3": {"beginner": 0, "club": 122, "expert": 299, "master": 375},
+    "bela3": {"beginner": 0, "club": 122, "expert": 299, "master": 374},
     "bela2": {"beginner": 0, "club": 83, "expert": 269, "master": 302},
     "belot2": {"beginner": 0, "club": 87, "expert": 293, "master": 317},
 }
