@@ -235,6 +235,32 @@ def test_the_opening_default_is_the_variants() -> None:
     assert make_bot("master", 1).opening_tricks("bela2") == OPENING["bela2"]  # type: ignore[attr-defined]
 
 
+def test_the_search_default_is_the_variants(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the network and no ``samples``, each variant searches as :data:`LEARNED_SEARCH`
+    says (belot2 twice as far); given settings win; a decision draws that many deals."""
+    from bela.bots import pimc
+
+    prior = PimcBot(1, prior="learned")
+    assert {v: prior.search(v) for v in VARIANTS} == pimc.LEARNED_SEARCH
+    assert pimc.LEARNED_SEARCH["belot2"] == (128, 8_000_000)
+    assert make_bot("master", 1).search("bela4") == (64, 4_000_000)  # type: ignore[attr-defined]
+    assert PimcBot(1).search("belot2") == (pimc.SAMPLES, None)  # no network: plain pimc
+    assert PimcBot(1, prior="learned", samples=8).search("belot2") == (8, None)
+    assert PimcBot(1, prior="learned", nodes=5).search("belot2") == (128, 5)
+    with pytest.raises(ValueError, match="samples"):
+        PimcBot(1, samples=0)
+    path = str(tiny_model(tmp_path, "belot2", seed=2))
+    monkeypatch.setitem(pimc.LEARNED_SEARCH, "belot2", (7, 10**12))
+    drawn: list[int] = []
+    draw = DealSampler.draw
+    monkeypatch.setattr(DealSampler, "draw",
+                        lambda self, rng: drawn.append(1) or draw(self, rng))
+    bot = PimcBot(4, prior="learned", model=path, min_samples=1)
+    bot.card_values(card_decisions("belot2", 1)[0])
+    assert len(drawn) == 7
+
+
 def test_the_opening_and_learned_bidding_need_the_network() -> None:
     for bad in ("opening=2", "bidding=learned"):
         with pytest.raises(ValueError, match="prior=learned"):

@@ -9,10 +9,11 @@ club        ``learned:temperature=4,forget=0.15,    a close second card now and 
             endgame=0``                             missed count now and then
 expert      ``learned``                             the network's best card, the last
                                                     tricks by search (its ``endgame``)
-master      ``pimc:prior=learned,samples=64,        the network's bids and first two
-            nodes=4000000,objective=score,          tricks (belot2: one; not in bela3),
-            bidding=learned,discard=search``        then search over up to 64 sampled
-                                                    deals (4 million solver nodes)
+master      ``pimc:prior=learned,objective=score,   the network's bids and first two
+            bidding=learned,discard=search``        tricks (belot2: one; not in bela3),
+                                                    then search over up to 64 sampled
+                                                    deals (4 million solver nodes;
+                                                    belot2 128 and 8 million)
                                                     valued by the round's score (bela3:
                                                     the points), with the network as
                                                     prior and opponent model; bela3's
@@ -39,8 +40,7 @@ LEVELS: dict[str, str] = {
     "beginner": "learned:temperature=12,forget=0.5,endgame=0",
     "club": "learned:temperature=4,forget=0.15,endgame=0",
     "expert": "learned",
-    "master": ("pimc:prior=learned,samples=64,nodes=4000000,objective=score,bidding=learned,"
-               "discard=search"),
+    "master": "pimc:prior=learned,objective=score,bidding=learned,discard=search",
 }
 
 # Elo over ``beginner`` per variant, from the arena (see the README's strength table).
@@ -48,7 +48,7 @@ ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 83, "expert": 288, "master": 298},
     "bela3": {"beginner": 0, "club": 122, "expert": 299, "master": 374},
     "bela2": {"beginner": 0, "club": 83, "expert": 269, "master": 302},
-    "belot2": {"beginner": 0, "club": 87, "expert": 293, "master": 317},
+    "belot2": {"beginner": 0, "club": 80, "expert": 296, "master": 336},
 }
 
 

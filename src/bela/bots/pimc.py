@@ -22,11 +22,13 @@ the card shown as best is always the card played).  The bot solves with the call
 thread's own solver (:func:`bela.solver.dd.default_solver`), so bots thinking at the same
 time in different threads never share the solver's tables.
 
-The strength is the number of sampled deals per decision (``samples``; the default answers
-well within the latency target, see the README), with two optional caps per decision: a
-time budget (``budget`` seconds) and a work budget (``nodes``: the search nodes the solves
-of this decision may visit, about 12 million a second on one core).  It stops sampling at
-whichever comes first, after at least ``min_samples`` deals.  Without a time budget the play
+The strength is the number of sampled deals per decision (``samples``; the default, 16,
+answers well within the latency target, see the README), with two optional caps per
+decision: a time budget (``budget`` seconds) and a work budget (``nodes``: the search nodes
+the solves of this decision may visit, about 12 million a second on one core).  It stops
+sampling at whichever comes first, after at least ``min_samples`` deals.  With
+``prior=learned`` and no ``samples`` given, the search is the variant's
+:data:`LEARNED_SEARCH` (:meth:`PimcBot.search`).  Without a time budget the play
 depends only on the seed and the view, so arena results are reproducible; the work budget
 keeps that while it bounds the slow decisions (the first tricks of a full deal).
 
@@ -101,18 +103,28 @@ DISCARD_CANDIDATES = 8
 # made +5.8 and +7.1 with 2 (1,000 deals each, seeds 6 and 7).
 OPENING: dict[str, int] = {"bela4": 2, "bela2": 2, "belot2": 1, "bela3": 0}
 
+# The search with ``prior=learned`` when ``samples`` is not given, per variant: the deals
+# drawn per decision and the work budget of a decision (solver nodes).  In belot2 twice the
+# search made master stronger by about +1 point a deal (README: +9.5 over ``pimc`` where 64
+# deals made +8.6, 2,000 deals on one network; +9.7 with the network shipped since) at a
+# decision median of 57 ms.
+LEARNED_SEARCH: dict[str, tuple[int, int]] = {
+    "bela4": (64, 4_000_000), "bela2": (64, 4_000_000), "bela3": (64, 4_000_000),
+    "belot2": (128, 8_000_000)}
+SAMPLES = 16  # the deals per decision otherwise
+
 
 class PimcBot:
     """Sampled deals x double-dummy solver (see the module docstring)."""
 
     name = "pimc"
 
-    def __init__(self, seed: int | None = None, samples: int = 16, budget: float | None = None,
-                 min_samples: int = 6, inference: bool = True, bid_samples: int = 10,
-                 threshold: float = 0.0, bidding: str = "hybrid", prior: str | bool = "off",
-                 model: str | None = None, prior_weight: float = 4.0, weigh: int = 3,
-                 temperature: float = 10.0, nodes: int | None = None,
-                 objective: str = "points", opening: int | None = None,
+    def __init__(self, seed: int | None = None, samples: int | None = None,
+                 budget: float | None = None, min_samples: int = 6, inference: bool = True,
+                 bid_samples: int = 10, threshold: float = 0.0, bidding: str = "hybrid",
+                 prior: str | bool = "off", model: str | None = None,
+                 prior_weight: float = 4.0, weigh: int = 3, temperature: float = 10.0,
+                 nodes: int | None = None, objective: str = "points", opening: int | None = None,
                  reach: str = "trick", discard: str = "heuristic") -> None:
         if discard not in ("heuristic", "search"):
             raise ValueError(f"discard must be 'heuristic' or 'search', not {discard!r}")
@@ -129,7 +141,8 @@ class PimcBot:
             raise ValueError(f"prior must be 'off' or 'learned', not {prior!r}")
         if prior_weight < 0 or weigh < 0 or temperature <= 0:
             raise ValueError("prior_weight and weigh must be >= 0 and temperature > 0")
-        if samples < 1 or min_samples < 1 or (nodes is not None and nodes < 1):
+        if ((samples is not None and samples < 1) or min_samples < 1
+                or (nodes is not None and nodes < 1)):
             raise ValueError("samples, min_samples and nodes must be >= 1")
         if opening is not None and (not isinstance(opening, int) or isinstance(opening, bool)
                                     or opening < 0):
@@ -167,6 +180,24 @@ class PimcBot:
         if self.learned is None:
             return 0
         return OPENING.get(variant, 0) if self.opening is None else self.opening
+
+    def search(self, variant: str) -> tuple[int, int | None]:
+        """The deals drawn per decision in ``variant`` and the work budget (solver nodes, or
+        none): ``samples`` and ``nodes`` as given; with ``prior=learned`` and no ``samples``
+        the variant's :data:`LEARNED_SEARCH` (``nodes`` still overrides its budget); else
+        :data:`SAMPLES` deals.
+
+        >>> PimcBot(samples=8).search("belot2")
+        (8, None)
+        >>> PimcBot().search("belot2")
+        (16, None)
+        """
+        if self.samples is not None:
+            return self.samples, self.nodes
+        if self.learned is not None:
+            samples, nodes = LEARNED_SEARCH.get(variant, (SAMPLES, 0))
+            return samples, self.nodes or nodes or None
+        return SAMPLES, self.nodes
 
     @property
     def solver(self) -> Solver:
@@ -226,10 +257,11 @@ class PimcBot:
         deals: list[SampledDeal] = []
         solved: list[dict[Card, int]] = []
         nodes = 0
-        for _ in range(self.samples):  # the time budget counts drawing and solving
+        samples, node_cap = self.search(view.variant)
+        for _ in range(samples):  # the time budget counts drawing and solving
             if len(deals) >= self.min_samples and (
                     (self.budget is not None and time.perf_counter() - start > self.budget)
-                    or (self.nodes is not None and nodes >= self.nodes)):
+                    or (node_cap is not None and nodes >= node_cap)):
                 break
             deal = sampler.draw(self.rng)
             deals.append(deal)
@@ -387,10 +419,11 @@ class PimcBot:
         sampler = self._sampler(view)
         values: list[list[float]] = [[] for _ in candidates]
         nodes = 0
+        node_cap = self.search(view.variant)[1]
         start = time.perf_counter()
         for drawn in range(self.bid_samples):
             if drawn >= max(2, self.min_samples) and (
-                    (self.nodes is not None and nodes >= DISCARD_CANDIDATES * self.nodes)
+                    (node_cap is not None and nodes >= DISCARD_CANDIDATES * node_cap)
                     or (self.budget is not None
                         and time.perf_counter() - start > self.budget)):
                 break
