@@ -29,6 +29,7 @@ from web_helpers import (  # noqa: E402
     log_in,
     no_overflow,
     open_page,
+    park,
     play_match_with_bots,
     texts,
 )
@@ -111,8 +112,10 @@ def test_a_guest_claims_his_name_and_logs_in_on_another_browser(
     assert there["token"] != me["token"] and there["account"] is True
     assert other.locator(".who-am-i").inner_text() == _fill(EN["play_as"], name=name)
 
-    # a new password in the second browser: the first one's login ends; it shows the
-    # player logged out (no new guest takes the name) and asks for the password again
+    # a new password in the second browser: the first one's login ends; opened again, it
+    # shows the player logged out (no new guest takes the name) and asks for the password
+    # (parked meanwhile: its lobby's refresh would see it at a moment of its own)
+    lobby = park(first)
     other.click("#show-password")
     other.fill("#old-password", "dobra-lozinka-1")
     other.fill("#new-password", "nova-lozinka-22")
@@ -123,7 +126,7 @@ def test_a_guest_claims_his_name_and_logs_in_on_another_browser(
     assert _stored(other)["token"] != there["token"]
     guests: list[Any] = []
     first.on("request", lambda r: guests.append(r.url) if r.url.endswith("/api/guests") else None)
-    first.reload()
+    first.goto(lobby)
     first.wait_for_selector("#account-note")
     assert first.locator("#account-note").inner_text() == _fill(HR["session_ended"], name=name)
     assert first.evaluate("() => window.__bela.guest") is None
@@ -135,14 +138,15 @@ def test_a_guest_claims_his_name_and_logs_in_on_another_browser(
     first.wait_for_function("() => window.__bela.guest && window.__bela.guest.account")
     assert _stored(first)["player_id"] == me["player_id"]
 
-    # log out everywhere in the first browser: the second one is logged out after a reload
+    # log out everywhere in the first browser: the second one, opened again, is logged out
+    lobby = park(other)
     first.once("dialog", lambda d: d.accept())
     first.click("#logout-all")
     first.wait_for_function("t => document.getElementById('account-note')?.textContent === t",
                             arg=HR["logged_out_all"])
     assert _stored(first) == {}
     assert first.locator("form[data-form=guest]").count() == 1
-    other.reload()
+    other.goto(lobby)
     other.wait_for_selector("#account-note")
     assert other.locator("#account-note").inner_text() == _fill(EN["session_ended"], name=name)
     assert _stored(other) == {}

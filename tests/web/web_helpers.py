@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urljoin
 
 # Every control that makes a game decision carries the class "act" (legal cards, bids,
 # exchange and declaration prompts, the bela prompt); illegal ones are aria-disabled.
@@ -29,6 +30,16 @@ def open_page(browser: Any, url: str, *, lang: str = "hr", deck: str = "hungaria
     page.bela_errors = errors  # type: ignore[attr-defined]
     page.goto(url)
     return page
+
+
+def park(page: Any) -> str:
+    """Leave the app for a document without scripts of the same origin (its storage stays):
+    nothing of the page polls the server while a test changes what it will find there (the
+    lobby's refresh would otherwise see the change first, at a moment of its own).  The
+    address it left, to come back to."""
+    url = page.url
+    page.goto(urljoin(url, "/web/favicon.svg"))
+    return url
 
 
 def enter_name(page: Any, name: str) -> None:
