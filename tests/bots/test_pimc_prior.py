@@ -268,3 +268,56 @@ def test_the_opening_and_learned_bidding_need_the_network() -> None:
     for bad in ("-1", "on", "1.5"):
         with pytest.raises(ValueError, match="opening"):
             make_bot(f"pimc:prior=learned,opening={bad}", 1)
+
+
+def _second_round_first_bids(variant: str, low: float, high: float) -> list[SeatView]:
+    """Views of the first bidder of the second round (both passed the turned suit), from
+    seeded deals, where the heuristic's estimate of the best contract is in [low, high)."""
+    from bela.bots.contracts import estimate
+    from bela.engine.actions import PASS
+
+    found = []
+    for seed in range(400):
+        m = Match(variant, seed=seed)
+        m.deal()
+        rnd = m.round
+        assert rnd is not None
+        m.apply(PASS)
+        m.apply(PASS)  # R34 / R31 round 1: both pass the turned suit
+        view = seat_view(m, rnd.turn)
+        calls = [a for a in view.legal if isinstance(a, Call)]
+        turned = int(view.public["turned"])
+        best = max(estimate(variant, c.contract, view.hand.mask, view.seat == view.first,
+                            turned) for c in calls)
+        if low <= best < high:
+            found.append(view)
+    return found
+
+
+def test_master_orders_from_the_variants_learned_threshold() -> None:
+    """R34 round 2: master (``prior=learned``) orders as the non-dealer from the estimated
+    margin :data:`LEARNED_ORDER` gives (belot2 -10), where the heuristic's own is 0 (pimc
+    passes); ``order`` moves it for any variant's first bidder of round 2 (bela2 R31)."""
+    from bela.bots.pimc import LEARNED_ORDER
+
+    assert LEARNED_ORDER == {"belot2": -10.0}
+    views = _second_round_first_bids("belot2", -10.0, 0.0)
+    assert len(views) >= 3
+    for view in views[:3]:
+        assert isinstance(make_bot("master", 1).act(view), Call)
+        assert not isinstance(make_bot("pimc", 1).act(view), Call)
+        assert not isinstance(make_bot("master:order=0", 1).act(view), Call)
+    for view in _second_round_first_bids("belot2", -40.0, -10.0)[:3]:
+        assert not isinstance(make_bot("master", 1).act(view), Call)
+        assert isinstance(make_bot("master:order=-40", 1).act(view), Call)
+    bela2 = _second_round_first_bids("bela2", -10.0, 0.0)[:2]
+    assert bela2
+    for view in bela2:  # no learned threshold in bela2: the heuristic's, unless given
+        assert not isinstance(make_bot("master", 1).act(view), Call)
+        assert isinstance(make_bot("master:order=-10", 1).act(view), Call)
+
+
+def test_the_order_threshold_is_a_number() -> None:
+    for bad in ("x", "on", "nan", "inf"):
+        with pytest.raises(ValueError, match="order must be a number"):
+            make_bot(f"pimc:order={bad}", 1)

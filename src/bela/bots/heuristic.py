@@ -50,6 +50,7 @@ seed is accepted for the bot protocol.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ..engine.actions import Action, Call, Declare, Pass, Play
@@ -137,9 +138,11 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, params: HeuristicParams | None = None) -> None:
+    def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
+                 tuning: Mapping[str, HeuristicParams] | None = None) -> None:
         self.rng = random.Random(seed)
-        self.fixed = params  # None: each variant's own knobs (VARIANT_PARAMS)
+        self.fixed = params  # None: each variant's own knobs (``tuning``)
+        self.tuning = VARIANT_PARAMS if tuning is None else tuning
         self.params = params or DEFAULT_PARAMS
 
     # -- entry -------------------------------------------------------------------------------
@@ -148,7 +151,7 @@ class HeuristicBot:
         if not legal:
             raise ValueError("it is not this seat's turn")
         if self.fixed is None:
-            self.params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
+            self.params = self.tuning.get(view.variant, DEFAULT_PARAMS)
         if view.phase == Phase.BIDDING:
             if get_variant(view.variant).partners:  # the bela4 partnership estimate (R7)
                 return self._bid(view)

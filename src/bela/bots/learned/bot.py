@@ -30,7 +30,8 @@ what ``pimc`` simulates).  With ``bidding=hybrid`` (the default, as ``pimc``) th
 decides whether to order at all and the network chooses the contract; with ``bidding=net``
 the network orders its best contract when the margin reaches ``threshold`` points and
 passes otherwise; ``bidding=heuristic`` bids as the heuristic.  Declarations, bela, discards
-and exchanges follow the heuristic bot (so does bela3's bidding, as ``pimc``'s).
+and exchanges follow the heuristic bot (so does bela3's bidding, as ``pimc``'s); ``tuning``
+(per variant, in code: ``pimc``'s ``order``) gives that bot other knobs.
 
 ``learned:model=PATH`` plays a model file written by ``bela train``; without it the model
 shipped with the package for the variant is used.
@@ -50,6 +51,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -61,7 +63,7 @@ from ...engine.actions import Action, Call, Pass, Play
 from ...engine.cards import SUIT_MASKS, Card, CardSet
 from ...engine.enums import Phase
 from ...engine.views import SeatView
-from ..heuristic import HeuristicBot
+from ..heuristic import HeuristicBot, HeuristicParams
 from .features import (
     FEATURES_VERSIONS,
     bid_feature_size,
@@ -145,7 +147,8 @@ class LearnedBot:
     def __init__(self, seed: int | None = None, model: str | None = None,
                  bidding: str = "hybrid", threshold: float = 0.0, temperature: float = 0.0,
                  forget: float = 0.0, symmetric: bool = True,
-                 endgame: int | None = None, nodes: int = ENDGAME_NODES) -> None:
+                 endgame: int | None = None, nodes: int = ENDGAME_NODES,
+                 tuning: Mapping[str, HeuristicParams] | None = None) -> None:
         if bidding not in ("hybrid", "net", "heuristic"):
             raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
         if temperature < 0 or not 0 <= forget <= 1:
@@ -170,7 +173,7 @@ class LearnedBot:
         self.symmetric = symmetric
         self.endgame = endgame
         self.nodes = nodes
-        self.fallback = HeuristicBot(seed)
+        self.fallback = HeuristicBot(seed, tuning=tuning)
         self._search: PimcBot | None = None
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
