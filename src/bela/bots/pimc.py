@@ -202,7 +202,6 @@ class PimcBot:
                                   or not math.isfinite(order)):
             raise ValueError(f"order must be a number of points (the estimated margin from "
                              f"which to order in the second round), not {order!r}")
-        self.order = order
         tuning = order_tuning(order, LEARNED_ORDER if prior == "learned" else {})
         self.fallback = HeuristicBot(seed, tuning=tuning)
         self.learned = None
