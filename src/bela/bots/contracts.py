@@ -21,13 +21,26 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
 from typing import TYPE_CHECKING
 
-from ..engine.actions import DECLINE, PASS, REDEAL, SWAP, Action, Call, Discard, parse_action
-from ..engine.cards import SUIT_MASKS, Card
-from ..engine.declarations import declaration_value, find_declarations
+from ..engine.actions import (
+    CONTRACT_TOKENS,
+    DECLINE,
+    PASS,
+    REDEAL,
+    SWAP,
+    Action,
+    Call,
+    Discard,
+    parse_action,
+)
+from ..engine.cards import RANK_MASKS, SUIT_MASKS, Card
+from ..engine.declarations import FOUR_RANKS, declaration_value, find_declarations
 from ..engine.enums import Phase
 from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, TRUMP_POINTS, play_table
 from ..engine.state import Match
@@ -65,9 +78,26 @@ WEIGHTS: dict[tuple[str, str], tuple[float, ...]] = {
 
 
 def _hand_declarations(hand: int, variant: str) -> int:
+    """The points of every declaration in ``hand``: each suit's sequences, then the fours."""
+    sequences, fours = _declaration_tables(variant)
+    total = sum(sequences[hand >> (8 * s) & 0xFF] for s in range(4))
+    for mask, value in fours:
+        if hand & mask == mask:
+            total += value
+    return total
+
+
+@cache
+def _declaration_tables(variant: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """Per 8 cards of a suit, the points of their sequences (or belot); each four's cards
+    and points (:func:`~bela.engine.declarations.find_declarations`)."""
     v = get_variant(variant)
-    return sum(declaration_value(d, v.declaration_values)
-               for d in find_declarations(hand, v.belot_wins))
+    sequences = tuple(sum(declaration_value(d, v.declaration_values)
+                          for d in find_declarations(b, v.belot_wins)) for b in range(256))
+    fours = tuple((RANK_MASKS[r], declaration_value(find_declarations(RANK_MASKS[r])[0],
+                                                    v.declaration_values))
+                  for r in FOUR_RANKS)
+    return sequences, fours
 
 
 def suit_features(hand: int, trump: int, lead: bool, turned: int = -1,
@@ -157,10 +187,96 @@ def features(variant: str, contract: int, hand: int, lead: bool, turned: int = -
 
 
 def estimate(variant: str, contract: int, hand: int, lead: bool, turned: int = -1) -> float:
-    """The expected margin of the caller of ``contract`` holding ``hand`` (seen cards)."""
-    kind, f = features(variant, contract, hand, lead, turned)
-    w = WEIGHTS[(variant, kind)]
-    return sum(a * b for a, b in zip(w, f))
+    """The expected margin of the caller of ``contract`` holding ``hand`` (seen cards): the
+    weights of :data:`WEIGHTS` times the :func:`features`.
+
+    >>> from bela.engine.cards import Card
+    >>> hand = sum(1 << int(c) for c in Card.parse("JH 9H AH 10S 7C 8D"))
+    >>> kind, f = features("belot2", 0, hand, True)
+    >>> estimate("belot2", 0, hand, True) == sum(a * b for a, b in zip(WEIGHTS["belot2", kind], f))
+    True
+    """
+    return estimates(variant, (contract,), hand, lead, turned)[0]
+
+
+def estimates(variant: str, contracts: Sequence[int], hand: int, lead: bool,
+              turned: int = -1) -> list[float]:
+    """:func:`estimate` of each of ``contracts``, from per-suit tables of the weights (each
+    suit's 8 cards add their part of the features), the declarations found once."""
+    decls: dict[int, int] = {}
+    out = []
+    for contract in contracts:
+        kind = "VC" if contract == ALL_TRUMPS else "BC" if contract == NO_TRUMPS else "suit"
+        w = WEIGHTS[(variant, kind)]
+        held = hand
+        opp_turned = 0.0
+        if kind == "suit":
+            if turned >= 0 and turned >> 3 == contract:  # suit_features: the 7 and the swap
+                seven = 1 << (8 * contract)
+                if hand & seven:
+                    held = hand & ~seven | (1 << turned)
+                else:
+                    opp_turned = TRUMP_POINTS[turned & 7] / 10
+            trump, side = _suit_tables(variant)
+            total = trump[held >> (8 * contract) & 0xFF] + sum(
+                side[held >> (8 * s) & 0xFF] for s in range(4) if s != contract)
+        else:
+            table = _contract_table(kind)
+            total = w[0] + sum(table[held >> (8 * s) & 0xFF] for s in range(4))
+        if held not in decls:
+            decls[held] = _hand_declarations(held, variant)
+        decl, at_lead = _DECL_LEAD[kind]
+        total += w[decl] * (decls[held] / 10) + w[at_lead] * float(lead)
+        out.append(total + w[-1] * opp_turned if kind == "suit" else total)
+    return out
+
+
+# where the declarations' and the lead's weights stand in each kind's features
+_DECL_LEAD = {"suit": (SUIT_FEATURES.index("decl"), SUIT_FEATURES.index("lead")),
+              "VC": (VC_FEATURES.index("decl"), VC_FEATURES.index("lead")),
+              "BC": (BC_FEATURES.index("decl"), BC_FEATURES.index("lead"))}
+
+
+@cache
+def _suit_tables(variant: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Per 8 cards of a suit: their part of a suit contract's estimate as the trump suit
+    (the base, ranks, length, bela) and as a side suit (ace, ten, king, void)."""
+    w = dict(zip(SUIT_FEATURES, WEIGHTS[(variant, "suit")], strict=True))
+    trump, side = [], []
+    for b in range(256):
+        n = b.bit_count()
+        trump.append(w["base"] + sum(w[f"t{'789TJQKA'[r]}"] * (b >> r & 1) for r in range(8))
+                     + w["len3"] * (n == 3) + w["len4"] * (n == 4) + w["len5+"] * (n >= 5)
+                     + w["bela"] * (b >> KING & b >> QUEEN & 1))
+        ace, ten = b >> ACE & 1, b >> TEN & 1
+        side.append(w["voids"] if not b else
+                    w["side_A"] * ace + w["side_T_with_A"] * (ace & ten)
+                    + w["side_T_guarded"] * (ten and not ace and b != 1 << TEN)
+                    + w["side_T_bare"] * (b == 1 << TEN) + w["side_K"] * (b >> KING & 1))
+    return tuple(trump), tuple(side)
+
+
+@cache
+def _contract_table(kind: str) -> tuple[float, ...]:
+    """Per 8 cards of a suit: their part of belot2's VC or BC estimate (no base)."""
+    w = dict(zip(VC_FEATURES if kind == "VC" else BC_FEATURES, WEIGHTS[("belot2", kind)],
+                 strict=True))
+    table = []
+    for b in range(256):
+        bit = [b >> r & 1 for r in range(8)]
+        if kind == "VC":
+            table.append(w["J"] * bit[JACK] + w["9"] * bit[NINE] + w["A"] * bit[ACE]
+                         + w["T"] * bit[TEN] + w["K"] * bit[KING] + w["Q"] * bit[QUEEN]
+                         + w["J9"] * (bit[JACK] & bit[NINE]) + w["bela"] * (bit[KING] & bit[QUEEN])
+                         + w["low"] * (bit[SEVEN] + bit[EIGHT]))
+            continue
+        ace, ten = bit[ACE], bit[TEN]
+        table.append(w["A"] * ace + w["T_with_A"] * (ace & ten)
+                     + w["T_guarded"] * (ten and not ace and b != 1 << TEN)
+                     + w["T_bare"] * (b == 1 << TEN) + w["K"] * bit[KING] + w["Q"] * bit[QUEEN]
+                     + w["J"] * bit[JACK] + w["low"] * (b & 0b111).bit_count()
+                     + w["A_long"] * (ace and b.bit_count() >= 3))
+    return tuple(table)
 
 
 # -- bidding ---------------------------------------------------------------------------------
@@ -174,20 +290,86 @@ def bid(view: SeatView, params: HeuristicParams) -> Action:
     turned = view.public.get("turned")
     lead = view.seat == view.first
     hand = view.hand.mask
-    est = {a.contract: estimate(view.variant, a.contract, hand, lead,
-                                -1 if turned is None else int(turned)) for a in calls}
+    est = dict(zip((a.contract for a in calls),
+                   estimates(view.variant, [a.contract for a in calls], hand, lead,
+                             -1 if turned is None else int(turned)), strict=True))
     best = max(calls, key=lambda a: (est[a.contract], -a.contract))
     if PASS not in legal:
         return best
-    second_round = len(view.bids) >= 2
-    dealer = view.seat == view.dealer
-    thresholds = {  # the bot's own tuning, per variant
-        "bela2": lambda: params.bela2_name if second_round else params.bela2_accept[dealer],
-        "belot2": lambda: (params.belot2_order if second_round
-                           else params.belot2_accept)[dealer],
-    }
-    thr = thresholds[view.variant]()
+    thr = order_threshold(view.variant, params, len(view.bids) >= 2, view.seat == view.dealer)
     return best if est[best.contract] >= thr else PASS
+
+
+def order_threshold(variant: str, params: HeuristicParams, second_round: bool, dealer: bool
+                    ) -> float:
+    """The estimated margin from which a bidder of bela2 (R31) or belot2 (R34) orders."""
+    if variant == "bela2":
+        return params.bela2_name if second_round else params.bela2_accept[dealer]
+    return (params.belot2_order if second_round else params.belot2_accept)[dealer]
+
+
+def bid_contracts(variant: str, index: int, turned_suit: int | None) -> tuple[list[int], bool]:
+    """The contracts the bid number ``index`` of a round may order in bela3, bela2 or
+    belot2, and whether it must order one: the suits it may name and, where it may name
+    more than the turned suit, the variant's other contracts (belot2's VC and BC, R34)."""
+    v = get_variant(variant)
+    suits, forced = v.callable_suits(index, turned_suit)
+    return suits + list(v.extra_contracts) * (len(suits) > 1), forced
+
+
+@dataclass(frozen=True)
+class EstimateBids:
+    """Soft evidence from the bids for the deal sampler
+    (:class:`~bela.solver.sampler.DealSampler`'s ``bids``), read as :func:`bid` bids with
+    ``params``: a bidder orders when its best :func:`estimate` on the cards it saw reaches
+    its :func:`order_threshold` (a logistic step ``softness`` points wide), and orders a
+    contract estimated ``d`` points below its best ``exp(-d / choice)`` times as often;
+    every bid keeps a likelihood of at least ``floor``, for bidders who bid otherwise.
+    Every bot of this package orders or passes so (the search bots choose the contract by
+    their own means: ``pimc``'s second-round contracts were its best estimated 7 times in
+    10, the others spread down to 90 points below, hence ``choice``).  :meth:`__call__`
+    gives the likelihood of the public bids given each seat's bid-time cards (``None``:
+    skip the seat), in (0, 1].
+
+    >>> from bela.engine import Match
+    >>> from bela.engine.views import seat_view
+    >>> from .heuristic import VARIANT_PARAMS
+    >>> m = Match("belot2", seed=5); rnd = m.deal()
+    >>> bids = EstimateBids(VARIANT_PARAMS["belot2"])
+    >>> 0 < bids(seat_view(m, 0), [None, 0xFF]) <= 1
+    True
+    """
+
+    params: HeuristicParams
+    softness: float = 5.0
+    choice: float = 25.0
+    floor: float = 0.01
+
+    def __call__(self, view: SeatView, hands: Sequence[int | None]) -> float:
+        turned = view.public.get("turned")
+        tsuit = int(turned) >> 3 if turned is not None else None
+        like = 1.0
+        for index, (seat, token) in enumerate(view.bids):
+            hand = hands[seat]
+            if hand is None:
+                continue
+            contracts, forced = bid_contracts(view.variant, index, tsuit)
+            lead = seat == view.first
+            est = estimates(view.variant, contracts, hand, lead,
+                            -1 if turned is None else int(turned))
+            best = max(est)
+            p_order = 1.0
+            if not forced:
+                thr = order_threshold(view.variant, self.params, index >= 2,
+                                      seat == view.dealer)
+                p_order = 1 / (1 + math.exp(max(-50.0, min(50.0, (thr - best) / self.softness))))
+            if token == "pass":
+                p = 1 - p_order
+            else:
+                chosen = est[contracts.index(CONTRACT_TOKENS.index(token))]
+                p = p_order * math.exp((chosen - best) / self.choice)
+            like *= self.floor + (1 - self.floor) * p
+        return like
 
 
 # -- bela3 discards (R27) --------------------------------------------------------------------

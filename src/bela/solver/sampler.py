@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from math import factorial
@@ -246,15 +246,23 @@ class _Plan:
     count: int
 
 
+# The likelihood, in (0, 1], of a view's public bids given each seat's bid-time cards (None
+# for the viewer): another reading of the bids than :class:`BidModel`'s
+BidLikelihood = Callable[[SeatView, Sequence[int | None]], float]
+
+
 class DealSampler:
     """The constraints of one view, compiled once; :meth:`draw` returns one deal.
 
     ``inference=False`` keeps only the cards seen (own hand, played, face-up, own discards,
-    shown declarations); ``soft`` applies the bid model by rejection (``model`` to tune it).
+    shown declarations); ``soft`` applies the bid model by rejection (``model`` to tune it,
+    or ``bids`` to read the bids another way, e.g.
+    :class:`bela.bots.contracts.EstimateBids`; the habits of play stay ``model``'s).
     """
 
     def __init__(self, view: SeatView, inference: bool = True, soft: bool = True,
-                 model: BidModel = DEFAULT_BID_MODEL) -> None:
+                 model: BidModel = DEFAULT_BID_MODEL, bids: BidLikelihood | None = None
+                 ) -> None:
         self.view = view
         self.inference = inference
         self.know: Knowledge = gather(view, inference)
@@ -265,6 +273,7 @@ class DealSampler:
         # first 6 cards and the talon is unobservable and left in card order
         self.bidders = {s for s, _ in view.bids if s != view.seat} if self.soft else set()
         self.model = model
+        self.bids = bids
         self.n = self.variant.seats
         plans = [p for p in (self._plan(h) for h in self.know.hypotheses) if p is not None]
         if not plans:
@@ -278,7 +287,7 @@ class DealSampler:
             self.cum.append(total)
         self.worlds = total  # the number of consistent deals (hard constraints)
         self.bound = 1.0
-        if self.soft:
+        if self.soft and bids is None:
             k = self.know
             loose = FULL & ~k.known
             face_up = sum(1 << int(c) for c in view.public.values())
@@ -417,8 +426,9 @@ class DealSampler:
                 else _lowest(dealt[s], k6) for s in range(n)]
         weight = 1.0
         if self.soft:
-            weight = bid_likelihood(view, [None if s == k.viewer else seen[s]
-                                           for s in range(n)], self.model)
+            others = [None if s == k.viewer else seen[s] for s in range(n)]
+            weight = (bid_likelihood(view, others, self.model) if self.bids is None
+                      else self.bids(view, others))
             for seat, card, factor in self.habits:
                 if hands[seat] >> card & 1:
                     weight *= factor
