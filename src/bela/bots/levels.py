@@ -19,7 +19,9 @@ master      ``pimc:prior=learned,objective=score,   the network's bids and first
                                                     prior and opponent model; bela3's
                                                     discards by simulation; belot2's
                                                     second-round order from an estimate
-                                                    of -10 (``LEARNED_ORDER``)
+                                                    of -10 (``LEARNED_ORDER``) and the
+                                                    others' bids read as estimates
+                                                    (``LEARNED_BIDS``)
 =========== ======================================= =====================================
 
 The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
@@ -50,7 +52,7 @@ ELO: dict[str, dict[str, int]] = {
     "bela4": {"beginner": 0, "club": 83, "expert": 288, "master": 298},
     "bela3": {"beginner": 0, "club": 122, "expert": 299, "master": 374},
     "bela2": {"beginner": 0, "club": 83, "expert": 269, "master": 302},
-    "belot2": {"beginner": 0, "club": 80, "expert": 296, "master": 341},
+    "belot2": {"beginner": 0, "club": 80, "expert": 296, "master": 347},
 }
 
 

@@ -144,7 +144,8 @@ LEARNED_ORDER: dict[str, float] = {"belot2": -10.0}
 # ``model`` (:class:`~bela.solver.inference.BidModel`).  In belot2, on the first 1,000 deals
 # of seed 11 against ``pimc``, master made +0.64 (-1.50 .. +2.77) points a deal more with
 # ``estimate`` than with ``model`` (+1.04 with a floor of 0.05 and a choice of 15 points):
-# small, and within the noise (README).
+# small, and within the noise; it is how the opponent bids.  Master with it makes +10.4
+# (+8.2 .. +12.6) over ``pimc`` on 3,000 fresh deals (README).
 LEARNED_BIDS: dict[str, str] = {"belot2": "estimate"}
 
 
