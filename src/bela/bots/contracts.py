@@ -221,8 +221,8 @@ def estimates(variant: str, contracts: Sequence[int], hand: int, lead: bool,
             total = trump[held >> (8 * contract) & 0xFF] + sum(
                 side[held >> (8 * s) & 0xFF] for s in range(4) if s != contract)
         else:
-            table = _contract_table(kind)
-            total = w[0] + sum(table[held >> (8 * s) & 0xFF] for s in range(4))
+            base, table = _contract_table(kind)
+            total = base + sum(table[held >> (8 * s) & 0xFF] for s in range(4))
         if held not in decls:
             decls[held] = _hand_declarations(held, variant)
         decl, at_lead = _DECL_LEAD[kind]
@@ -237,46 +237,32 @@ _DECL_LEAD = {"suit": (SUIT_FEATURES.index("decl"), SUIT_FEATURES.index("lead"))
               "BC": (BC_FEATURES.index("decl"), BC_FEATURES.index("lead"))}
 
 
+def _linear(kind: str, variant: str, hand: int) -> float:
+    """The estimate of ``hand`` (hearts trump) without the lead and the declarations: the
+    part that is a sum over the suits."""
+    w = WEIGHTS[(variant, kind)]
+    f = (suit_features(hand, 0, False, -1, variant) if kind == "suit"
+         else vc_features(hand, False) if kind == "VC" else bc_features(hand, False))
+    decl = _DECL_LEAD[kind][0]
+    return sum(a * b for a, b in zip(w, f, strict=True)) - w[decl] * f[decl]
+
+
 @cache
 def _suit_tables(variant: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Per 8 cards of a suit: their part of a suit contract's estimate as the trump suit
-    (the base, ranks, length, bela) and as a side suit (ace, ten, king, void)."""
-    w = dict(zip(SUIT_FEATURES, WEIGHTS[(variant, "suit")], strict=True))
-    trump, side = [], []
-    for b in range(256):
-        n = b.bit_count()
-        trump.append(w["base"] + sum(w[f"t{'789TJQKA'[r]}"] * (b >> r & 1) for r in range(8))
-                     + w["len3"] * (n == 3) + w["len4"] * (n == 4) + w["len5+"] * (n >= 5)
-                     + w["bela"] * (b >> KING & b >> QUEEN & 1))
-        ace, ten = b >> ACE & 1, b >> TEN & 1
-        side.append(w["voids"] if not b else
-                    w["side_A"] * ace + w["side_T_with_A"] * (ace & ten)
-                    + w["side_T_guarded"] * (ten and not ace and b != 1 << TEN)
-                    + w["side_T_bare"] * (b == 1 << TEN) + w["side_K"] * (b >> KING & 1))
-    return tuple(trump), tuple(side)
+    """Per 8 cards of a suit, read off :func:`suit_features`: their part of a suit
+    contract's estimate as the trump suit (with the base and the other suits' voids) and as
+    a side suit (over a void)."""
+    empty = _linear("suit", variant, 0)
+    return (tuple(_linear("suit", variant, b) for b in range(256)),
+            tuple(_linear("suit", variant, b << 8) - empty for b in range(256)))
 
 
 @cache
-def _contract_table(kind: str) -> tuple[float, ...]:
-    """Per 8 cards of a suit: their part of belot2's VC or BC estimate (no base)."""
-    w = dict(zip(VC_FEATURES if kind == "VC" else BC_FEATURES, WEIGHTS[("belot2", kind)],
-                 strict=True))
-    table = []
-    for b in range(256):
-        bit = [b >> r & 1 for r in range(8)]
-        if kind == "VC":
-            table.append(w["J"] * bit[JACK] + w["9"] * bit[NINE] + w["A"] * bit[ACE]
-                         + w["T"] * bit[TEN] + w["K"] * bit[KING] + w["Q"] * bit[QUEEN]
-                         + w["J9"] * (bit[JACK] & bit[NINE]) + w["bela"] * (bit[KING] & bit[QUEEN])
-                         + w["low"] * (bit[SEVEN] + bit[EIGHT]))
-            continue
-        ace, ten = bit[ACE], bit[TEN]
-        table.append(w["A"] * ace + w["T_with_A"] * (ace & ten)
-                     + w["T_guarded"] * (ten and not ace and b != 1 << TEN)
-                     + w["T_bare"] * (b == 1 << TEN) + w["K"] * bit[KING] + w["Q"] * bit[QUEEN]
-                     + w["J"] * bit[JACK] + w["low"] * (b & 0b111).bit_count()
-                     + w["A_long"] * (ace and b.bit_count() >= 3))
-    return tuple(table)
+def _contract_table(kind: str) -> tuple[float, tuple[float, ...]]:
+    """belot2's VC or BC estimate of an empty hand, and per 8 cards of a suit their part
+    over a void, read off :func:`vc_features` / :func:`bc_features`."""
+    empty = _linear(kind, "belot2", 0)
+    return empty, tuple(_linear(kind, "belot2", b) - empty for b in range(256))
 
 
 # -- bidding ---------------------------------------------------------------------------------
@@ -303,9 +289,9 @@ def bid(view: SeatView, params: HeuristicParams) -> Action:
 def order_threshold(variant: str, params: HeuristicParams, second_round: bool, dealer: bool
                     ) -> float:
     """The estimated margin from which a bidder of bela2 (R31) or belot2 (R34) orders."""
-    if variant == "bela2":
-        return params.bela2_name if second_round else params.bela2_accept[dealer]
-    return (params.belot2_order if second_round else params.belot2_accept)[dealer]
+    accept, order = {"bela2": (params.bela2_accept, (params.bela2_name,) * 2),
+                     "belot2": (params.belot2_accept, params.belot2_order)}[variant]
+    return (order if second_round else accept)[dealer]
 
 
 def bid_contracts(variant: str, index: int, turned_suit: int | None) -> tuple[list[int], bool]:

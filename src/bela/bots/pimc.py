@@ -99,12 +99,13 @@ from ..engine.views import SeatView, seat_view
 from ..solver.dd import Position, Solver, default_solver
 from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler, SampledDeal, to_round
-from .contracts import EstimateBids, ranked_discards
+from .contracts import WEIGHTS, EstimateBids, ranked_discards
 from .heuristic import DEFAULT_PARAMS, VARIANT_PARAMS, HeuristicBot, HeuristicParams
 
 # ``bids=estimate``: the variants whose bids the sampler can read as the heuristic's
-# estimates (:class:`~bela.bots.contracts.EstimateBids`); bela4 keeps the hand-made model
-ESTIMATED_BIDS = ("bela3", "bela2", "belot2")
+# estimates (:class:`~bela.bots.contracts.EstimateBids`): those the estimates were fitted
+# for (bela3, bela2, belot2); bela4 keeps the hand-made model
+ESTIMATED_BIDS = frozenset(variant for variant, _ in WEIGHTS)
 
 TIE_BREAK = 1e-3  # objective=score: points per point of the card's mean, to break ties
 
