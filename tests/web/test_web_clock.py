@@ -436,8 +436,11 @@ def test_an_expired_guest_at_a_table_is_renewed_once(browser: Any, bela_url: str
     page = open_page(browser, bela_url, lang="en")
     enter_name(page, "Bruno")
     old = _stored_token(page)
+    park(page)  # else the lobby's refresh may meet the expiry before the table opens
     seen = _expire(page, old)
-    page.goto(invite)
+    with page.expect_response(lambda r: r.url.endswith("/api/guests")) as renewal:
+        page.goto(invite)
+    assert renewal.value.ok, f"POST /api/guests: {renewal.value.status} {renewal.value.text()}"
     text = EN["guest_renewed"].replace("{name}", "Bruno")
     page.wait_for_function("t => document.querySelector('.waiting .toast')?.textContent === t",
                            arg=text)
