@@ -46,6 +46,7 @@ from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, TRUMP_POINTS, play_table
 from ..engine.state import Match
 from ..engine.variants import get_variant
 from ..engine.views import SeatView
+from ..solver.inference import bids_with_cards, turned_suit
 
 if TYPE_CHECKING:
     from .heuristic import HeuristicParams
@@ -333,12 +334,9 @@ class EstimateBids:
 
     def __call__(self, view: SeatView, hands: Sequence[int | None]) -> float:
         turned = view.public.get("turned")
-        tsuit = int(turned) >> 3 if turned is not None else None
+        tsuit = turned_suit(view)
         like = 1.0
-        for index, (seat, token) in enumerate(view.bids):
-            hand = hands[seat]
-            if hand is None:
-                continue
+        for index, seat, token, hand in bids_with_cards(view, hands):
             contracts, forced = bid_contracts(view.variant, index, tsuit)
             lead = seat == view.first
             est = estimates(view.variant, contracts, hand, lead,

@@ -39,7 +39,7 @@ exchange phase itself constrains no hidden card (see :func:`exchange_alternative
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, cast
@@ -325,18 +325,40 @@ def _call_factor(hand: int, contract: int, model: BidModel) -> float:
     return f * lengths[min(s.bit_count(), len(lengths) - 1)]
 
 
+def turned_suit(view: SeatView) -> int | None:
+    """The suit of the card turned up for the bidding (bela2 R31, belot2 R34), else None."""
+    turned = view.public.get("turned")
+    return int(turned) >> 3 if turned is not None else None
+
+
+def bids_with_cards(view: SeatView, cards: Sequence[int | None],
+                    ) -> Iterator[tuple[int, int, str, int]]:
+    """``(index, seat, token, cards[seat])`` for each of ``view``'s bids in order (``index``:
+    its place in the bidding), skipping the seats whose ``cards`` are ``None``.
+
+    >>> from bela.engine import Match
+    >>> from bela.engine.views import seat_view
+    >>> m = Match("bela4", seed=1); r = m.deal()
+    >>> for _ in range(2): _ = r.apply(r.legal_actions()[0])  # two passes
+    >>> seat_view(m, 0).bids
+    ((0, 'pass'), (1, 'pass'))
+    >>> list(bids_with_cards(seat_view(m, 0), [None, 5, 6, 7]))
+    [(1, 1, 'pass', 5)]
+    """
+    for index, (seat, token) in enumerate(view.bids):
+        held = cards[seat]
+        if held is not None:
+            yield index, seat, token, held
+
+
 def bid_likelihood(view: SeatView, bid_hands: Sequence[int | None],
                    model: BidModel = DEFAULT_BID_MODEL) -> float:
     """The likelihood of the public bids given each seat's bid-time cards (``None``: skip
     that seat, e.g. the viewer)."""
     variant = get_variant(view.variant)
-    turned = view.public.get("turned")
-    tsuit = int(turned) >> 3 if turned is not None else None
+    tsuit = turned_suit(view)
     like = 1.0
-    for index, (seat, token) in enumerate(view.bids):
-        hand = bid_hands[seat]
-        if hand is None:
-            continue
+    for index, _, token, hand in bids_with_cards(view, bid_hands):
         suits, forced = variant.callable_suits(index, tsuit)
         if token == "pass":
             for s in suits:
@@ -356,11 +378,9 @@ def bid_bound(view: SeatView, possible: Sequence[int | None],
     are known to lie elsewhere, no deal can escape the caller's ``caller_no_top`` factor."""
     bound = 1.0
     variant = get_variant(view.variant)
-    turned = view.public.get("turned")
-    tsuit = int(turned) >> 3 if turned is not None else None
-    for index, (seat, token) in enumerate(view.bids):
-        cards = possible[seat]
-        if cards is None or token == "pass":
+    tsuit = turned_suit(view)
+    for index, _, token, cards in bids_with_cards(view, possible):
+        if token == "pass":
             continue
         contract = CONTRACT_TOKENS.index(token)
         if contract >= 4:
