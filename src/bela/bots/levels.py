@@ -27,8 +27,12 @@ master      ``pimc:prior=learned,objective=score,   the network's bids and first
 The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
 from the softmax of its values (``temperature`` points), and a suit's count forgotten with
 probability ``forget``.  :data:`ELO` holds each level's Elo over ``beginner`` per variant,
-measured with ``bela arena`` on duplicate deals (the README gives the command lines); the
-lobby shows it.
+computed by ``tools/strength.py`` from the committed ``bela arena`` results
+(``benchmarks/results/``, shown in docs/STRENGTH.md) into ``levels.json`` beside this file,
+never copied by hand; the lobby shows it.
+
+>>> level_elo("bela4")["beginner"], level_elo("bela4")["master"] > level_elo("bela4")["club"]
+(0, True)
 
 >>> level_spec("club")
 'learned:temperature=4,forget=0.15,endgame=0'
@@ -37,6 +41,9 @@ lobby shows it.
 """
 
 from __future__ import annotations
+
+import json
+from importlib import resources
 
 from .base import with_settings
 
@@ -47,13 +54,9 @@ LEVELS: dict[str, str] = {
     "master": "pimc:prior=learned,objective=score,bidding=learned,discard=search",
 }
 
-# Elo over ``beginner`` per variant, from the arena (see the README's strength table).
-ELO: dict[str, dict[str, int]] = {
-    "bela4": {"beginner": 0, "club": 83, "expert": 288, "master": 298},
-    "bela3": {"beginner": 0, "club": 122, "expert": 299, "master": 374},
-    "bela2": {"beginner": 0, "club": 83, "expert": 269, "master": 302},
-    "belot2": {"beginner": 0, "club": 80, "expert": 296, "master": 347},
-}
+# Elo over ``beginner`` per variant, generated from the arena results (docs/STRENGTH.md).
+ELO: dict[str, dict[str, int]] = json.loads(
+    resources.files("bela.bots").joinpath("levels.json").read_text(encoding="utf-8"))["elo"]
 
 
 def level_spec(spec: str) -> str:

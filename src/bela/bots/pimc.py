@@ -23,7 +23,7 @@ thread's own solver (:func:`bela.solver.dd.default_solver`), so bots thinking at
 time in different threads never share the solver's tables.
 
 The strength is the number of sampled deals per decision (``samples``; the default, 16,
-answers well within the latency target, see the README), with two optional caps per
+answers well within the latency target, see docs/experiments/2026-12.md), with two optional caps per
 decision: a time budget (``budget`` seconds) and a work budget (``nodes``: the search nodes
 the solves of this decision may visit, about 12 million a second on one core).  It stops
 sampling at whichever comes first, after at least ``min_samples`` deals.  With
@@ -41,7 +41,7 @@ score less, but for the first points of a side without a trick, R15); the mean w
 few points that decide a fall as what they are worth, and points that change nothing as
 nothing.  Equal scores go to the card with more points.  In bela3 the card play keeps the
 points: valued by the round's score (:func:`seat_scorer`) its searches played no better
-(README); the discards are valued so (``discard=search``).
+(docs/experiments/2026-12.md); the discards are valued so (``discard=search``).
 
 With ``prior=learned`` the learned bot's network (:mod:`bela.bots.learned`, ``model=PATH``
 for another model file) joins the search twice.  As the *opponent model*: each sampled deal
@@ -50,7 +50,7 @@ trick's, else the last trick's; with ``reach=round`` the last of the whole round
 the network for the hands that deal gives them, each seat's view rebuilt at the moment it
 played (a softmax of its card values, ``temperature`` points; one pass of the network per
 row, ``learned:symmetric=off``, as the rows are many).  Reaching back over the round did not
-make belot2's master stronger (README), so the default stays the trick.
+make belot2's master stronger (docs/experiments/2026-12.md), so the default stays the trick.
 As the *prior*: the network's value of each card (the mean over the side suits' namings, as
 the learned bot plays; its differences from the other
 cards, around each drawn deal's mean, valued as that deal's cards are) counts as
@@ -61,8 +61,8 @@ And the network alone plays the first ``opening`` tricks (its best card, no sear
 default the variant's :data:`OPENING`): there, with the most cards unseen, its values,
 learned from the true deals of its own games, beat the search's sampled deals, and the
 search plays the rest, where the sampled deals are nearly determined; ``bidding=learned``
-takes its contract choice too (measured with ``bela arena``, README: in bela4 the contracts
-are most of the gain, the opening a little more and much less time).
+takes its contract choice too (measured with ``bela arena``, docs/experiments/2026-12.md:
+in bela4 the contracts are most of the gain, the opening a little more and much less time).
 Where the heuristic decides whether to order at all, the first bidder of the second round
 (bela2 and belot2) orders from an estimated margin of ``order`` points: by default the
 heuristic's own, and with ``prior=learned`` the variant's :data:`LEARNED_ORDER`.
@@ -113,7 +113,8 @@ TIE_BREAK = 1e-3  # objective=score: points per point of the card's mean, to bre
 DISCARD_CANDIDATES = 8
 
 # The first tricks the network plays alone with ``prior=learned`` (``opening`` overrides),
-# per variant: ``master`` against ``pimc`` with and without them on the same deals (README).
+# per variant: ``master`` against ``pimc`` with and without them on the same deals
+# (docs/experiments/2026-12.md).
 # bela3's network plays its first tricks of ten cards clearly worse than the search (the
 # learned bot's rows there); in belot2 the search plays better from the second trick on (as
 # the learned bot's endgame of 8 cards there): master made +7.1 and +7.4 with 1 where it
@@ -122,7 +123,8 @@ OPENING: dict[str, int] = {"bela4": 2, "bela2": 2, "belot2": 1, "bela3": 0}
 
 # The search with ``prior=learned`` when ``samples`` is not given, per variant: the deals
 # drawn per decision and the work budget of a decision (solver nodes).  In belot2 twice the
-# search made master stronger by about +1 point a deal (README: +9.5 over ``pimc`` where 64
+# search made master stronger by about +1 point a deal (docs/experiments/2026-12.md: +9.5
+# over ``pimc`` where 64
 # deals made +8.6, 2,000 deals on one network; +9.7 with the network shipped since) at a
 # decision median of 57 ms.
 LEARNED_SEARCH: dict[str, tuple[int, int]] = {
@@ -137,7 +139,7 @@ SAMPLES = 16  # the deals per decision otherwise
 # contracts it finds a little short: in belot2, from the games whose bidding -10 changes,
 # +0.96 points a deal against ``pimc`` over the 5,000 deals it was chosen on (the other
 # thresholds moved by 5 or 10 either way gained nothing), +0.21 over 2,000 fresh ones
-# (README).
+# (docs/experiments/2026-12.md).
 LEARNED_ORDER: dict[str, float] = {"belot2": -10.0}
 
 # With ``prior=learned`` (``bids`` overrides), per variant: how the card play's sampled deals
@@ -146,7 +148,7 @@ LEARNED_ORDER: dict[str, float] = {"belot2": -10.0}
 # of seed 11 against ``pimc``, master made +0.64 (-1.50 .. +2.77) points a deal more with
 # ``estimate`` than with ``model`` (+1.04 with a floor of 0.05 and a choice of 15 points):
 # small, and within the noise; it is how the opponent bids.  Master with it makes +10.4
-# (+8.2 .. +12.6) over ``pimc`` on 3,000 fresh deals (README).
+# (+8.2 .. +12.6) over ``pimc`` on 3,000 fresh deals (docs/experiments/2026-12.md).
 LEARNED_BIDS: dict[str, str] = {"belot2": "estimate"}
 
 

@@ -22,7 +22,7 @@ the end better and the default is none.  ``endgame=0`` is the network alone.  A 
 stops drawing deals once it has solved :data:`ENDGAME_NODES` solver nodes (``nodes=N``;
 ``nodes=0``: no cap), after six deals at least: in bela3, whose first tricks are searched
 with nine cards in hand, about one search in 40 takes more over 16 deals (up to a hundred
-million, seconds); in bela4 and belot2 none came near (README).
+million, seconds); in bela4 and belot2 none came near (docs/experiments/2026-12.md).
 
 Bidding: a second network gives the margin of each contract the seat may order (the
 caller's side score minus the other side's, trained on the true deals played double-dummy,
@@ -128,14 +128,16 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
 # The last tricks the bot plays by search, per variant (``endgame`` overrides): where a
 # ``pimc`` decision costs a few milliseconds (a median of 1-7 ms on one core with that many
 # cards in hand) and plays better than the network; measured with ``bela arena --bots
-# learned:endgame=N,learned:endgame=0`` and against ``pimc`` (README).  In bela3 the network
+# learned:endgame=N,learned:endgame=0`` and against ``pimc``
+# (docs/experiments/2026-12.md).  In bela3 the network
 # plays only the first of the ten tricks: with 7 searched it lost 3.3 points a deal to
 # ``pimc``, with 9 about even.  In bela2, where 11 cards stay out of play, the network
 # plays the last tricks better than 16 sampled deals.
 ENDGAME: dict[str, int] = {"bela4": 6, "bela3": 9, "belot2": 8, "bela2": 0}
 
 # The endgame search's work budget per decision (solver nodes, about 12 million a second on
-# one core): it bounds the slowest decisions (README, latency) and leaves the others alone.
+# one core): it bounds the slowest decisions (docs/experiments/2026-12.md, Performance) and
+# leaves the others alone.
 ENDGAME_NODES = 8_000_000
 
 
