@@ -10,8 +10,8 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import replace
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
