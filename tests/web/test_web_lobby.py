@@ -16,7 +16,13 @@ import pytest
 pytest.importorskip("playwright.sync_api")
 
 from web_helpers import (  # noqa: E402
-    PHONE, assert_no_errors, claim_name, close_pages, enter_name, open_page, texts,
+    PHONE,
+    assert_no_errors,
+    claim_name,
+    close_pages,
+    enter_name,
+    open_page,
+    texts,
 )
 
 HR = texts("hr")
@@ -58,8 +64,9 @@ def test_the_tables_are_on_the_first_screen(browser: Any, bela_url: str, artifac
 
 
 def _table(tid: str, status: str, bot: str) -> dict[str, Any]:
-    seats = [{"seat": s, "name": "Ana" if s == 0 else (f"Bot {s + 1}" if status == "running" else None),
-              "kind": "human" if s == 0 else ("bot" if status == "running" else None),
+    bots = status == "running"
+    seats = [{"seat": s, "name": "Ana" if s == 0 else (f"Bot {s + 1}" if bots else None),
+              "kind": "human" if s == 0 else ("bot" if bots else None),
               "player_id": None, "connected": s == 0, "autopilot": False} for s in range(4)]
     return {"id": tid, "variant": "bela4", "status": status, "owner": None, "rated": True,
             "options": {"target": 1001, "equal_declarations": "earlier", "tie": "fall",
