@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from redis.asyncio import Redis
 from server_helpers import guest, redis_server, server, start, table_with
 
 from bela.server.metrics import Metrics
+from bela.server.model import TableStatus
 from bela.server.quickplay import (
     STALE,
     TAKEN_TTL,
@@ -94,12 +96,41 @@ def test_the_bot_nearest_the_humans_rating_is_chosen() -> None:
     assert nearest_bot(bots, rated, 1450) == "ismcts"
     assert nearest_bot(bots, rated, 700) == "random"
     assert nearest_bot(bots, rated, 1050) == "heuristic"
-    assert nearest_bot(["random", "heuristic"], {}, 1300) == "heuristic"  # a tie
+    assert nearest_bot(["beginner", "club"], {}, 1300) == "club"  # a tie
+
+
+def test_quick_play_seats_the_level_nearest_the_players_rating() -> None:
+    """The bots of quick play are the levels for people (beginner, club, expert, master):
+    a level not rated yet counts as new (1000) plus its measured Elo over the beginner; a
+    stored rating counts as it is.  A server without levels picks among its bots."""
+    async def run() -> None:
+        router = _FlakyRouter(failures=0)
+        router.lobby.bots = ["random", "heuristic", "beginner", "club", "expert", "master"]
+        quick = QuickPlay(router, None)
+        for pid, rating in (("ana", 1000), ("bruno", 1090), ("cvijeta", 1400)):
+            await quick.store.join(replace(entry(pid, rating, waited=61, variant="bela4"),
+                                           seen=NOW))
+            await quick.tick(NOW)
+            await quick.leave(pid)
+        # bela4: beginner 1000, club 1083, expert 1288, master 1298
+        assert [(p, bot) for _, (p,), bot in router.made] == [
+            ("ana", "beginner"), ("bruno", "club"), ("cvijeta", "master")]
+        router.lobby.store.db.stored = {"bot-master": {"mu": 50.0, "sigma": 5.0}}  # 2400
+        await quick.store.join(replace(entry("davor", 1400, waited=61, variant="bela4"),
+                                       seen=NOW))
+        await quick.tick(NOW)
+        assert router.made[-1] == ("bela4", ["davor"], "expert")
+        assert "heuristic" not in {bot for _, _, bot in router.made}
+
+    asyncio.run(run())
 
 
 class _FakeDb:
+    def __init__(self) -> None:
+        self.stored: dict[str, dict[str, Any]] = {}  # entry -> {mu, sigma}
+
     def ratings(self, entries: list[str], variant: str) -> dict[str, dict[str, Any]]:
-        return {}
+        return {e: self.stored[e] for e in entries if e in self.stored}
 
 
 class _FakeStore:
@@ -117,9 +148,14 @@ class _FakeLobby:
     def __init__(self) -> None:
         self.metrics = Metrics()
         self.store = _FakeStore()
+        self.bots = ["random", "heuristic"]
+        self.tables: dict[str, Any] = {}  # id -> a table (its status)
 
     def available_bots(self) -> list[str]:
-        return ["random", "heuristic"]
+        return list(self.bots)
+
+    def get(self, table_id: str) -> Any:
+        return self.tables.get(table_id)
 
 
 class _FlakyRouter:
@@ -171,6 +207,11 @@ def test_players_stay_queued_when_their_table_cannot_be_made() -> None:
                                                "variant": "bela2"}
         await quick.tick(NOW + 100)  # nobody is left to match
         assert len(router.made) == 1
+        # a finished table is no longer offered to go back to
+        router.lobby.tables["t1"] = SimpleNamespace(status=TableStatus.RUNNING)
+        assert (await quick.status("ana"))["status"] == "matched"
+        router.lobby.tables["t1"] = SimpleNamespace(status=TableStatus.FINISHED)
+        assert await quick.status("ana") == {"status": "idle"}
 
     asyncio.run(run())
 
@@ -353,7 +394,7 @@ def test_two_players_are_matched_into_one_rated_table(tmp_path: Path) -> None:
         body = r.json()
         assert body["waited"] <= 1
         assert body == {"status": "waiting", "variant": "bela2", "wait": 60,
-                        "waited": body["waited"], "waiting": 1, "rating": 1000}
+                        "waited": body["waited"], "waiting": 1, "others": 0, "rating": 1000}
         assert client.post("/api/quick", json={"variant": "bela2", "wait": 60},
                            headers=bruno).status_code == 200
         first = wait_for(client, ana, "matched")
@@ -374,7 +415,8 @@ def test_a_player_alone_gets_a_bot_table_after_his_wait(tmp_path: Path) -> None:
         body = wait_for(client, ana, "matched")
         summary = client.get(f"/api/tables/{body['table']}").json()
         assert [s["kind"] for s in summary["seats"]] == ["human", "bot"]
-        assert summary["seats"][0]["name"] == "Ana" and summary["bot"] == "heuristic"
+        # a new player (1000) gets the level nearest: the beginner
+        assert summary["seats"][0]["name"] == "Ana" and summary["bot"] == "beginner"
         assert summary["rated"] is True and summary["status"] == "running"
 
 
@@ -392,7 +434,13 @@ def test_leaving_and_joining_again(tmp_path: Path) -> None:
         assert client.get("/api/quick", headers=ana).json() == {"status": "idle"}
         # Ana is in no queue: Bruno waits alone
         r = client.post("/api/quick", json={"variant": "bela2", "wait": 60}, headers=bruno)
-        assert r.json()["waiting"] == 1
+        assert (r.json()["waiting"], r.json()["others"]) == (1, 0)
+        # with Ana in Bruno's queue each counts the other (not himself)
+        client.post("/api/quick", json={"variant": "bela3", "wait": 60}, headers=bruno)
+        _, cvijeta = guest(client, "Cvijeta")
+        client.post("/api/quick", json={"variant": "bela3", "wait": 60}, headers=cvijeta)
+        body = client.get("/api/quick", headers=bruno).json()
+        assert (body["status"], body["waiting"], body["others"]) == ("waiting", 2, 1)
 
 
 def test_a_player_at_a_running_table_may_not_join(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import json
 import os
 import queue
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -365,12 +366,17 @@ def engine_sheet(pad: Pad) -> dict[str, Any]:
             "totals": s["totals"], "winner": s["winner"], "held": s["held"]}
 
 
+def for_people(text: str) -> str:
+    """A pad text as the page shows it: without the rule ids ("(R2, R3)")."""
+    return re.sub(r"\s*\(R\d+(?:,\s*R\d+)*\)", "", text)
+
+
 def impossible(rules: dict[str, Any]) -> tuple[list[int], str]:
     """Card points that cannot be, and the refusal the form shows (in Croatian)."""
     if rules["all_cards"]:
         pts = [100, 70] if rules["sides"] == 2 else [100, 70, 10]
-        return pts, _fill(HR["pad_err_points_sum"], sum=sum(pts), full=162)
-    return [5, 4], _fill(HR["pad_err_points_played"], sum=9, full=162)
+        return pts, for_people(_fill(HR["pad_err_points_sum"], sum=sum(pts), full=162))
+    return [5, 4], for_people(_fill(HR["pad_err_points_played"], sum=9, full=162))
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
@@ -486,8 +492,8 @@ def test_an_impossible_record_is_not_imported(browser: Any, bela_url: str) -> No
         {"caller": 0, "trump": "H", "points": [1, 1]}]}))
     page.click("#pad-import-go")
     reason = _fill(HR["pad_err_points_sum"], sum=2, full=162)
-    assert page.locator("#pad-import-error").inner_text() == _fill(HR["pad_err_deal"], n=2,
-                                                                   reason=reason)
+    assert page.locator("#pad-import-error").inner_text() == for_people(
+        _fill(HR["pad_err_deal"], n=2, reason=reason))
     page.fill("#pad-import-text", "not json")
     page.click("#pad-import-go")
     assert page.locator("#pad-import-error").inner_text() == HR["pad_import_not_json"]
@@ -639,3 +645,47 @@ def test_an_account_keeps_a_pad_on_the_server(browser: Any, bela_url: str) -> No
     assert guest_page.locator("#pad-sync").count() == 0
     assert_no_errors(*pages, guest_page)
     close_pages(*pages, guest_page)
+
+
+def test_the_form_speaks_to_people(browser: Any, bela_url: str, artifacts: Path) -> None:
+    """The deal form as a player reads it (browser review N7): the kind is "Obično
+    dijeljenje"; tapping štiglja off again takes back the points it filled in; no rule ids
+    ("(R12)") in its help or its refusals; "prolaz" is not in the red of a fall."""
+    page = open_page(browser, bela_url + "/pad", lang="hr", viewport=PHONE)
+    page.wait_for_function("() => window.__padReady")
+    start_pad(page, "bela4", {}, NAMES["bela4"])
+    page.click("#pad-add")
+    assert page.locator("[data-kind='deal']").inner_text() == "Obično dijeljenje"
+    points = lambda: [page.input_value(f"#pad-points-{i}") for i in range(2)]  # noqa: E731
+    page.click("[data-capot='0']")
+    assert points() == ["162", "0"]
+    page.click("[data-capot='0']")  # off again: nothing is left of it
+    assert points() == ["", ""]
+    page.fill("#pad-points-0", "100")
+    page.click("[data-capot='1']")
+    assert points() == ["0", "162"]
+    page.click("[data-capot='0']")  # to the other side, then off: what was typed is back
+    assert points() == ["162", "0"]
+    page.click("[data-capot='0']")
+    assert points() == ["100", ""]
+    # refusals without rule ids: declarations on both sides
+    page.click("[data-caller='0']")
+    page.click("[data-trump='H']")
+    page.select_option("#pad-decl-0", "20")
+    page.select_option("#pad-decl-1", "20")
+    page.click("#pad-write")
+    reason = page.inner_text("#pad-reason")
+    assert reason.startswith("broje se zvanja samo jedne strane") and "(R" not in reason
+    assert "(R" not in page.inner_text("#pad-form")
+    # a pass is not in the colour of a fall
+    page.select_option("#pad-decl-1", "0")
+    colour = "() => getComputedStyle(document.querySelector('#pad-preview .pad-outcome')).color"
+    page.wait_for_selector("#pad-preview .pad-outcome[data-outcome='pass']")
+    passed = page.evaluate(colour)
+    assert page.inner_text("#pad-preview .pad-outcome").startswith(HR["pad_outcome_pass"])
+    page.fill("#pad-points-0", "60")
+    page.wait_for_selector("#pad-preview .pad-outcome[data-outcome='fall']")
+    assert page.evaluate(colour) != passed
+    page.screenshot(path=str(artifacts / "pad-form-for-people.png"))
+    assert_no_errors(page)
+    close_pages(page)

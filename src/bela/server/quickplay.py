@@ -7,11 +7,15 @@ rating (the rating shown, :func:`~bela.server.ratings.shown`):
 - a table's worth of players whose ratings spread within the window of the longest waiting
   of them (:func:`window`: 150 points, 10 more for each second waited) is seated together;
 - a player whose wait is over is seated with the queued players nearest his rating that
-  keep the table within that window, and bots fill the other seats: the available bot whose
-  rating in the variant is nearest the players' mean.
+  keep the table within that window, and bots fill the other seats: the level for people
+  (:mod:`bela.bots.levels`: beginner, club, expert, master) whose rating in the variant is
+  nearest the players' mean; a level not rated yet counts as a new entry plus its measured
+  Elo over the beginner (:func:`level_ratings`).  A server that runs no level picks among
+  its other bots.
 
 The table is made rated, public and started (:meth:`~bela.server.router.Router.create_match`)
-and each of its players finds it with ``GET /api/quick`` for :data:`ANSWER_TTL` seconds.
+and each of its players finds it with ``GET /api/quick`` for :data:`ANSWER_TTL` seconds,
+or until it has finished.
 A player seated at a running table may not join (he finishes his match first), and one who
 sits at one while queued leaves the queue.  A group is taken out of its queue before its
 table is made, all of it or none, and only as it was read: a player who left, joined again
@@ -42,10 +46,12 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
+from ..bots.levels import LEVELS, level_elo
 from ..engine.variants import VARIANTS
 from .auth import Player
 from .cluster import RELEASE
 from .errors import Conflict, InvalidInput, Refused, Unavailable
+from .lobby import ENDED
 from .ratings import MU, SIGMA, bot_entry, shown
 from .stopping import ended
 
@@ -58,7 +64,7 @@ ANSWER_TTL = 120.0  # seconds a matched player's answer (his table) is kept
 STALE = 15.0  # seconds without asking his status after which a queued player is dropped
 LOCK_TTL = 10.0  # seconds an instance may match a variant before another may
 TAKEN_TTL = 30.0  # seconds a group taken out of its queue to be seated is kept (Redis)
-DEFAULT_BOT = "heuristic"  # the bot chosen among equally near ones
+DEFAULT_BOTS = ("club", "heuristic")  # the bots chosen among equally near ones, first first
 
 Answer = dict[str, Any]
 
@@ -155,16 +161,30 @@ def _seated(group: list[Entry]) -> list[Entry]:
 
 def nearest_bot(bots: Sequence[str], ratings: Mapping[str, int], target: float) -> str:
     """The bot whose rating is nearest ``target`` (a bot without one counts as a new
-    entry); of equally near ones :data:`DEFAULT_BOT`, else the first listed.
+    entry); of equally near ones the first of :data:`DEFAULT_BOTS`, else the first listed.
 
     >>> nearest_bot(["random", "heuristic", "pimc"], {"random": 700, "pimc": 1300}, 1200)
     'pimc'
-    >>> nearest_bot(["random", "heuristic"], {}, 900)
-    'heuristic'
+    >>> nearest_bot(["random", "heuristic"], {}, 900), nearest_bot(["beginner", "club"], {}, 900)
+    ('heuristic', 'club')
     """
     new = shown(MU, SIGMA)
-    return min(bots, key=lambda b: (abs(ratings.get(b, new) - target), b != DEFAULT_BOT,
-                                    bots.index(b)))
+    default = {b: i for i, b in enumerate(DEFAULT_BOTS)}
+    return min(bots, key=lambda b: (abs(ratings.get(b, new) - target),
+                                    default.get(b, len(default)), bots.index(b)))
+
+
+def level_ratings(levels: Sequence[str], variant: str,
+                  stored: Mapping[str, int]) -> dict[str, int]:
+    """The rating of each level in ``variant``: its stored one, else a new entry's plus the
+    level's measured Elo over the beginner there (:func:`~bela.bots.levels.level_elo`;
+    nothing added where the variant was not measured).
+
+    >>> level_ratings(["beginner", "club", "expert"], "bela4", {"expert": 1500})
+    {'beginner': 1000, 'club': 1083, 'expert': 1500}
+    """
+    new, elo = shown(MU, SIGMA), level_elo(variant)
+    return {b: stored.get(b, new + elo.get(b, 0)) for b in levels}
 
 
 # -- the queues' storage ---------------------------------------------------------------------
@@ -577,8 +597,16 @@ class QuickPlay:
             await self.store.touch(entry, time.time())
             return {"status": "waiting", "variant": entry.variant, "wait": entry.wait,
                     "waited": int(entry.waited(time.time())), "waiting": count,
-                    "rating": entry.rating}
-        return answer if answer is not None else {"status": "idle"}
+                    "others": max(0, count - 1), "rating": entry.rating}
+        if answer is None or self._ended(answer):
+            return {"status": "idle"}
+        return answer
+
+    def _ended(self, answer: Answer) -> bool:
+        """Whether the table of a matched ``answer`` has finished (or was closed): nothing
+        to go back to.  A table running at another instance is not found here: not ended."""
+        table = self.router.lobby.get(str(answer.get("table")))
+        return table is not None and table.status in ENDED
 
     async def leave(self, player_id: str) -> Answer:
         await self.store.leave(player_id)
@@ -637,11 +665,15 @@ class QuickPlay:
                                          "variant": variant})
 
     async def _make(self, variant: str, group: list[Entry]) -> str:
-        """The table of ``group`` with the bot nearest its rating: its id."""
+        """The table of ``group`` with the level (else the bot) nearest its rating: its
+        id."""
         bots = self.router.lobby.available_bots()
+        levels = [b for b in LEVELS if b in bots]
         stored = self.router.lobby.store.db.ratings([bot_entry(b) for b in bots], variant)
         ratings = {b: shown(stored[bot_entry(b)]["mu"], stored[bot_entry(b)]["sigma"])
                    for b in bots if bot_entry(b) in stored}
+        if levels:
+            bots, ratings = levels, level_ratings(levels, variant, ratings)
         bot = nearest_bot(bots, ratings, sum(e.rating for e in group) / len(group))
         players = [{"id": e.player_id, "name": e.name} for e in group]
         table_id: str = await self.router.create_match(variant, players, bot)

@@ -211,10 +211,12 @@ function renderLobby() {
   return `<div class="lobby">
     <section class="panel" id="guest-panel"><h2>${esc(t("player"))}</h2>${renderAccountPanel()}</section>
     <section class="panel" id="quick-panel"><h2>${esc(t("quick_play"))}</h2>${renderQuickPanel()}</section>
-    <section class="panel" id="create-panel"><h2>${esc(t("new_table"))}</h2>${renderCreateForm()}</section>
     <section class="panel" id="tables-panel"><h2>${esc(t("open_tables"))}
       <button class="btn small ghost" data-cmd="refresh">${esc(t("refresh"))}</button></h2>
-      <div id="table-list">${renderTableList()}</div></section>
+      <div id="table-list">${renderTableList("open")}</div></section>
+    <section class="panel" id="running-panel"><h2>${esc(t("running_tables"))}</h2>
+      <div id="running-list">${renderTableList("running")}</div></section>
+    <section class="panel" id="create-panel"><h2>${esc(t("new_table"))}</h2>${renderCreateForm()}</section>
     ${S.guest ? `<section class="panel" id="history-panel"><h2>${esc(t("history"))}</h2>
       <div id="history-list">${renderHistory()}</div></section>` : ""}
     <p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
@@ -231,7 +233,9 @@ function renderAccountPanel() {
   const g = S.guest;
   const A = S.account;
   const form = S.ui.accountForm;
-  const note = A.note ? `<p class="account-note" id="account-note" role="status">${esc(A.note)}</p>` : "";
+  const note = A.note ? `<div class="account-note" id="account-note-box" role="status"><span id="account-note">${esc(A.note)}</span>${
+    A.noteGoes ? ` <button type="button" class="note-close" data-cmd="account-note-close" id="account-note-close" aria-label="${
+      esc(t("close"))}">×</button>` : ""}</div>` : "";
   const msg = `<p class="form-msg${A.msg ? " " + A.msg.kind : ""}" id="account-msg" role="alert">${A.msg ? esc(A.msg.text) : ""}</p>`;
   const cancel = `<button type="button" class="btn ghost" data-cmd="account-form:">${esc(t("cancel"))}</button>`;
   if (!g || S.ui.editName) {
@@ -298,6 +302,25 @@ function passwordForm(cancel) {
     <label>${esc(t("new_password_repeat"))} <input type="password" name="new_password2" id="new-password2" maxlength="${MAX_PASSWORD}"
       required autocomplete="new-password"></label>
     <div class="row"><button class="btn primary" id="password-submit">${esc(t("save_password"))}</button>${cancel}</div></form>`;
+}
+
+const NOTE_MS = 12000; // a passing note of the account panel ("the name is yours now") stays this long
+let noteTimer = null;
+
+/** The account panel's state with a note that goes after NOTE_MS (or when dismissed). */
+function passingNote(text) {
+  clearTimeout(noteTimer);
+  noteTimer = setTimeout(dropAccountNote, NOTE_MS);
+  return { note: text, noteGoes: true, msg: null, loginName: "" };
+}
+
+/** The account panel's passing note goes (its time is up, or it was dismissed). */
+function dropAccountNote() {
+  clearTimeout(noteTimer);
+  if (!S.account.noteGoes) return;
+  S.account.note = null;
+  S.account.noteGoes = false;
+  document.getElementById("account-note-box")?.remove();
 }
 
 function accountMsg(text, kind = "error") {
@@ -369,8 +392,14 @@ function quickStatusHTML(q) {
   const rating = Number.isFinite(q.rating) ? ` <small class="muted">(${esc(t("quick_rating", { n: q.rating }))})</small>` : "";
   return `<p class="quick-searching"><span class="spinner" aria-hidden="true"></span> <b>${esc(t("vname_" + q.variant))}</b>${rating}</p>
     <p class="quick-line" id="quick-line">${esc(t("quick_searching", { n: waited }))}</p>
-    <p class="muted quick-queue">${esc(tn("quick_queue", Number(q.waiting) || 0))}</p>
+    <p class="muted quick-queue">${esc(quickQueueText(q))}</p>
     <p class="muted quick-bots">${esc(left > 0 ? t("quick_bots_in", { n: left }) : t("quick_bots_now"))}</p>`;
+}
+
+/** Who else waits in the queue (the server's ``others``: not the player himself). */
+function quickQueueText(q) {
+  const others = Math.max(0, Number(q.others) || 0);
+  return others ? tn("quick_queue", others) : t("quick_queue_none");
 }
 
 let quickTimer = null;
@@ -515,19 +544,24 @@ function clockLabel(c) {
   return c % 60 === 0 && c >= 120 ? t("clock_minutes", { n: c / 60 }) : t("clock_seconds", { n: c });
 }
 
-function renderTableList() {
-  if (!S.tables.length) return `<p class="muted">${esc(t("no_tables"))}</p>`;
+/** The lobby's tables of one kind: "open" ones (waiting for players) or "running" ones (the
+ *  others: to watch); "more" is offered under the running ones. */
+function renderTableList(kind) {
+  const running = kind === "running";
+  const tables = S.tables.filter((tb) => (tb.status === "open") !== running);
   const rest = S.tablesTotal - S.tables.length;
-  const more = rest > 0 ? `<button class="btn small more-tables" data-cmd="more-tables" id="more-tables">${
+  const more = running && rest > 0 ? `<button class="btn small more-tables" data-cmd="more-tables" id="more-tables">${
     esc(t("more_tables", { n: rest }))}</button>` : "";
-  return `<ul class="table-list">${S.tables.map((tb) => {
+  if (!tables.length) return `<p class="muted">${esc(t(running ? "no_running" : "no_tables"))}</p>${more}`;
+  return `<ul class="table-list">${tables.map((tb) => {
     const names = tb.seats.map((s) => s.name ? esc(s.name) : `<span class="free">${esc(t("free_seat"))}</span>`).join(", ");
     const free = tb.seats.some((s) => !s.kind);
     const btn = tb.status === "open" && free
       ? `<button class="btn small primary" data-cmd="open:${tb.id}">${esc(t("join"))}</button>`
       : `<button class="btn small" data-cmd="open:${tb.id}">${esc(t("watch"))}</button>`;
     const clock = tb.turn_clock ? ` <small class="clock-info">${esc(turnClockText(tb))}</small>` : "";
-    return `<li data-table="${tb.id}"><div><b>${esc(t("vname_" + tb.variant))}</b> ${esc(t("target_short", { n: tb.options.target }))}${clock}
+    const bots = tb.seats.some((s) => s.kind === "bot") ? ` <span class="tag bot-level" title="${esc(t("bot"))}">${esc(botName(tb.bot))}</span>` : "";
+    return `<li data-table="${tb.id}"><div><b>${esc(t("vname_" + tb.variant))}</b> ${esc(t("target_short", { n: tb.options.target }))}${clock}${bots}
       <span class="tag">${esc(t("status_" + tb.status))}</span>${tb.rated ? ` <span class="tag rated">${esc(t("rated_tag"))}</span>` : ""}${tb.spectators ? ` <small class="muted">${esc(t("spectators", { n: tb.spectators }))}</small>` : ""}
       <div class="muted">${names}</div></div>${btn}</li>`;
   }).join("")}</ul>${more}`;
@@ -553,7 +587,9 @@ async function loadTables() {
   const list = document.getElementById("table-list");
   if (list && S.page === "lobby" && asked === tablesAsked) {
     const more = document.activeElement && document.activeElement.id === "more-tables";
-    list.innerHTML = renderTableList();
+    list.innerHTML = renderTableList("open");
+    const running = document.getElementById("running-list");
+    if (running) running.innerHTML = renderTableList("running");
     if (more) document.getElementById("more-tables")?.focus({ preventScroll: true });
   }
   if (S.guest) {
@@ -830,7 +866,7 @@ function route() {
   S.profileId = player;
   if (moved) {
     if (page !== "table") S.toast = null;
-    if (page === "lobby") loadTables();
+    if (page === "lobby") { loadTables(); if (S.guest && !first) loadQuick(); }
     else if (page === "profile") loadProfile(player);
     else if (page === "leaders") loadLeaders(leaders || "bela4");
     if (!first && page !== "table") window.scrollTo(0, 0);
@@ -920,6 +956,7 @@ async function onCommand(cmd, el, ev) {
     case "lobby": ev.preventDefault(); go(null); break;
     case "open": go(arg); break;
     case "refresh": loadTables(); break;
+    case "account-note-close": dropAccountNote(); break;
     case "history": {
       const g = (S.history || [])[Number(arg)];
       if (g) saveRecord(g.record, `bela-${g.variant}-${g.table}.json`);
@@ -1107,7 +1144,7 @@ async function onSubmit(ev) {
       document.getElementById("login-password")?.select();
       return;
     }
-    S.account = { note: t("logged_in", { name: g.name }), msg: null, loginName: "" };
+    S.account = passingNote(t("logged_in", { name: g.name }));
     playerChanged(g);
     document.getElementById("my-profile")?.focus();
   } else if (form.dataset.form === "claim") {
@@ -1122,7 +1159,7 @@ async function onSubmit(ev) {
       accountMsg(errorText(e));
       return;
     }
-    S.account = { note: t("claimed", { name: g.name }), msg: null, loginName: "" };
+    S.account = passingNote(t("claimed", { name: g.name }));
     S.ui.accountForm = null;
     S.guest = g;
     renderHeader();
@@ -1141,7 +1178,7 @@ async function onSubmit(ev) {
       return;
     }
     S.guest = g;
-    S.account = { note: t("password_changed"), msg: null, loginName: "" };
+    S.account = passingNote(t("password_changed"));
     S.ui.accountForm = null;
     render();
     document.getElementById("show-password")?.focus();
@@ -1247,7 +1284,11 @@ async function main() {
   try { S.variants = await api("GET", "/api/variants"); } catch { S.variants = null; }
   if (!S.tableId) render();
   if (S.guest) loadQuick(); // still waiting for a quick match after a reload, or matched
-  setInterval(() => { if (S.page === "lobby") loadTables(); }, 4000);
+  setInterval(() => {
+    if (S.page !== "lobby") return;
+    loadTables();
+    if (S.quick && S.quick.status === "matched") loadQuick(); // its table may have finished
+  }, 4000);
 }
 
 main();

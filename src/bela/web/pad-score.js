@@ -338,3 +338,9 @@ export function problemText(e, t) {
   return e.deal !== null && e.code !== "after_win" ? t("pad_err_deal", { n: e.deal + 1, reason })
     : reason;
 }
+
+/** ``text`` for people: without the rule ids (" (R12)", " (R2, R3)") the engine's messages
+ *  cite for developers. */
+export function forPeople(text) {
+  return String(text).replace(/\s*\(R\d+(?:,\s*R\d+)*\)/g, "");
+}

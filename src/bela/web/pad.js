@@ -4,14 +4,17 @@
 // pad records (docs/RECORD.md "Score pad records"), print.  Works offline once loaded: the
 // service worker pad-sw.js keeps the page, its modules and the rules.
 
-import { LANGS, setLang, t, tn } from "./i18n.js";
+import { LANGS, setLang, t as said, tn } from "./i18n.js";
 import { loadPrefs, savePrefs } from "./prefs.js";
 import { DECKS, ensureSprite, suitIcon } from "./cards.js";
 import { ApiError, api, storedGuest } from "./api.js";
 import { esc } from "./util.js";
 import {
-  PadProblem, bookDeals, dealJson, padRecord, problemText, readDeal, readRecord, sheetOf,
+  PadProblem, bookDeals, dealJson, forPeople, padRecord, problemText, readDeal, readRecord, sheetOf,
 } from "./pad-score.js";
+
+/** A text of the pad in the UI's words, without the rule ids the engine's messages cite. */
+const t = (key, vars) => forPeople(said(key, vars));
 
 const PADS = "bela.pads"; // the pads of this browser: [{id, record, updated, sync, dirty}]
 const RULES = "bela.pad.rules"; // the last GET /api/pad/rules (the service worker keeps it too)
@@ -439,7 +442,7 @@ function updatePreview() {
   const row = r.row;
   const parts = s.pad.names.map((n, i) => `<b>${esc(n)}</b> <span data-preview="${i}">${row.scores[i]}</span>`).join(" · ");
   out.innerHTML = `<span class="pad-writes">${esc(t("pad_writes"))} ${parts}</span>
-    <span class="pad-outcome">${esc(t("pad_outcome_" + row.result.outcome))}${row.result.outcome === "hang" ? ` ${row.result.held}` : ""}${
+    <span class="pad-outcome" data-outcome="${esc(row.result.outcome)}">${esc(t("pad_outcome_" + row.result.outcome))}${row.result.outcome === "hang" ? ` ${row.result.held}` : ""}${
       row.took ? ` · ${esc(t("pad_took", { n: row.took }))}` : ""}${r.booked.winner !== null && r.booked.rows.length === f.index + 1
       ? ` · ${esc(t("pad_winner", { name: s.pad.names[r.booked.winner] }))}` : ""}</span>`;
 }
@@ -654,7 +657,7 @@ async function pushPad(e) {
     e.dirty = false;
     e.syncError = null;
   } catch (err) {
-    e.syncError = err instanceof ApiError && err.status >= 400 && err.status < 500 ? err.message : null;
+    e.syncError = err instanceof ApiError && err.status >= 400 && err.status < 500 ? forPeople(err.message) : null;
   }
   savePads();
   const span = document.getElementById("pad-sync-state");
@@ -801,10 +804,16 @@ function formClick(d) {
     f.bela = f.bela.map((b, j) => (j === i ? (on ? 1 : 0) : b));
   } else if (d.capot !== undefined) {
     const i = side(d.capot);
+    const filled = (k) => f.points.map((p, j) => (j === k ? (pad.rules.all_cards ? String(pad.rules.deal_points) : p) : "0"));
+    if (f.capot !== null) { // off (or to the other side): the points it filled in go again
+      const was = filled(f.capot);
+      f.points = f.points.map((p, j) => (p === was[j] ? (f.beforeCapot ? f.beforeCapot[j] : "") : p));
+    }
     f.capot = f.capot === i ? null : i;
     if (f.capot !== null) { // every trick: the others took no points
-      f.points = f.points.map((p, j) => (j === i ? (pad.rules.all_cards ? String(pad.rules.deal_points) : p) : "0"));
-    }
+      f.beforeCapot = [...f.points];
+      f.points = filled(i);
+    } else f.beforeCapot = null;
   } else return;
   S.refused = false;
   render();
