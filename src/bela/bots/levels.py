@@ -31,8 +31,8 @@ The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a c
 from the softmax of its values (``temperature`` points), and a suit's count forgotten with
 probability ``forget``, a duty broken with probability ``revoke`` where ``enforce = off``
 lets it (R24; :mod:`bela.bots.claims` for the bots' claims).  :data:`ELO` holds each
-level's Elo over ``beginner`` per variant, measured with ``bela arena`` on duplicate deals (the README gives the command lines); the
-lobby shows it.
+level's Elo over ``beginner`` per variant, measured with ``bela arena`` on duplicate deals
+(the README gives the command lines); the lobby shows it.
 
 >>> level_spec("club")
 'learned:temperature=4,forget=0.15,endgame=0'
