@@ -354,3 +354,20 @@ def test_a_target_out_of_its_range_is_refused_before_play(target: str) -> None:
     assert result.exit_code == 2
     assert "Invalid value for '--target'" in result.output
     assert "Your bid" not in result.output
+
+
+def test_bots_claim_the_humans_proven_revoke(tmp_path: Path) -> None:
+    """Issue 38 (N2): with ``--enforce off`` a human who plays the first card of his hand
+    whatever the duties say revokes, his later cards prove it, and a bot opponent claims
+    auzmeš at once; the terminal narrates the bot's claim and names the card."""
+    rec = tmp_path / "revoke.json"
+    result = run(["--seed", "21", "--bot", "heuristic", "--target", "300", "--enforce", "off",
+                  "--record", str(rec)], "1\n" * 400)
+    assert result.exit_code == 0, result.output
+    data = load(rec)
+    claims = [a for rd in data["rounds"] for a in rd["actions"] if a.startswith("claim")]
+    assert claims and all(a in ("claim 1", "claim 3") for a in claims)
+    out = " ".join(result.output.split())
+    assert "claim auzmeš" in out or "claims auzmeš" in out
+    assert "was right (your " in out
+    assert replay(read_record(data)).is_over

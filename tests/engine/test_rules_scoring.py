@@ -214,7 +214,7 @@ def test_r24_enforce_on_refuses_illegal_card_and_claims() -> None:
     act(m, "H", "8S")
     refused(m, "7S", "R17")
     refused(m, "claim 0", "R24")
-    assert rnd.revoked == [False] * 4
+    assert rnd.revoked == [None] * 4
 
 
 def test_r24_enforce_off_accepts_illegal_card() -> None:

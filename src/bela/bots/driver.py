@@ -6,6 +6,11 @@ fails, raising or choosing an action that is not legal, the same thing happens e
 (:func:`decide`): the heuristic bot chooses for it, seeded, else the first legal action, and
 the failure is reported, so a match always goes on and replays the same way.
 
+A bot chooses among the cards the duties allow (R17-R19) even where ``enforce = off``
+accepts any card (R24, :func:`bot_view`); only a level that makes deliberate revokes plays
+another card, and only where ``revokes`` allows it.  Bot seats claim auzmeš when their
+view proves an opponent's revoke (:mod:`bela.bots.claims`), before the next move.
+
 >>> from bela.engine import Match
 >>> from bela.bots import RandomBot
 >>> d = Driver(Match("bela2", seed=3), {0: RandomBot(1), 1: RandomBot(2)})
@@ -16,14 +21,15 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..engine.actions import Action, Claim
+from ..engine.actions import Action, Claim, Play
 from ..engine.errors import IllegalAction
 from ..engine.events import Event
 from ..engine.state import Match, Round
 from ..engine.views import SeatView, seat_view
 from .base import Bot
+from .claims import claim_for
 from .heuristic import HeuristicBot
 
 
@@ -35,12 +41,42 @@ class Decision:
     failure: BaseException | None = None
 
 
+def bot_view(view: SeatView, revokes: bool = True) -> SeatView:
+    """The view a bot decides on: its ``legal`` actions without the cards the duties refuse
+    (R17-R19), also where ``enforce = off`` would accept them (R24), and its ``refusals``
+    only those cards it may still play, a deliberate revoke (none with ``enforce = on``,
+    none unless ``revokes``).
+
+    >>> from bela.engine import Match, parse_action
+    >>> from bela.engine.cards import Card
+    >>> m = Match("bela4", {"enforce": "off"}, first_dealer=3)
+    >>> _ = m.deal([Card.parse(h) for h in ("KS 7S 8S 9S 7C 8C 9C TC",
+    ...     "AS TS JS QS 7D 8D 9D TD", "JH 9H AH TH JD QD KD AD", "KH QH 8H 7H JC QC KC AC")])
+    >>> for token in ("H", "KS"):
+    ...     _ = m.apply(parse_action(token))
+    >>> v = seat_view(m, 1)
+    >>> plays = lambda view: [a.token() for a in view.legal if isinstance(a, Play)]
+    >>> len(plays(v)), plays(bot_view(v)), len(bot_view(v).refusals)
+    (8, ['TS', 'AS'], 6)
+    >>> bot_view(v, revokes=False).refusals
+    ()
+    """
+    if not view.refusals:
+        return view
+    refused = {r.card for r in view.refusals}
+    playable = {a.card for a in view.legal if isinstance(a, Play)}
+    return replace(
+        view, legal=tuple(a for a in view.legal if not (isinstance(a, Play) and a.card in refused)),
+        refusals=tuple(r for r in view.refusals if revokes and r.card in playable))
+
+
 def decide(choose: Callable[[SeatView], Action], view: SeatView,
-           seed: int | Callable[[], int]) -> Decision:
-    """The legal action ``choose`` (a bot's ``act``) picks for ``view``.  If it raises or
-    picks an action that is not legal, the heuristic bot seeded with ``seed`` (or what
-    ``seed()`` gives, asked only then) picks, or failing too the first legal action, and
-    the decision carries the failure.
+           seed: int | Callable[[], int], revokes: bool = True) -> Decision:
+    """The legal action ``choose`` (a bot's ``act``) picks for ``view``, shown to it as
+    :func:`bot_view` (the duties' cards; a deliberate revoke only where ``revokes``).  If it
+    raises or picks an action that is not legal for it, the heuristic bot seeded with
+    ``seed`` (or what ``seed()`` gives, asked only then) picks, or failing too the first
+    legal action, and the decision carries the failure.
 
     >>> from bela.engine import Match, parse_action
     >>> m = Match("bela4", seed=1); _ = m.deal()
@@ -48,10 +84,12 @@ def decide(choose: Callable[[SeatView], Action], view: SeatView,
     >>> d.action in seat_view(m, 0).legal, type(d.failure).__name__
     (True, 'IllegalAction')
     """
+    view = bot_view(view, revokes)
     legal = view.legal
+    revoking = {Play(r.card) for r in view.refusals}  # a level's deliberate revoke
     try:
         action = choose(view)
-        if action in legal:
+        if action in legal or action in revoking:
             return Decision(action)
         failure: BaseException = IllegalAction(
             f"the bot chose {action.token()!r}, which is not legal here",
@@ -133,8 +171,24 @@ class Driver:
         moves = sum(len(r.log) for r in self.match.rounds)
         return ((self.seed or 0) * 1_000_003 + moves) * 8 + seat
 
+    def bot_claim(self) -> Claim | None:
+        """The auzmeš a bot seat makes now (R24, :func:`~bela.bots.claims.claim_for`): the
+        first bot seat from the seat to act on whose view proves an opponent's revoke."""
+        rnd = self.round
+        if rnd is None or not rnd.claim_allowed():
+            return None
+        n = self.match.variant.seats
+        for seat in ((rnd.turn + k) % n for k in range(n)):
+            if seat in self.bots and (claim := claim_for(seat_view(self.match, seat))):
+                return claim
+        return None
+
     def step(self) -> tuple[Event, ...]:
-        """Let the bot to act make its move; the events."""
+        """Let a bot seat claim auzmeš if its view proves a revoke (:meth:`bot_claim`),
+        else the bot to act make its move; the events."""
+        claim = self.bot_claim()
+        if claim is not None:
+            return self.match.apply(claim)
         seat = self.bot_to_act()
         if seat is None:
             raise IllegalAction("no bot is to act now")
@@ -143,9 +197,16 @@ class Driver:
     def run_bots(self, on_events: Callable[[int, tuple[Event, ...]], None] | None = None
                  ) -> int | None:
         """Play bot moves until a person is to act (return the seat) or the round is over
-        (``None``); ``on_events(seat, events)`` hears each move."""
+        (``None``); ``on_events(seat, events)`` hears each move.  Before each move a bot
+        seat whose view proves an opponent's revoke claims auzmeš (:meth:`bot_claim`)."""
         match, bots = self.match, self.bots
         while (rnd := match.round) is not None and not rnd.is_over:
+            claim = self.bot_claim()
+            if claim is not None:
+                events = match.apply(claim)
+                if on_events is not None:
+                    on_events(claim.seat, events)
+                continue
             seat = rnd.turn
             if seat not in bots:
                 return seat

@@ -4,7 +4,10 @@
 level       bot                                     plays like
 =========== ======================================= =====================================
 beginner    ``learned:temperature=12,forget=0.5,    often keeps a plausible but not the
-            endgame=0``                             best card, loses count every other card
+            endgame=0,revoke=0.02``                 best card, loses count every other card;
+                                                    with ``enforce = off`` breaks a duty
+                                                    at 2 % of the cards where one applies
+                                                    (never at rated tables)
 club        ``learned:temperature=4,forget=0.15,    a close second card now and then, a
             endgame=0``                             missed count now and then
 expert      ``learned``                             the network's best card, the last
@@ -26,10 +29,11 @@ master      ``pimc:prior=learned,objective=score,   the network's bids and first
 
 The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
 from the softmax of its values (``temperature`` points), and a suit's count forgotten with
-probability ``forget``.  :data:`ELO` holds each level's Elo over ``beginner`` per variant,
-computed by ``tools/strength.py`` from the committed ``bela arena`` results
-(``benchmarks/results/``, shown in docs/STRENGTH.md) into ``levels.json`` beside this file,
-never copied by hand; the lobby shows it.
+probability ``forget``, a duty broken with probability ``revoke`` where ``enforce = off``
+lets it (R24; :mod:`bela.bots.claims` for the bots' claims).  :data:`ELO` holds each
+level's Elo over ``beginner`` per variant, computed by ``tools/strength.py`` from the
+committed ``bela arena`` results (``benchmarks/results/``, shown in docs/STRENGTH.md) into
+``levels.json`` beside this file, never copied by hand; the lobby shows it.
 
 >>> level_elo("bela4")["beginner"], level_elo("bela4")["master"] > level_elo("bela4")["club"]
 (0, True)
@@ -48,7 +52,7 @@ from importlib import resources
 from .base import with_settings
 
 LEVELS: dict[str, str] = {
-    "beginner": "learned:temperature=12,forget=0.5,endgame=0",
+    "beginner": "learned:temperature=12,forget=0.5,endgame=0,revoke=0.02",
     "club": "learned:temperature=4,forget=0.15,endgame=0",
     "expert": "learned",
     "master": "pimc:prior=learned,objective=score,bidding=learned,discard=search",

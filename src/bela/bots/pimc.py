@@ -336,6 +336,9 @@ class PimcBot:
             solution = solver.solve(self._position(view, deal.hands), line=False)
             solved.append(solution.values)
             nodes += solution.nodes
+        # the cards every deal's search valued: those the duties allow (R17-R19), also where
+        # ``enforce = off`` makes every card legal (R24: a bot plays by the duties)
+        legal = [c for c in legal if all(c in values for values in solved)] or legal
         weights = (self._weights(view, deals) if self.learned is not None and sampler.inference
                    else [1.0] * len(deals))
         worth = self._scorer(view)

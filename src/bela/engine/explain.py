@@ -1,5 +1,6 @@
 """Rule facts derived once, for views to carry: who wins the trick so far, why each card of
-the hand is refused, and what every seat has shown it no longer holds.
+the hand is refused, what every seat has shown it no longer holds, and which revokes the
+seats' own later cards have proven (R24).
 
 Front ends (terminal, browser), bots and the deal sampler read these facts from the views;
 they never re-derive them from the rules.
@@ -50,6 +51,23 @@ class Refusal:
     suit: int  # the led suit
     to_beat: Card | None  # the card to beat (beat, overtrump)
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShownRevoke:
+    """A revoke the public cards prove (R24, ``enforce = off``): ``seat`` played ``card`` in
+    trick ``trick`` (0-based) while, as its later card ``proof`` (played in trick
+    ``proof_trick``) shows, it held ``proof``, which the duties (``rule``, ``kind`` as in
+    :class:`Refusal`) made it play instead, or another card like it.  Public: the same for
+    every viewer."""
+
+    seat: int
+    trick: int
+    card: Card
+    proof: Card
+    proof_trick: int
+    rule: str
+    kind: str
 
 
 def trick_winner(rnd: Round) -> int | None:
@@ -148,3 +166,68 @@ def ruled_out(rnd: Round) -> tuple[int, ...]:
                 win = card
     return tuple(out)
 
+
+
+def shown_revokes(rnd: Round) -> tuple[ShownRevoke, ...]:
+    """Per seat (in seat order) the first revoke its own later cards prove (R24): the seat
+    played ``card`` when its hand held a later card ``proof`` that made ``card`` illegal
+    (:func:`play_forbidden`: exact, the duties being pairwise; cards only leave a hand
+    during the play).  Only public cards are read, so it is the same for every viewer;
+    with ``enforce = on`` it is empty (no illegal card is accepted).
+
+    >>> from bela.engine import Match, parse_action
+    >>> m = Match("bela4", {"enforce": "off"}, first_dealer=3)
+    >>> rnd = m.deal([Card.parse(h) for h in ("KS 7S 8S 9S 7C 8C 9C TC", "AS TS JS QS 7D 8D 9D TD",
+    ...              "JH 9H AH TH JD QD KD AD", "KH QH 8H 7H JC QC KC AC")])
+    >>> for token in ("H", "KS", "7D", "JH", "7H", "AD", "8H", "7C", "8D", "JC", "TC"):
+    ...     _ = m.apply(parse_action(token))        # seat 1 played a diamond on K♠ ...
+    >>> shown_revokes(rnd)
+    ()
+    >>> _ = m.apply(parse_action("QS"))             # ... and now shows it held a spade then
+    >>> [(r.seat, r.trick, str(r.card), str(r.proof), r.proof_trick, r.rule, r.kind)
+    ...  for r in shown_revokes(rnd)]
+    [(1, 0, '7D', 'QS', 2, 'R17', 'follow')]
+    """
+    if rnd.contract is None or rnd.table is None:
+        return ()
+    table = rnd.table
+    duties, contract = rnd.variant.duties, rnd.contract
+    rule_of_variant = rnd.variant.rule_ids.get("duties")
+    tricks: list[tuple[tuple[int, int], ...]] = [
+        tuple(zip(seats, cards)) for seats, cards, _ in rnd.tricks]
+    tricks.append(tuple(zip(rnd.trick_seats, rnd.trick)))
+    # per seat, its cards played after a lead: (trick, card, led suit, card to beat)
+    plays: dict[int, list[tuple[int, int, int, int]]] = {}
+    later: dict[int, list[tuple[int, int]]] = {}  # per seat, every card it played: (trick, card)
+    for t, trick in enumerate(tricks):
+        if not trick:
+            continue
+        later.setdefault(trick[0][0], []).append((t, trick[0][1]))
+        win = trick[0][1]
+        lead = win >> 3
+        for seat, card in trick[1:]:
+            plays.setdefault(seat, []).append((t, card, lead, win))
+            later.setdefault(seat, []).append((t, card))
+            if table.beats[win] >> card & 1:
+                win = card
+    out = []
+    for seat in sorted(plays):
+        found = _first_revoke(seat, plays[seat], later[seat], duties, contract, table)
+        if found is not None:
+            out.append(replace(found, rule=rule_of_variant) if rule_of_variant else found)
+    return tuple(out)
+
+
+def _first_revoke(seat: int, plays: list[tuple[int, int, int, int]],
+                  cards: list[tuple[int, int]], duties: DutyFn, contract: int,
+                  table: PlayTable) -> ShownRevoke | None:
+    """The seat's first card (in play order) that a later card of its own proves illegal."""
+    for t, card, lead, win in plays:
+        forbidden = play_forbidden(duties, contract, card, lead, win)
+        proof = next(((pt, c) for pt, c in cards if pt > t and forbidden >> c & 1), None)
+        if proof is not None:
+            why = duty_reason(1 << card | 1 << proof[1], Card.ALL[card], lead, Card.ALL[win],
+                              table)
+            return ShownRevoke(seat, t, Card.ALL[card], Card.ALL[proof[1]], proof[0], why.rule,
+                               why.kind)
+    return None

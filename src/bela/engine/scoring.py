@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .cards import iter_cards
+from .cards import Card, iter_cards
 from .declarations import Declaration, declaration_value
 from .enums import EqualDeclarations, Outcome
 
@@ -201,14 +201,23 @@ def book(res: RoundResult, totals: Sequence[int], held: int, winner: int | None,
 
 
 def claim_result(rnd: Round, claimant: int) -> RoundResult:
-    """R24 auzmeš: 162 plus all announced declarations and bela to the side in the right."""
+    """R24 auzmeš: 162 plus all announced declarations and bela to the side in the right.
+    ``extra``: the ``claimant``, whether the claim was ``valid``, and when it was the
+    ``offender`` (the opponent who broke a duty first) and the ``card`` he broke it with."""
     v = rnd.variant
     side = v.side_of(claimant)
-    right = any(rnd.revoked[s] for s in range(v.seats) if v.side_of(s) != side)
     offenders = [s for s in range(v.seats) if v.side_of(s) != side]
+    played = [c for _, cards, _ in rnd.tricks for c in cards] + list(rnd.trick)
+    revokes = sorted((played.index(c), s, c) for s in offenders
+                     if (c := rnd.revoked[s]) is not None)  # in play order
+    right = bool(revokes)
     winner = side if right else v.side_of(offenders[0])
     total = 162 + sum(announced_points(d, rnd) for d in rnd.declared) + 20 * len(rnd.belas)
     scores = [0] * v.sides
     scores[winner] = total
+    extra: dict[str, object] = {"claimant": claimant, "valid": right}
+    if revokes:
+        _, offender, card = revokes[0]
+        extra |= {"offender": offender, "card": str(Card.ALL[card])}
     return RoundResult(Outcome.CLAIM, tuple(scores), rnd.caller, rnd.contract, total=total,
-                       extra={"claimant": claimant, "valid": right})
+                       extra=extra)

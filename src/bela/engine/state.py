@@ -83,7 +83,7 @@ class Snapshot:
     trick_seats: tuple[int, ...]
     card_points: tuple[int, ...]
     tricks_won: tuple[int, ...]
-    revoked: tuple[bool, ...]
+    revoked: tuple[int | None, ...]
     exchange_seats: tuple[int, ...]
     n_tricks: int
     n_bids: int
@@ -102,7 +102,7 @@ class PlayUndo:
     win_seat: int | None
     declared: tuple[Declaration, ...] | None
     n_belas: int
-    revoked: bool
+    revoked: int | None
     ended_trick: list[int] | None = None  # the finished trick's cards and seats
     ended_seats: list[int] | None = None
     gained: int = 0
@@ -139,7 +139,7 @@ class Round:
         self.tricks: list[tuple[tuple[int, ...], tuple[Card, ...], int]] = []
         self.card_points = [0] * variant.sides
         self.tricks_won = [0] * variant.sides
-        self.revoked = [False] * n
+        self.revoked: list[int | None] = [None] * n  # per seat its first illegal card (R24)
         self.log: list[Action] = []
         self.actors: list[int] = []
         self.result: RoundResult | None = None
@@ -501,8 +501,9 @@ class Round:
                         self.declared[seat], len(self.belas), self.revoked[seat])
         self._undo.append(undo)  # completed below when the card ends a trick
         if (lead is not None and win is not None and self.options.enforce == Enforce.OFF
+                and self.revoked[seat] is None
                 and not self.variant.duties(self.hands[seat], lead, win, table) & bit):
-            self.revoked[seat] = True  # R24: accepted, but a claim may follow
+            self.revoked[seat] = card  # R24: accepted, but a claim may follow
         self.hands[seat] ^= bit
         if self.declared[seat] is None:
             self.declared[seat] = ()  # R13: no declare before the first card announces nothing

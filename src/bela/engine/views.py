@@ -22,7 +22,7 @@ from .actions import CONTRACT_TOKENS, Action, Decline
 from .cards import Card, CardSet
 from .declarations import Declaration, declaration_value
 from .enums import Phase
-from .explain import Refusal, refusals, ruled_out, trick_winner
+from .explain import Refusal, ShownRevoke, refusals, ruled_out, shown_revokes, trick_winner
 from .scoring import RoundResult, round_standing
 from .state import Match, Round
 
@@ -84,6 +84,7 @@ class SeatView:
     trick_winner: int | None  # the seat winning the trick in progress so far (R20)
     refusals: tuple[Refusal, ...]  # own cards the duties refuse now, with rule and reason
     ruled_out: tuple[CardSet, ...]  # per seat: cards its plays showed it does not hold
+    revokes_shown: tuple[ShownRevoke, ...]  # per seat its first revoke its cards proved (R24)
     strength: tuple[int, ...] | None  # per card, its rank in the contract's trick order
 
     @property
@@ -166,5 +167,6 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
         trick_winner=trick_winner(rnd),
         refusals=refusals(rnd) if seat is not None and seat == acting else (),
         ruled_out=tuple(CardSet(m) for m in ruled_out(rnd)),
+        revokes_shown=shown_revokes(rnd),
         strength=rnd.table.strength if rnd.table is not None else None,
     )

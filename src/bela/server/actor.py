@@ -14,6 +14,11 @@ with a seed made of the table seed and the event number, so its play is the same
 not the server restarted; a bot that fails (or whose worker process died) is replaced for
 that move by :func:`bela.bots.driver.decide`'s fallback.
 
+With ``enforce = off`` (R24) a seat a bot plays (a bot's, an absent player's) claims
+auzmeš as soon as its view proves an opponent's revoke (:func:`bela.bots.claims.claim_for`),
+before the next move and paced as a bot's move; at a rated table no bot revokes on purpose
+(``decide``'s ``revokes``), so nobody can farm a rating on the beginner's revokes.
+
 A write the database fences off (:class:`~bela.storage.LogConflict`: another process
 appended to the table's log, believing it ran the table) stops the actor: ``on_conflict``
 hands the table back to the lobby, which reloads it from the database or lets the process
@@ -35,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..bots import make_bot
+from ..bots.claims import claim_for
 from ..bots.driver import Decision, decide
 from ..engine import BelaError, IllegalAction, parse_action
 from ..engine.actions import Action, ActionParseError, Claim
@@ -527,13 +533,21 @@ class TableActor:
 
     # -- bots ----------------------------------------------------------------------------------
     def _bot_turn(self) -> int | None:
-        """The seat to act if a bot plays it now (a bot's seat, an absent player's, or a
-        player's whose turn clock ran out)."""
+        """The seat a bot acts for now: a seat a bot plays whose view proves an opponent's
+        revoke, to claim it (R24, the first from the seat to act on); else the seat to act
+        if a bot plays it now (a bot's seat, an absent player's, or a player's whose turn
+        clock ran out)."""
         m = self.table.match
         if (self.table.status != TableStatus.RUNNING or m is None or m.round is None
                 or m.round.is_over):
             return None
         seat = m.round.turn
+        if m.round.claim_allowed():
+            n = len(self.table.seats)
+            for s in ((seat + k) % n for k in range(n)):
+                if (self.table.seats[s].bot_controlled
+                        and claim_for(seat_view(m, s)) is not None):
+                    return s
         if self.table.seats[seat].bot_controlled or self._overdue == (seat, self.table.seq):
             return seat
         return None
@@ -561,11 +575,15 @@ class TableActor:
         answers when it has decided (docs/SECURITY.md, Timing)."""
         started = self._loop.time()
         spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
-        if self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
-            decision = await self.bots.decide(spec, seed, view)
+        revokes = not self.table.rated  # no deliberate revoke where ratings move
+        claim = claim_for(view)
+        if claim is not None:  # auzmeš (R24): what the view proves, no bot to ask
+            decision = Decision(claim)
+        elif self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
+            decision = await self.bots.decide(spec, seed, view, revokes)
         else:
             decision = await asyncio.to_thread(
-                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
         self.metrics.bot_think.observe(self._loop.time() - started)
         await asyncio.sleep(max(0.0, self.config.bot_delay - (self._loop.time() - started)))
         self.post(BotMove(seat, seq, decision))

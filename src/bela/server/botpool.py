@@ -141,11 +141,11 @@ def portable(failure: BaseException) -> BaseException:
     return out
 
 
-def think(spec: str, seed: int, view: SeatView) -> Decision:
+def think(spec: str, seed: int, view: SeatView, revokes: bool = True) -> Decision:
     """A bot's decision, in a worker: :func:`~bela.bots.driver.decide` with the bot
-    ``spec`` made with ``seed`` (the fallback seeded with it too), its failure made
-    :func:`portable`."""
-    decision = decide(lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+    ``spec`` made with ``seed`` (the fallback seeded with it too; a deliberate revoke
+    only where ``revokes``), its failure made :func:`portable`."""
+    decision = decide(lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
     if decision.failure is None:
         return decision
     return Decision(decision.action, portable(decision.failure))
@@ -262,18 +262,19 @@ class BotPool:
         if executor is not None:
             await asyncio.to_thread(stop_workers, executor, grace)
 
-    async def decide(self, spec: str, seed: int, view: SeatView) -> Decision:
+    async def decide(self, spec: str, seed: int, view: SeatView,
+                     revokes: bool = True) -> Decision:
         """The decision of the bot ``spec`` with ``seed`` on ``view``: in a worker when it
         is :meth:`pooled` (and the pool runs), else in a thread.  Never raises for the bot
         or the pool: a failure is the decision's (the seeded heuristic moved)."""
         if not self.pooled(spec) or self._stopped:
             return await asyncio.to_thread(
-                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed)
+                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
         self.start()
         executor = self._executor
         assert executor is not None
         try:
-            job: Future[Decision] = executor.submit(think, spec, seed, view)
+            job: Future[Decision] = executor.submit(think, spec, seed, view, revokes)
             self._jobs.add(job)
             job.add_done_callback(self._jobs.discard)
             return await asyncio.wrap_future(job)

@@ -21,7 +21,7 @@ from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
 from ..engine.cards import RANKS, SUITS, Card, CardSet
 from ..engine.declarations import declaration_value
 from ..engine.events import BidMade, ContractFixed, Declared, Event, RoundOver, TrickTaken
-from ..engine.explain import Refusal
+from ..engine.explain import Refusal, ShownRevoke
 from ..engine.scoring import RoundResult
 from ..engine.variants.base import Variant
 from ..engine.views import DeclarationInfo, SeatView
@@ -279,6 +279,9 @@ def view_from_json(d: dict[str, Any]) -> SeatView:
                 None if r["to_beat"] is None else Card.from_code(r["to_beat"]), r["reason"])
         for r in d.get("refusals", ()))
     extra["ruled_out"] = tuple(cs(m) for m in d.get("ruled_out", ()))
+    extra["revokes_shown"] = tuple(
+        ShownRevoke(r["seat"], r["trick"], Card.from_code(r["card"]), Card.from_code(r["proof"]),
+                    r["proof_trick"], r["rule"], r["kind"]) for r in d.get("revokes_shown", ()))
     extra["strength"] = None if d.get("strength") is None else tuple(d["strength"])
     for name in known - _BUILT - set(extra):
         extra[name] = _tuples(d.get(name))

@@ -43,7 +43,11 @@ bad one almost never;
 ``forget=P`` misses a count with probability P a decision: the cards of one suit played in
 the earlier tricks are forgotten (they look unplayed, and what they showed about voids is
 lost), as a player who lost track of the trumps (the network's decisions only: the levels
-that make mistakes play without the endgame search).
+that make mistakes play without the endgame search);
+``revoke=P`` breaks a duty (R17-R19) with probability P at each card where the duties
+refuse a card and the table lets it be played (``enforce = off``, R24, and a table where
+revokes are allowed, :func:`bela.bots.driver.bot_view`): a card of those drawn uniformly,
+from its own seeded draw, as a player who overlooked a card of the led suit or a trump.
 """
 
 from __future__ import annotations
@@ -148,13 +152,13 @@ class LearnedBot:
 
     def __init__(self, seed: int | None = None, model: str | None = None,
                  bidding: str = "hybrid", threshold: float = 0.0, temperature: float = 0.0,
-                 forget: float = 0.0, symmetric: bool = True,
+                 forget: float = 0.0, symmetric: bool = True, revoke: float = 0.0,
                  endgame: int | None = None, nodes: int = ENDGAME_NODES,
                  tuning: Mapping[str, HeuristicParams] | None = None) -> None:
         if bidding not in ("hybrid", "net", "heuristic"):
             raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
-        if temperature < 0 or not 0 <= forget <= 1:
-            raise ValueError("temperature must be >= 0 and forget between 0 and 1")
+        if temperature < 0 or not 0 <= forget <= 1 or not 0 <= revoke <= 1:
+            raise ValueError("temperature must be >= 0, forget and revoke between 0 and 1")
         if endgame is not None and (not isinstance(endgame, int) or isinstance(endgame, bool)
                                     or endgame < 0):
             raise ValueError("endgame must be a whole number >= 0 (the last tricks played "
@@ -169,6 +173,9 @@ class LearnedBot:
         self.rng = random.Random(seed)
         self.temperature = temperature
         self.forget = forget
+        self.revoke = revoke
+        # the revokes' own draw: the other choices draw the same with or without them
+        self.revoke_rng = random.Random(None if seed is None else f"revoke {seed}")
         self.model = model
         self.bidding = bidding
         self.threshold = threshold
@@ -261,6 +268,8 @@ class LearnedBot:
         plays = [a for a in view.legal if isinstance(a, Play)]
         if view.phase != Phase.PLAY or len(plays) != len(view.legal):
             return self.fallback.act(view)
+        if self.revoke and view.refusals and self.revoke_rng.random() < self.revoke:
+            return Play(self.revoke_rng.choice(sorted(r.card for r in view.refusals)))
         cards = sorted({a.card for a in plays})
         if len(cards) == 1:
             card = cards[0]

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from rich import box
 from rich.table import Table
 
+from ...engine.cards import Card
 from ...engine.enums import Outcome
 from ...engine.events import RoundBooked
 from ...engine.rules import NO_TRUMPS
 from ...engine.scoring import RoundResult
 from ...engine.views import SeatView
-from ..text import contract_text
+from ..text import card_markup, contract_text
 from .screen import Screen
 from .texts import SHORT_OUTCOMES, conj
 
@@ -116,7 +117,13 @@ class Sheet:
             who = self.screen.name(claimant) if isinstance(claimant, int) else "?"
             verdict = ("were " if claimant == self.seating.human else "was ") + (
                 "right" if valid else "wrong")
-            return (f"[bold]Auzmeš[/bold]: {who} claimed a revoke and {verdict}: "
+            offender, card = res.extra.get("offender"), res.extra.get("card")
+            how = ""
+            if isinstance(offender, int) and isinstance(card, str):  # the first revoke
+                whose = ("your" if offender == self.seating.human
+                         else f"{self.screen.name(offender)}'s")
+                how = f" ({whose} {card_markup(Card.from_code(card))})"
+            return (f"[bold]Auzmeš[/bold]: {who} claimed a revoke and {verdict}{how}: "
                     f"{st.side_long(side)} score {res.scores[side]} (R24).")
         side = res.winner if res.winner is not None else 0  # Outcome.BELOT (R10)
         who = st.side_long(side)
