@@ -68,6 +68,12 @@ def serve(
         None, "--bot-workers", min=0, help="Worker processes where the tables' strong bots "
         "(pimc, ismcts, ...) think, so that they never slow other tables (default: one fewer "
         "than the CPUs, at least 1; 0: in threads of the server process)."),
+    rated_min_target: int = typer.Option(
+        0, "--rated-min-target", min=0, help="The shortest target a rated table plays to "
+        "(0: each variant's default target); private tables are never rated."),
+    board_opponents: int = typer.Option(
+        5, "--board-opponents", min=0, help="Distinct opponents in rated matches before "
+        "the leaderboard lists an account."),
     log_format: str = typer.Option("text", "--log-format", help="Logs on stderr as 'text' "
                                    "or 'json' (one object per line, with table ids)."),
     log_level: str = typer.Option("warning", "--log-level", help="Log level (debug, info, "
@@ -109,7 +115,9 @@ def serve(
                          token_ttl=token_ttl * 86400, redis_url=redis, instance=name,
                          lease_ttl=lease_ttl, analysis_workers=analysis_workers,
                          analysis_warm=True, bot_workers=bot_workers, bot_warm=True,
-                         shutdown_timeout=shutdown_timeout, **limits)
+                         shutdown_timeout=shutdown_timeout,
+                         rated_min_target=rated_min_target or None,
+                         board_opponents=board_opponents, **limits)
     except ValueError as exc:  # a rate limit storage that cannot be used
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

@@ -469,7 +469,8 @@ class TableActor:
         lines = [] if table.origin else ratings.lines(table, result)
         try:
             try:
-                self.store.finish(table, result, record, lines, ratings.rate_fn(table, lines))
+                self.store.finish(table, result, record, lines, ratings.rate_fn(
+                    table, lines, self.store.meetings(table, lines)))
             except ratings.RatingFailed as exc:  # a bug must not keep the match unfinished
                 self.log.error("table %s: its ratings could not be worked out (%s): stored "
                                "unrated", table.id, exc)

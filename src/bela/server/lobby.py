@@ -301,7 +301,9 @@ class Lobby:
         """A new open table of ``player``, who sits in ``seat`` (``None``: nowhere); a
         ``private`` one gets an invite code; ``turn_clock``: the seconds a player has per
         turn (``None``: no clock); a ``rated`` one's result moves ratings (not with a given
-        ``seed``: its deals are known).  A guest has at most ``tables_per_guest`` open or
+        ``seed``: its deals are known; a private one or one with a target below
+        ``rated_min_target``, by default the variant's, is made unrated: its summary's
+        ``rated`` is false).  A guest has at most ``tables_per_guest`` open or
         running tables he created."""
         if variant not in VARIANTS:
             raise InvalidInput("bad_variant", f"unknown variant {variant!r} "
@@ -332,6 +334,9 @@ class Lobby:
             rated = False  # deals known in advance move no rating
         else:
             seed = secrets.randbits(62)
+        # only public tables to the variant's target are rated (rating farming: SECURITY.md)
+        shortest = self.config.rated_min_target or v.default_target
+        rated = rated and not private and opts.target >= shortest
         limit = self.config.tables_per_guest
         if self.store.count_active(player["id"]) >= limit:
             raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
@@ -377,7 +382,8 @@ class Lobby:
                                 turn_clock=self.config.quick_turn_clock, rated=True)
         try:
             for seat, player in enumerate(players):
-                self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"]))
+                self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"],
+                                                 address=player.get("address")))
             for seat in range(len(players), v.seats):
                 self._set_seat(table, seat, Seat(name=f"Bot {seat + 1}", is_bot=True))
             await self._start(table)
@@ -462,7 +468,8 @@ class Lobby:
         table.active_at = time.time()
         if current is not None:
             self._clear_seat(table, current)
-        self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"]))
+        self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"],
+                                         address=player.get("address")))
         for conn in self.hub.conns(table):  # a watching connection of this player takes it
             if conn.player_id == player["id"]:
                 conn.seat = seat

@@ -54,6 +54,10 @@ class ServerConfig:
     min_quick_wait: int = 5
     max_quick_wait: int = 300
     quick_turn_clock: int | None = 60
+    # Ratings (docs/SECURITY.md "Fair shares and ratings"): only public tables that play to
+    # at least this target (None: the variant's default target) are rated, and quick play.
+    rated_min_target: int | None = None
+    board_opponents: int = 5  # distinct opponents before the leaderboard lists an account
     # One of several instances of a site (bela.server.cluster): the Redis they share
     # (None: this process alone), this instance's name, and the seconds a table's lease
     # lasts unrenewed (how soon another instance takes over the tables of one that died).
@@ -93,6 +97,9 @@ class Seat:
     name: str = ""
     is_bot: bool = False
     autopilot: bool = False
+    # the client address the seat was taken from (in memory only: a restart forgets it); two
+    # human seats of one address make an unrated match (bela.server.ratings)
+    address: str | None = None
 
     @property
     def free(self) -> bool:
