@@ -71,6 +71,8 @@ class ServerConfig:
     analysis_workers: int = 2
     analysis_warm: bool = False  # start the workers with the app (bela serve), not at first use
     analysis_queue: int = 8
+    analysis_share: int = 2  # jobs in flight of one address, or one player (0: no share)
+    analysis_hints: int = 2  # hints running or waiting, places the other jobs never take
     review_ttl: float = 3600.0
     # A stopping server (SIGTERM, Ctrl-C) gives its connections and requests this long to
     # end (uvicorn's graceful shutdown, ``bela serve``); then its tables stop and its bot
