@@ -344,6 +344,7 @@ class Lobby:
         table = self._new_table(variant, {k: val for k, val in opts.as_dict().items()
                                           if k in v.options}, seed, bot, player["id"],
                                 private=private, turn_clock=turn_clock, rated=rated)
+        table.owner_address = player.get("address")
         if seat is not None:
             self.sit(table, player, seat)
         return table
@@ -508,7 +509,30 @@ class Lobby:
         the first round."""
         self._require_open(table)
         self._require_owner(table, player)
+        self._require_strong_quota(table, player)
         await self._start(table)
+
+    def strong(self, table: Table) -> bool:
+        """Does a bot of ``table`` think in the bot pool (a strong bot, shared by all)?"""
+        return (self.bots is not None and self.bots.pooled(table.bot)
+                and any(s.is_bot for s in table.seats))
+
+    def _require_strong_quota(self, table: Table, player: dict[str, Any]) -> None:
+        """At most ``strong_bot_tables`` running tables with strong bots per player and per
+        address (the bot pool is shared: SECURITY.md, "Fair shares and ratings")."""
+        limit = self.config.strong_bot_tables
+        if not limit or not self.strong(table):
+            return
+        address = player.get("address")
+        mine = [t for t in self.tables.values()
+                if t.status == TableStatus.RUNNING and t is not table and self.strong(t)
+                and (t.owner_id == player["id"] or (address is not None and (
+                    t.owner_address == address
+                    or any(s.address == address for s in t.seats))))]
+        if len(mine) >= limit:
+            raise Conflict("too_many_bot_tables", f"you (or your address) run {limit} tables "
+                           f"with strong bots: finish or close one first, or play the "
+                           f"heuristic bot")
 
     async def _start(self, table: Table) -> None:
         free = [i for i, s in enumerate(table.seats) if s.free]

@@ -73,6 +73,15 @@ class ServerConfig:
     analysis_queue: int = 8
     analysis_share: int = 2  # jobs in flight of one address, or one player (0: no share)
     analysis_hints: int = 2  # hints running or waiting, places the other jobs never take
+    # The bot pool (bela.server.botpool): running tables with strong (pooled) bots a player
+    # or an address may start (0: no limit), and the most seconds a strong bot answers in
+    # per decision kind (its search stops and a quick fallback plays at the deadline);
+    # bot_delay is the floor.  docs/SECURITY.md, Timing.
+    strong_bot_tables: int = 2
+    bot_ceiling_bid: float = 3.0
+    bot_ceiling_exchange: float = 2.0
+    bot_ceiling_discard: float = 3.0
+    bot_ceiling_card: float = 3.0
     review_ttl: float = 3600.0
     # A stopping server (SIGTERM, Ctrl-C) gives its connections and requests this long to
     # end (uvicorn's graceful shutdown, ``bela serve``); then its tables stop and its bot
@@ -140,6 +149,7 @@ class Table:
     clock: tuple[int, float] | None = None  # the running clock: seat, time.monotonic() deadline
     rated: bool = False  # its result moves the players' ratings (see bela.server.ratings)
     origin: str | None = None  # "analysis": a play-on, whose first rounds were played elsewhere
+    owner_address: str | None = None  # the creator's client address (in memory only)
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""
