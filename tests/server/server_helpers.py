@@ -42,6 +42,19 @@ def server(tmp_path: Path, url: str | None = None, **config: Any) -> Iterator[Te
         yield client
 
 
+@contextmanager
+def from_address(client: TestClient, host: str) -> Iterator[TestClient]:
+    """The client's requests in this block come from ``host`` (the fair shares and the
+    rating rules count by the client address)."""
+    transport: Any = client._transport
+    before = transport.client
+    transport.client = (host, 50000)
+    try:
+        yield client
+    finally:
+        transport.client = before
+
+
 def guest(client: TestClient, name: str) -> tuple[str, dict[str, str]]:
     r = client.post("/api/guests", json={"name": name})
     assert r.status_code == 200, r.text

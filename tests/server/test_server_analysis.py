@@ -5,8 +5,10 @@ One app for the whole module: its analysis worker process loads the solver once.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -205,6 +207,126 @@ def test_too_busy_when_the_queue_is_full(client: Any) -> None:
     finally:
         pool.queue = queue
     assert position(client, record, 0, 1).status_code == 200
+
+
+# -- fair shares (docs/SECURITY.md, "Fair shares and ratings") ------------------------------
+class Gate:
+    """Jobs for a pool of threads that end when the test lets them, noting their order."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+        self.order: list[str] = []
+
+    def job(self, name: str) -> dict[str, Any]:
+        self.open.wait(10)
+        self.order.append(name)
+        return {"name": name}
+
+
+def threads_pool(workers: int, queue: int, share: int, hints: int = 1) -> Any:
+    from bela.server.analysis import Pool
+    pool = Pool(workers, queue, share, hints)
+    pool._executor = ThreadPoolExecutor(workers)  # type: ignore[assignment]
+    return pool
+
+
+async def settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+
+
+def test_one_address_gets_its_share_and_another_is_served() -> None:
+    """The review's case: one address keeps jobs in flight; beyond its share it is refused
+    before the queue, so another address's job is admitted and answered."""
+    from bela.server.errors import TooMany
+    gate = Gate()
+    pool = threads_pool(1, 8, 2)
+
+    async def main() -> None:
+        flood = []
+        refused = 0
+        for i in range(10):
+            try:
+                pool._admit(["address:1.2.3.4"], False)
+            except TooMany as exc:
+                refused += 1
+                assert exc.code == "too_busy" and "share" in exc.message
+                continue
+            flood.append(asyncio.ensure_future(pool.run(gate.job, f"flood{i}",
+                                                        clients=["address:1.2.3.4"])))
+            await settle()
+        assert (len(flood), refused) == (2, 8)
+        victim = asyncio.ensure_future(pool.run(gate.job, "victim",
+                                                clients=["address:5.6.7.8"]))
+        await settle()
+        assert pool.pending == 3
+        gate.open.set()
+        assert (await victim) == {"name": "victim"}
+        await asyncio.gather(*flood)
+        # a player's share counts across addresses
+        gate.open.clear()
+        first = asyncio.ensure_future(pool.run(gate.job, "a", clients=["address:x",
+                                                                      "player:ana"]))
+        second = asyncio.ensure_future(pool.run(gate.job, "b", clients=["address:y",
+                                                                       "player:ana"]))
+        await settle()
+        with pytest.raises(TooMany):
+            await pool.run(gate.job, "c", clients=["address:z", "player:ana"])
+        gate.open.set()
+        await asyncio.gather(first, second)
+        assert pool.pending == 0 and not pool._clients
+
+    asyncio.run(main())
+    pool._executor.shutdown()
+
+
+def test_a_hint_is_served_while_the_queue_is_full() -> None:
+    from bela.server.errors import TooMany
+    gate = Gate()
+    pool = threads_pool(1, 2, 0, hints=1)
+
+    async def main() -> None:
+        jobs = []
+        for i in range(3):  # one running, two waiting: the queue is full
+            jobs.append(asyncio.ensure_future(pool.run(gate.job, f"job{i}")))
+            await settle()
+        with pytest.raises(TooMany):
+            await pool.run(gate.job, "one too many")
+        hint = asyncio.ensure_future(pool.run(gate.job, "hint", hint=True))
+        await settle()
+        with pytest.raises(TooMany):  # the hints' own place is taken
+            await pool.run(gate.job, "hint2", hint=True)
+        gate.open.set()
+        assert (await hint) == {"name": "hint"}
+        await asyncio.gather(*jobs)
+        # the hint had the next free worker, before the jobs that waited
+        assert gate.order == ["job0", "hint", "job1", "job2"]
+
+    asyncio.run(main())
+    pool._executor.shutdown()
+
+
+def test_the_analysis_endpoints_count_each_address_and_player(client: Any) -> None:
+    """The requests name their clients: a position's job counts against its address,
+    and against its player when the request has a token."""
+    from bela.server.analysis import clients_of
+
+    class Fake:
+        def __init__(self, host: str, token: str | None) -> None:
+            self.client = type("C", (), {"host": host})()
+            self.headers = {"authorization": f"Bearer {token}"} if token else {}
+            self.app = client.app
+
+    token, _ = guest(client, "Fair")
+    me = client.get("/api/players/me", headers={"Authorization": f"Bearer {token}"}).json()
+
+    async def main() -> None:
+        assert await clients_of(Fake("1.2.3.4", None)) == ["address:1.2.3.4"]  # type: ignore[arg-type]
+        assert await clients_of(Fake("1.2.3.4", token)) == [  # type: ignore[arg-type]
+            "address:1.2.3.4", f"player:{me['player_id']}"]
+        assert await clients_of(Fake("1.2.3.4", "nope")) == ["address:1.2.3.4"]  # type: ignore[arg-type]
+
+    asyncio.run(main())
 
 
 # -- play on ---------------------------------------------------------------------------------

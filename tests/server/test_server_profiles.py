@@ -17,6 +17,9 @@ from bela.server.ratings import lines, rate_fn
 from bela.server.store import Store
 from bela.storage import Database
 
+# one-point matches are rated here (a server's rated_min_target); one opponent lists one
+RATED: dict[str, Any] = {"rated_min_target": 1, "board_opponents": 1}
+
 
 def player_id(client: Any, h: dict[str, str]) -> str:
     return str(client.get("/api/players/me", headers=h).json()["player_id"])
@@ -29,7 +32,7 @@ def play(client: Any, token: str, h: dict[str, str], **body: Any) -> tuple[str, 
                                          "seat": 0, **body}, headers=h)
     assert r.status_code == 200, r.text
     tid = r.json()["id"]
-    assert r.json()["rated"] == body.get("rated", True)
+    assert r.json()["rated"] == (body.get("rated", True) and not body.get("private", False))
     assert client.post(f"/api/tables/{tid}/bots", headers=h).status_code == 200
     with client.websocket_connect(f"/ws/tables/{tid}?token={token}") as w:
         me = Reader(w)
@@ -51,7 +54,7 @@ def profile(client: Any, pid: str, h: dict[str, str] | None = None) -> dict[str,
 
 
 def test_a_rated_match_moves_both_ratings_and_fills_the_profiles(tmp_path: Path) -> None:
-    with server(tmp_path) as client:
+    with server(tmp_path, **RATED) as client:
         token, h = guest(client, "Ana")
         pid = player_id(client, h)
         tid, totals = play(client, token, h)
@@ -123,36 +126,38 @@ def test_a_rated_match_moves_both_ratings_and_fills_the_profiles(tmp_path: Path)
 
 def test_private_matches_are_their_players_and_unrated_ones_move_nothing(
         tmp_path: Path) -> None:
-    with server(tmp_path) as client:
+    """A private table is unrated (rating farming, SECURITY.md) and its match is its
+    players' own; a table made unrated counts in the stats only."""
+    with server(tmp_path, **RATED) as client:
         token, h = guest(client, "Ana")
         _, ben = guest(client, "Ben")
         pid = player_id(client, h)
+        public, _ = play(client, token, h)
+        rating = profile(client, pid, h)["variants"][0]["rating"]
+        bot_rating = profile(client, "bot-heuristic")["variants"][0]["rating"]
         hidden, _ = play(client, token, h, private=True)
         own = profile(client, pid, h)
-        assert [m["table"] for m in own["matches"]] == [hidden]
-        for viewer in (None, ben):  # anyone else: the rating's point without its table
+        assert [m["table"] for m in own["matches"]] == [hidden, public]
+        assert not own["matches"][0]["rated"] and own["variants"][0]["rating"] == rating
+        for viewer in (None, ben):  # anyone else: not the private match
             seen = profile(client, pid, viewer)
-            assert seen["matches"] == []
-            assert seen["variants"][0]["history"] == [
-                dict(own["variants"][0]["history"][0], table=None)]
-            assert seen["variants"][0]["rating"] == own["variants"][0]["rating"]
-        assert profile(client, "bot-heuristic")["matches"] == []
+            assert [m["table"] for m in seen["matches"]] == [public]
+            assert seen["variants"][0]["rating"] == rating
+        assert [m["table"] for m in profile(client, "bot-heuristic")["matches"]] == [public]
 
-        rating = own["variants"][0]["rating"]
-        bot_rating = profile(client, "bot-heuristic")["variants"][0]["rating"]
         free, _ = play(client, token, h, rated=False)
         after = profile(client, pid, h)
         [bela2] = after["variants"]
         assert bela2["rating"] == rating and len(bela2["history"]) == 1
-        assert bela2["games"] == 2  # the stats count it
-        assert [m["table"] for m in after["matches"]] == [free, hidden]
+        assert bela2["games"] == 3  # the stats count them
+        assert [m["table"] for m in after["matches"]] == [free, hidden, public]
         newest = after["matches"][0]
         assert not newest["rated"] and newest["rating_before"] is None
         assert newest["rating_after"] is None
-        assert [m["table"] for m in profile(client, pid, ben)["matches"]] == [free]
+        assert [m["table"] for m in profile(client, pid, ben)["matches"]] == [free, public]
         bot = profile(client, "bot-heuristic")
         assert bot["variants"][0]["rating"] == bot_rating
-        assert bot["variants"][0]["games"] == 2
+        assert bot["variants"][0]["games"] == 3
         assert client.get("/api/leaderboard?variant=bela2").json()["entries"][0][
             "games"] == 1  # the rated ones
 
@@ -210,7 +215,7 @@ def test_a_fault_of_the_ratings_stores_the_match_unrated(tmp_path: Path,
             raise ZeroDivisionError("a bug")
 
     monkeypatch.setattr(ratings, "_MODEL", Broken())
-    with server(tmp_path) as client:
+    with server(tmp_path, **RATED) as client:
         token, h = guest(client, "Ana")
         pid = player_id(client, h)
         tid, _totals = play(client, token, h)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
-from server_helpers import guest, redis_server, server, start, table_with
+from server_helpers import from_address, guest, redis_server, server, start, table_with
 
 from bela.server.metrics import Metrics
 from bela.server.model import TableStatus
@@ -87,6 +87,38 @@ def test_bela4_with_two_humans_gets_two_bots() -> None:
              entry("cvijeta", 2500, waited=2, variant="bela4")]
     # Ana's window (150 + 400) takes Bruno, not Cvijeta; the other two seats get bots
     assert ids(match(queue, 4, NOW)) == [["ana", "bruno"]]
+
+
+def test_one_address_is_never_seated_twice_at_a_table() -> None:
+    """Rating farming: two accounts of one address are never seated together, neither in
+    a full table nor with bots after a wait; a third player is taken instead."""
+    home = [replace(entry("ana", 1000), address="10.0.0.1"),
+            replace(entry("bruno", 1010), address="10.0.0.1")]
+    assert match(home, 2, NOW) == []
+    waited = [replace(e, since=NOW - 61) for e in home]
+    assert sorted(ids(match(waited, 2, NOW))) == [["ana"], ["bruno"]]  # each with bots
+    third = [*home, replace(entry("cvijeta", 1100), address="10.0.0.3")]
+    tables = match(third, 2, NOW)
+    assert len(tables) == 1 and {"cvijeta"} < set(ids(tables)[0])
+    four = [replace(entry(n, 1000 + i), address=f"10.0.0.{i % 3}", variant="bela4")
+            for i, n in enumerate(["ana", "bruno", "cvijeta", "davor"])]
+    assert match(four, 4, NOW) == []  # ana and davor share an address
+    assert ids(match([replace(e, since=NOW - 61) for e in four], 4, NOW))[0] == [
+        "ana", "bruno", "cvijeta"]  # the longest waiting (ana) is seated, davor not with her
+
+
+def test_quick_play_over_http_never_pairs_one_address(tmp_path: Path) -> None:
+    with server(tmp_path, **QUICK) as client:
+        _, ana = guest(client, "Ana")
+        _, bruno = guest(client, "Bruno")
+        for h in (ana, bruno):
+            assert client.post("/api/quick", json={"variant": "bela2", "wait": 2},
+                               headers=h).status_code == 200
+        first, second = wait_for(client, ana, "matched"), wait_for(client, bruno, "matched")
+        assert first["table"] != second["table"]  # each was seated with a bot
+        for body in (first, second):
+            seats = client.get(f"/api/tables/{body['table']}").json()["seats"]
+            assert [s["kind"] for s in seats] == ["human", "bot"]
 
 
 def test_the_bot_nearest_the_humans_rating_is_chosen() -> None:
@@ -395,8 +427,9 @@ def test_two_players_are_matched_into_one_rated_table(tmp_path: Path) -> None:
         assert body["waited"] <= 1
         assert body == {"status": "waiting", "variant": "bela2", "wait": 60,
                         "waited": body["waited"], "waiting": 1, "others": 0, "rating": 1000}
-        assert client.post("/api/quick", json={"variant": "bela2", "wait": 60},
-                           headers=bruno).status_code == 200
+        with from_address(client, "10.0.0.2"):  # one address is never seated twice
+            assert client.post("/api/quick", json={"variant": "bela2", "wait": 60},
+                               headers=bruno).status_code == 200
         first = wait_for(client, ana, "matched")
         assert first["variant"] == "bela2"
         assert wait_for(client, bruno, "matched") == first
@@ -456,7 +489,9 @@ def test_a_player_at_a_running_table_may_not_join(tmp_path: Path) -> None:
         r = client.post("/api/quick", json={"variant": "bela4", "wait": 60}, headers=ana)
         assert r.status_code == 409 and r.json()["error"]["code"] == "already_playing"
         # Bruno would make a table with Ana: she leaves the queue instead, he waits on
-        r = client.post("/api/quick", json={"variant": "bela2", "wait": 60}, headers=bruno)
+        with from_address(client, "10.0.0.2"):
+            r = client.post("/api/quick", json={"variant": "bela2", "wait": 60},
+                            headers=bruno)
         assert r.status_code == 200
         assert wait_for(client, ana, "idle") == {"status": "idle"}
         body = client.get("/api/quick", headers=bruno).json()
@@ -495,8 +530,9 @@ def test_players_at_two_instances_meet_through_redis(tmp_path: Path) -> None:
         r = a.post("/api/quick", json={"variant": "bela2", "wait": 60}, headers=ana)
         assert r.json()["status"] == "waiting"
         assert b.get("/api/quick", headers=ana).json()["status"] == "waiting"  # shared
-        assert b.post("/api/quick", json={"variant": "bela2", "wait": 60},
-                      headers=bruno).status_code == 200
+        with from_address(b, "10.0.0.2"):
+            assert b.post("/api/quick", json={"variant": "bela2", "wait": 60},
+                          headers=bruno).status_code == 200
         first = wait_for(a, ana, "matched")
         assert wait_for(b, bruno, "matched") == first
         assert a.get("/api/quick", headers=bruno).json() == first

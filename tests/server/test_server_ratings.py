@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from openskill.models import PlackettLuce
 
+from bela.engine.variants import VARIANTS
 from bela.server.model import Seat, Table, TableStatus
 from bela.server.ratings import MU, SIGMA, lines, rate_fn, shown, standings
+from bela.server.ratings import damping as ratings_damping
 from bela.storage import Database
 
 MODEL = PlackettLuce()
@@ -206,5 +208,122 @@ def test_finished_tables_move_the_stored_ratings(tmp_path: Path) -> None:
         assert first["rating_before"] == 1000
         assert second["rating_before"] == first["rating_after"] < second["rating_after"]
         assert shown(now[ana]["mu"], now[ana]["sigma"]) == second["rating_after"]
+    finally:
+        db.close()
+
+
+# -- rating farming (docs/SECURITY.md, "Fair shares and ratings") -----------------------------
+def test_private_and_short_tables_are_made_unrated(tmp_path: Path) -> None:
+    """Only a public table to the variant's default target is rated: a private one or a
+    shorter target is stored unrated and its summary says so."""
+    from server_helpers import guest, server
+    with server(tmp_path, allow_seed=False) as client:
+        _, h = guest(client, "Ana")
+        made = []
+        for body in ({}, {"private": True}, {"options": {"target": 500}},
+                     {"options": {"target": 501}}, {"rated": False}):
+            r = client.post("/api/tables", json={"variant": "bela2", **body}, headers=h)
+            assert r.status_code == 200, r.text
+            made.append(r.json()["rated"])
+            assert client.post(f"/api/tables/{r.json()['id']}/close",
+                               headers=h).status_code == 200
+        assert made == [True, False, False, True, False]
+    with server(tmp_path, allow_seed=False, rated_min_target=101) as client:
+        _, h = guest(client, "Ana")
+        r = client.post("/api/tables", json={"variant": "bela2", "options": {"target": 101}},
+                        headers=h)
+        assert r.json()["rated"] is True  # the server's own shortest rated target
+
+
+def test_two_seats_of_one_address_move_nothing() -> None:
+    res = result([1001, 700, 300], winner=0)
+    t = table("bela3", ["ana", "ben", None])
+    t.seats[0].address, t.seats[1].address = "10.0.0.1", "10.0.0.1"
+    assert rate_fn(t, lines(t, res)) is None
+    t.seats[1].address = "10.0.0.2"
+    assert rate_fn(t, lines(t, res)) is not None
+    t.seats[1].address = None  # unknown (a seat taken before a restart): not the same
+    assert rate_fn(t, lines(t, res)) is not None
+
+
+def test_the_same_players_again_move_less_and_then_nothing() -> None:
+    t = table("bela2", ["ana", "ben"])
+    res = result([1001, 700], winner=0)
+    full = rated(t, res)
+    for met, share in ((1, 0.5), (2, 0.25), (3, 0.0), (9, 0.0)):
+        rate = rate_fn(t, lines(t, res), {"ana": met, "ben": met})
+        assert rate is not None
+        moved = rate({})
+        for who in ("ana", "ben"):
+            assert moved[who]["mu"] == pytest.approx(MU + share * (full[who]["mu"] - MU))
+            assert moved[who]["sigma"] == pytest.approx(
+                SIGMA + share * (full[who]["sigma"] - SIGMA))
+        if share == 0:
+            assert moved["ana"]["after"] == moved["ana"]["before"] == 1000
+
+
+def test_meetings_count_recent_rated_matches_with_the_same_players(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'r.db'}")
+    try:
+        ana, _ = db.create_player("Ana")
+        ben, _ = db.create_player("Ben")
+        cid, _ = db.create_player("Cid")
+        res = result([1001, 300], winner=0)
+        for i, (who, rated_table) in enumerate([((ana, ben), True), ((ana, ben), True),
+                                                ((ana, cid), True), ((ana, ben), False)]):
+            t = table("bela2", list(who), rated=rated_table)
+            t.id = f"t{i}"
+            db.create_table(t.id, "bela2", {}, 1, "heuristic", ana, 2, private=False,
+                            invite_code=None, active_at=datetime.now(UTC), turn_clock=None,
+                            rated=rated_table)
+            found = lines(t, res)
+            db.finish_table(t.id, res, {}, found, "bela2", rate_fn(t, found))
+        long_ago = datetime(2000, 1, 1, tzinfo=UTC)
+        assert db.meetings([ana, ben], "bela2", long_ago) == {ana: 2, ben: 2}
+        assert db.meetings([ana, ben, cid], "bela2", long_ago) == {ana: 3, ben: 2, cid: 1}
+        assert db.meetings([ana], "bela2", long_ago) == {}
+        assert db.meetings([ana, ben], "bela4", long_ago) == {}
+        assert db.meetings([ana, ben], "bela2", datetime.now(UTC)) == {}
+        # a third match of ana and ben moves a quarter as much
+        assert ratings_damping(2) == 0.25
+    finally:
+        db.close()
+
+
+def test_the_leaderboard_lists_an_account_after_enough_distinct_opponents(
+        tmp_path: Path) -> None:
+    """Opponents are entries on another side in rated matches: a partner, the same
+    opponent again or an unrated match does not count."""
+    db = Database(f"sqlite:///{tmp_path / 'r.db'}")
+    try:
+        ana, _ = db.create_player("Ana")
+        db.claim(ana, "Ana", "ana", "not-a-real-hash")
+        others = [db.create_player(n)[0] for n in ("Ben", "Cid", "Dan", "Eva")]
+        res = result([1001, 300], winner=0)
+
+        def play(i: int, variant: str, who: list[str | None], rated_table: bool = True
+                 ) -> None:
+            t = table(variant, who, rated=rated_table)
+            t.id = f"t{i}"
+            db.create_table(t.id, variant, {}, 1, "heuristic", ana, len(who), private=False,
+                            invite_code=None, active_at=datetime.now(UTC), turn_clock=None,
+                            rated=rated_table)
+            found = lines(t, res)
+            db.finish_table(t.id, res, {}, found, variant, rate_fn(t, found))
+
+        def listed(variant: str, least: int) -> bool:
+            rows, _ = db.leaderboard(variant, 50, 0, least, VARIANTS[variant].sides)
+            return ana in [r["entry"] for r in rows]
+
+        for i in range(4):
+            play(i, "bela2", [ana, others[0]])  # the same opponent four times
+        play(4, "bela2", [ana, others[1]], rated_table=False)
+        assert listed("bela2", 1) and not listed("bela2", 2)
+        play(5, "bela2", [ana, None])  # a bot is an opponent too
+        assert listed("bela2", 2) and not listed("bela2", 3)
+        # bela4: the partner (seat 2) is not an opponent
+        play(6, "bela4", [ana, others[1], others[2], others[3]])
+        assert listed("bela4", 2) and not listed("bela4", 3)
+        assert db.leaderboard("bela2", 50, 0, 9, 2)[1] == 1  # the bot is still listed
     finally:
         db.close()

@@ -75,7 +75,8 @@ def bela_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "bela.server", "--host", "127.0.0.1", "--port", "0",
          "--db", f"sqlite:///{tmp / 'web.db'}", "--bot-delay", "0.05", "--round-pause", "0.6",
-         "--grace", "300"],
+         "--grace", "300", "--rated-min-target", "1", "--board-opponents", "1",
+         "--strong-bot-tables", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     lines: queue.Queue[str] = queue.Queue()
 

@@ -68,6 +68,22 @@ def serve(
         None, "--bot-workers", min=0, help="Worker processes where the tables' strong bots "
         "(pimc, ismcts, ...) think, so that they never slow other tables (default: one fewer "
         "than the CPUs, at least 1; 0: in threads of the server process)."),
+    analysis_share: int = typer.Option(
+        2, "--analysis-share", min=0, help="Analysis jobs one address, or one player, may "
+        "have under way at once (0: no share)."),
+    strong_bot_tables: int = typer.Option(
+        2, "--strong-bot-tables", min=0, help="Running tables with strong (pooled) bots one "
+        "player, or one address, may start (0: no limit)."),
+    bot_ceiling: str = typer.Option(
+        "bid=3,exchange=2,discard=3,card=3", "--bot-ceiling", help="The most seconds a "
+        "strong bot answers in, per decision kind (its move is the heuristic bot's then); "
+        "--bot-delay is the floor."),
+    rated_min_target: int = typer.Option(
+        0, "--rated-min-target", min=0, help="The shortest target a rated table plays to "
+        "(0: each variant's default target); private tables are never rated."),
+    board_opponents: int = typer.Option(
+        5, "--board-opponents", min=0, help="Distinct opponents in rated matches before "
+        "the leaderboard lists an account."),
     log_format: str = typer.Option("text", "--log-format", help="Logs on stderr as 'text' "
                                    "or 'json' (one object per line, with table ids)."),
     log_level: str = typer.Option("warning", "--log-level", help="Log level (debug, info, "
@@ -102,6 +118,7 @@ def serve(
     limits: dict[str, Any] = ({"rate_requests": "", "rate_guests": "", "rate_tables": "",
                                "rate_websockets": "", "rate_logins": "",
                                "rate_login_attempts": ""} if no_rate_limits else {})
+    limits.update(ceilings(bot_ceiling))
     try:
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
                          allow_seed=allow_seed, public_metrics=public_metrics,
@@ -109,7 +126,10 @@ def serve(
                          token_ttl=token_ttl * 86400, redis_url=redis, instance=name,
                          lease_ttl=lease_ttl, analysis_workers=analysis_workers,
                          analysis_warm=True, bot_workers=bot_workers, bot_warm=True,
-                         shutdown_timeout=shutdown_timeout, **limits)
+                         shutdown_timeout=shutdown_timeout,
+                         rated_min_target=rated_min_target or None,
+                         analysis_share=analysis_share, strong_bot_tables=strong_bot_tables,
+                         board_opponents=board_opponents, **limits)
     except ValueError as exc:  # a rate limit storage that cannot be used
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
@@ -187,6 +207,28 @@ def stop_limit(shutdown_timeout: float) -> float:
     from ..server.stopping import STEP_LIMIT, TERMINATION
 
     return 2 * shutdown_timeout + 2 * STEP_LIMIT + TERMINATION + 3.5
+
+
+def ceilings(text: str) -> dict[str, float]:
+    """The ``--bot-ceiling`` settings: ``kind=seconds`` pairs, comma-separated.
+
+    >>> ceilings("bid=2,card=1.5")
+    {'bot_ceiling_bid': 2.0, 'bot_ceiling_card': 1.5}
+    """
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        kind, _, value = part.partition("=")
+        if kind not in ("bid", "exchange", "discard", "card"):
+            raise typer.BadParameter(f"--bot-ceiling: a kind is bid, exchange, discard or "
+                                     f"card, not {kind!r}")
+        try:
+            seconds = float(value)
+        except ValueError:
+            raise typer.BadParameter(f"--bot-ceiling: {part!r} is not kind=seconds") from None
+        if not 0 < seconds <= 60:
+            raise typer.BadParameter("--bot-ceiling: 0 to 60 seconds")
+        out[f"bot_ceiling_{kind}"] = seconds
+    return out
 
 
 def bounded_server(config: uvicorn.Config, limit: float,

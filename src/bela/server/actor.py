@@ -57,6 +57,15 @@ from .protocol import error
 from .stopping import ended
 from .store import Store
 
+CEILING_BOT = "heuristic"  # plays a strong bot's move at its ceiling (quick: microseconds)
+
+
+def ceiling(config: ServerConfig, view: SeatView) -> float:
+    """The most seconds a strong bot may think about ``view``'s decision: the server's
+    setting for its kind (a bid, the exchange, the discard, a card)."""
+    return {"bidding": config.bot_ceiling_bid, "exchange": config.bot_ceiling_exchange,
+            "discard": config.bot_ceiling_discard}.get(str(view.phase), config.bot_ceiling_card)
+
 log = logging.getLogger("bela.server")
 
 RETRY = 1.0  # seconds between tries of a step the database refused
@@ -475,7 +484,8 @@ class TableActor:
         lines = [] if table.origin else ratings.lines(table, result)
         try:
             try:
-                self.store.finish(table, result, record, lines, ratings.rate_fn(table, lines))
+                self.store.finish(table, result, record, lines, ratings.rate_fn(
+                    table, lines, self.store.meetings(table, lines)))
             except ratings.RatingFailed as exc:  # a bug must not keep the match unfinished
                 self.log.error("table %s: its ratings could not be worked out (%s): stored "
                                "unrated", table.id, exc)
@@ -572,7 +582,8 @@ class TableActor:
         """The bot decides at once and answers ``bot_delay`` after its turn began: how long
         it thought, which depends on its cards (a redeal weighed, a lone keep not), is not
         shown as long as it thinks less than the delay; a search bot that thinks longer
-        answers when it has decided (docs/SECURITY.md, Timing)."""
+        answers when it has decided, at the latest at its ceiling for the decision's kind:
+        then the heuristic bot's move is played (docs/SECURITY.md, Timing)."""
         started = self._loop.time()
         spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
         revokes = not self.table.rated  # no deliberate revoke where ratings move
@@ -580,7 +591,16 @@ class TableActor:
         if claim is not None:  # auzmeš (R24): what the view proves, no bot to ask
             decision = Decision(claim)
         elif self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
-            decision = await self.bots.decide(spec, seed, view, revokes)
+            job = asyncio.ensure_future(self.bots.decide(spec, seed, view, revokes))
+            try:
+                decision = await asyncio.wait_for(asyncio.shield(job), ceiling(self.config, view))
+            except TimeoutError:  # its search (or its wait in the pool) is too long
+                job.cancel()
+                decision = await asyncio.to_thread(
+                    decide, lambda v: make_bot(CEILING_BOT, seed=seed).act(v), view, seed,
+                    revokes)
+            finally:
+                job.cancel()  # the table moved on while it thought: nothing to decide
         else:
             decision = await asyncio.to_thread(
                 decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)

@@ -5,7 +5,12 @@ The work itself (:mod:`bela.server.analysis_work`: the double-dummy solver, samp
 reviews) runs off the event loop in a pool of worker processes (:class:`Pool`,
 ``ServerConfig.analysis_workers``, started with the app; a worker loads the solver's
 compiled kernels when it starts, on the first analysis after a start).  ``analysis_queue``
-jobs may wait beyond one per worker; more are refused (429 ``too_busy``).  A review runs
+jobs may wait beyond one per worker; more are refused (429 ``too_busy``).  Each client has
+a fair share: at most ``analysis_share`` jobs of one address, and of one player when the
+request has a token, in flight at once (more are refused ``too_busy`` before the queue is
+looked at).  Hints have their own ``analysis_hints`` places, never taken by the other jobs,
+and go to the next free worker before the jobs waiting (docs/SECURITY.md, "Fair shares and
+ratings").  A review runs
 round by round (its progress is the rounds done), one per worker at a time, the others
 queued; at most :data:`REVIEWS_EACH` of one player (or, without a token, one address) are
 unfinished at a time, and a finished one is kept ``review_ttl`` seconds.  See
@@ -20,7 +25,8 @@ import logging
 import multiprocessing
 import secrets
 import time
-from collections.abc import Callable
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -30,9 +36,18 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from . import analysis_work as work
-from .auth import Player, Viewer
+from .auth import Player, Viewer, current_player
 from .botpool import stop_workers
-from .errors import Conflict, Forbidden, InvalidInput, NotFound, Refused, TooMany, Unavailable
+from .errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    Refused,
+    TooMany,
+    Unauthenticated,
+    Unavailable,
+)
 from .lobby import Lobby
 from .model import ServerConfig, Table, TableStatus, bot_seed
 from .ratelimit import address_key
@@ -57,18 +72,68 @@ REFUSALS: dict[str, type[Refused]] = {
 
 class Pool:
     """The worker processes of the analysis: ``workers`` jobs run at once, at most ``queue``
-    more wait; a crashed worker's pool is replaced (its jobs fail as ``analysis_failed``)."""
+    more wait; a crashed worker's pool is replaced (its jobs fail as ``analysis_failed``).
+    A client (each of the keys a job names) has at most ``share`` jobs in flight; hints
+    have ``hints`` places of their own and are given the next free worker first."""
 
-    def __init__(self, workers: int, queue: int) -> None:
+    def __init__(self, workers: int, queue: int, share: int = 0, hints: int = 1) -> None:
         self.workers = max(1, workers)
         self.queue = max(0, queue)
+        self.share = share  # 0: no share per client
+        self.hints = max(1, hints)
         self._executor: ProcessPoolExecutor | None = None
         self._jobs: set[Future[Answer]] = set()  # submitted and not done
+        self._admitted = {True: 0, False: 0}  # hint or not: jobs running or waiting
+        self._clients: Counter[str] = Counter()  # jobs running or waiting of each client
+        self._running = 0  # jobs given a worker
+        self._turns: dict[bool, deque[asyncio.Future[None]]] = {True: deque(),
+                                                                  False: deque()}
 
     @property
     def pending(self) -> int:
         """Jobs running or waiting."""
-        return len(self._jobs)
+        return self._admitted[True] + self._admitted[False]
+
+    def _admit(self, clients: Sequence[str], hint: bool) -> None:
+        """Refuse a job (``too_busy``) when one of its clients has his share in flight, or
+        the places of its kind are taken."""
+        if self.share:
+            for key in clients:
+                if self._clients[key] >= self.share:
+                    raise TooMany("too_busy", f"you have {self.share} analyses under way "
+                                  "(the share of one player or address): wait for one",
+                                  RETRY_AFTER)
+        places = self.hints if hint else self.workers + self.queue
+        if self._admitted[hint] >= places:
+            raise TooMany("too_busy", "the analysis is busy: try again in a moment",
+                          RETRY_AFTER)
+
+    async def _turn(self, hint: bool) -> None:
+        """Wait for a free worker: hints first, then the other jobs in their order."""
+        if self._running < self.workers and not self._turns[True] and (
+                hint or not self._turns[False]):
+            self._running += 1
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._turns[hint].append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # given a worker it will not use
+                self._done()
+            raise
+
+    def _done(self) -> None:
+        """A worker is free: the next job waiting gets it."""
+        self._running -= 1
+        while self._running < self.workers:
+            waiting = self._turns[True] or self._turns[False]
+            if not waiting:
+                return
+            turn = waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                self._running += 1
 
     def start(self) -> None:
         """Make the pool (its processes start with the first jobs; ``spawn``: a fresh
@@ -85,12 +150,31 @@ class Pool:
         if executor is not None:
             await asyncio.to_thread(stop_workers, executor, grace)
 
-    async def run(self, fn: Callable[..., Answer], *args: Any, admit: bool = True) -> Answer:
+    async def run(self, fn: Callable[..., Answer], *args: Any, admit: bool = True,
+                  clients: Sequence[str] = (), hint: bool = False) -> Answer:
         """``fn(*args)`` in a worker: its answer.  ``admit``: refused (``too_busy``) when
-        the queue is full; a job of work already admitted (a review's next round) waits."""
-        if admit and self.pending >= self.workers + self.queue:
-            raise TooMany("too_busy", "the analysis is busy: try again in a moment",
-                          RETRY_AFTER)
+        one of ``clients`` has his share in flight or the queue (a ``hint``: the hints'
+        places) is full; a job of work already admitted (a review's next round) waits."""
+        if admit:
+            self._admit(clients, hint)
+        if self._executor is None:
+            raise Unavailable("analysis_unavailable", "the analysis is not running")
+        self._admitted[hint] += 1
+        self._clients.update(clients)
+        try:
+            await self._turn(hint)
+            try:
+                return await self._submit(fn, *args)
+            finally:
+                self._done()
+        finally:
+            self._admitted[hint] -= 1
+            self._clients.subtract(clients)
+            for key in clients:
+                if self._clients[key] <= 0:
+                    del self._clients[key]
+
+    async def _submit(self, fn: Callable[..., Answer], *args: Any) -> Answer:
         executor = self._executor
         if executor is None:
             raise Unavailable("analysis_unavailable", "the analysis is not running")
@@ -145,7 +229,8 @@ class Analysis:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.pool = Pool(config.analysis_workers, config.analysis_queue)
+        self.pool = Pool(config.analysis_workers, config.analysis_queue,
+                         config.analysis_share, config.analysis_hints)
         self.reviews: dict[str, Review] = {}
         self._slots = asyncio.Semaphore(self.review_slots)
         self._warming: asyncio.Task[None] | None = None
@@ -182,9 +267,10 @@ class Analysis:
         await ended(self._warming, *(review.task for review in self.reviews.values()))
         await self.pool.stop(grace)
 
-    async def run(self, fn: Callable[..., Answer], *args: Any, admit: bool = True) -> Answer:
+    async def run(self, fn: Callable[..., Answer], *args: Any, admit: bool = True,
+                  clients: Sequence[str] = (), hint: bool = False) -> Answer:
         """A job's answer; its refusal raised as the domain error of its kind."""
-        answer = await self.pool.run(fn, *args, admit=admit)
+        answer = await self.pool.run(fn, *args, admit=admit, clients=clients, hint=hint)
         problem = answer.get("error")
         if problem is not None:
             raise REFUSALS.get(problem["code"], InvalidInput)(problem["code"],
@@ -192,7 +278,8 @@ class Analysis:
         return answer
 
     # -- reviews -----------------------------------------------------------------------------
-    async def review(self, record: dict[str, Any], owner: str) -> Review:
+    async def review(self, record: dict[str, Any], owner: str,
+                     clients: Sequence[str] = ()) -> Review:
         """Start reviewing a record for ``owner`` (a player's id or an address): refused
         when he has :data:`REVIEWS_EACH` unfinished, when the reviews waiting fill the
         queue, and for an invalid record."""
@@ -209,7 +296,7 @@ class Analysis:
         review = Review(secrets.token_urlsafe(12), owner, record, 0, 0)
         self.reviews[review.id] = review
         try:
-            facts = await self.run(work.check, record)
+            facts = await self.run(work.check, record, clients=clients)
         except BaseException:
             del self.reviews[review.id]
             raise
@@ -302,12 +389,22 @@ def _analysis(request: Request) -> Analysis:
     return service
 
 
+async def clients_of(request: Request, player: dict[str, Any] | None = None) -> list[str]:
+    """The clients a request's job counts against: its address, and its player (the one
+    given, else the request's token's, when it has a valid one)."""
+    address = address_key(request.client.host if request.client else None)
+    if player is None and request.headers.get("authorization") is not None:
+        with contextlib.suppress(Unauthenticated):
+            player = await current_player(request, request.headers.get("authorization"))
+    return [f"address:{address}"] + ([f"player:{player['id']}"] if player else [])
+
+
 @router.post("/api/analysis/position")
 async def analyse_position(body: PositionIn, request: Request) -> Answer:
     """A position of a record: hands, view, legal actions, double-dummy and sampled
     values (see :func:`bela.server.analysis_work.position`)."""
     return await _analysis(request).run(work.position, body.record, body.round, body.step,
-                                        body.seat)
+                                        body.seat, clients=await clients_of(request))
 
 
 @router.post("/api/analysis/reviews")
@@ -315,7 +412,8 @@ async def start_review(body: ReviewIn, request: Request, v: Viewer) -> Answer:
     """Review a record's card play (progress: rounds done of the total)."""
     owner = v["id"] if v is not None else "address:" + address_key(
         request.client.host if request.client else None)
-    return (await _analysis(request).review(body.record, owner)).json()
+    return (await _analysis(request).review(body.record, owner,
+                                            await clients_of(request, v))).json()
 
 
 @router.get("/api/analysis/reviews/{review_id}")
@@ -328,14 +426,16 @@ async def get_review(review_id: str, request: Request) -> Answer:
 @router.post("/api/analysis/bidding")
 async def analyse_bidding(body: BiddingIn, request: Request) -> Answer:
     """What the bots' simulation gave each contract at every bid of a round."""
-    return await _analysis(request).run(work.bidding, body.record, body.round)
+    return await _analysis(request).run(work.bidding, body.record, body.round,
+                                        clients=await clients_of(request))
 
 
 @router.post("/api/analysis/play-on")
 async def play_on(body: PlayOnIn, request: Request, p: Player) -> Answer:
     """A private, unrated table going on from the position, the player in ``seat`` and
     heuristic bots in the others: its summary (the creator's, with its invite code)."""
-    answer = await _analysis(request).run(work.log_at, body.record, body.round, body.step)
+    answer = await _analysis(request).run(work.log_at, body.record, body.round, body.step,
+                                          clients=await clients_of(request, p))
     result: Answer = await request.app.state.router.play_on(p, answer["log"], body.seat)
     return result
 
@@ -359,7 +459,8 @@ async def hint(table_id: str, request: Request, p: Player) -> Answer:
         raise Conflict("not_your_turn", "a hint is for your turn")
     seq = table.seq
     answer = await _analysis(request).run(work.hint, work.match_log(m), seat,
-                                          bot_seed(table.seed, seq, seat))
+                                          bot_seed(table.seed, seq, seat), hint=True,
+                                          clients=await clients_of(request, p))
     return {**answer, "seq": seq}
 
 

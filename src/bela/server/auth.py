@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Header, Request
 
 from .errors import Unauthenticated
+from .ratelimit import address_key
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -25,12 +26,15 @@ def bearer_token(authorization: str | None) -> str:
 
 async def current_player(request: Request, authorization: Annotated[str | None, Header()] = None
                          ) -> dict[str, Any]:
-    """The player of the request's token: ``id``, ``name``, ``account``; raises
+    """The player of the request's token: ``id``, ``name``, ``account`` and the
+    ``address`` the request came from (:func:`~bela.server.ratelimit.address_key`: the
+    fair shares and the rating rules count by it); raises
     :class:`~bela.server.errors.Unauthenticated` without a token or for an unknown or
     expired one."""
     state = request.app.state
     player: dict[str, Any] = state.lobby.store.player_by_token(bearer_token(authorization),
                                                                state.config.token_ttl)
+    player["address"] = address_key(request.client.host if request.client else None)
     return player
 
 

@@ -301,7 +301,9 @@ class Lobby:
         """A new open table of ``player``, who sits in ``seat`` (``None``: nowhere); a
         ``private`` one gets an invite code; ``turn_clock``: the seconds a player has per
         turn (``None``: no clock); a ``rated`` one's result moves ratings (not with a given
-        ``seed``: its deals are known).  A guest has at most ``tables_per_guest`` open or
+        ``seed``: its deals are known; a private one or one with a target below
+        ``rated_min_target``, by default the variant's, is made unrated: its summary's
+        ``rated`` is false).  A guest has at most ``tables_per_guest`` open or
         running tables he created."""
         if variant not in VARIANTS:
             raise InvalidInput("bad_variant", f"unknown variant {variant!r} "
@@ -332,6 +334,9 @@ class Lobby:
             rated = False  # deals known in advance move no rating
         else:
             seed = secrets.randbits(62)
+        # only public tables to the variant's target are rated (rating farming: SECURITY.md)
+        shortest = self.config.rated_min_target or v.default_target
+        rated = rated and not private and opts.target >= shortest
         limit = self.config.tables_per_guest
         if self.store.count_active(player["id"]) >= limit:
             raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
@@ -339,6 +344,7 @@ class Lobby:
         table = self._new_table(variant, {k: val for k, val in opts.as_dict().items()
                                           if k in v.options}, seed, bot, player["id"],
                                 private=private, turn_clock=turn_clock, rated=rated)
+        table.owner_address = player.get("address")
         if seat is not None:
             self.sit(table, player, seat)
         return table
@@ -377,7 +383,8 @@ class Lobby:
                                 turn_clock=self.config.quick_turn_clock, rated=True)
         try:
             for seat, player in enumerate(players):
-                self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"]))
+                self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"],
+                                                 address=player.get("address")))
             for seat in range(len(players), v.seats):
                 self._set_seat(table, seat, Seat(name=f"Bot {seat + 1}", is_bot=True))
             await self._start(table)
@@ -462,7 +469,8 @@ class Lobby:
         table.active_at = time.time()
         if current is not None:
             self._clear_seat(table, current)
-        self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"]))
+        self._set_seat(table, seat, Seat(player_id=player["id"], name=player["name"],
+                                         address=player.get("address")))
         for conn in self.hub.conns(table):  # a watching connection of this player takes it
             if conn.player_id == player["id"]:
                 conn.seat = seat
@@ -501,7 +509,30 @@ class Lobby:
         the first round."""
         self._require_open(table)
         self._require_owner(table, player)
+        self._require_strong_quota(table, player)
         await self._start(table)
+
+    def strong(self, table: Table) -> bool:
+        """Does a bot of ``table`` think in the bot pool (a strong bot, shared by all)?"""
+        return (self.bots is not None and self.bots.pooled(table.bot)
+                and any(s.is_bot for s in table.seats))
+
+    def _require_strong_quota(self, table: Table, player: dict[str, Any]) -> None:
+        """At most ``strong_bot_tables`` running tables with strong bots per player and per
+        address (the bot pool is shared: SECURITY.md, "Fair shares and ratings")."""
+        limit = self.config.strong_bot_tables
+        if not limit or not self.strong(table):
+            return
+        address = player.get("address")
+        mine = [t for t in self.tables.values()
+                if t.status == TableStatus.RUNNING and t is not table and self.strong(t)
+                and (t.owner_id == player["id"] or (address is not None and (
+                    t.owner_address == address
+                    or any(s.address == address for s in t.seats))))]
+        if len(mine) >= limit:
+            raise Conflict("too_many_bot_tables", f"you (or your address) run {limit} tables "
+                           f"with strong bots: finish or close one first, or play the "
+                           f"heuristic bot")
 
     async def _start(self, table: Table) -> None:
         free = [i for i, s in enumerate(table.seats) if s.free]

@@ -54,6 +54,10 @@ class ServerConfig:
     min_quick_wait: int = 5
     max_quick_wait: int = 300
     quick_turn_clock: int | None = 60
+    # Ratings (docs/SECURITY.md "Fair shares and ratings"): only public tables that play to
+    # at least this target (None: the variant's default target) are rated, and quick play.
+    rated_min_target: int | None = None
+    board_opponents: int = 5  # distinct opponents before the leaderboard lists an account
     # One of several instances of a site (bela.server.cluster): the Redis they share
     # (None: this process alone), this instance's name, and the seconds a table's lease
     # lasts unrenewed (how soon another instance takes over the tables of one that died).
@@ -67,6 +71,17 @@ class ServerConfig:
     analysis_workers: int = 2
     analysis_warm: bool = False  # start the workers with the app (bela serve), not at first use
     analysis_queue: int = 8
+    analysis_share: int = 2  # jobs in flight of one address, or one player (0: no share)
+    analysis_hints: int = 2  # hints running or waiting, places the other jobs never take
+    # The bot pool (bela.server.botpool): running tables with strong (pooled) bots a player
+    # or an address may start (0: no limit), and the most seconds a strong bot answers in
+    # per decision kind (its search stops and a quick fallback plays at the deadline);
+    # bot_delay is the floor.  docs/SECURITY.md, Timing.
+    strong_bot_tables: int = 2
+    bot_ceiling_bid: float = 3.0
+    bot_ceiling_exchange: float = 2.0
+    bot_ceiling_discard: float = 3.0
+    bot_ceiling_card: float = 3.0
     review_ttl: float = 3600.0
     # A stopping server (SIGTERM, Ctrl-C) gives its connections and requests this long to
     # end (uvicorn's graceful shutdown, ``bela serve``); then its tables stop and its bot
@@ -93,6 +108,9 @@ class Seat:
     name: str = ""
     is_bot: bool = False
     autopilot: bool = False
+    # the client address the seat was taken from (in memory only: a restart forgets it); two
+    # human seats of one address make an unrated match (bela.server.ratings)
+    address: str | None = None
 
     @property
     def free(self) -> bool:
@@ -131,6 +149,7 @@ class Table:
     clock: tuple[int, float] | None = None  # the running clock: seat, time.monotonic() deadline
     rated: bool = False  # its result moves the players' ratings (see bela.server.ratings)
     origin: str | None = None  # "analysis": a play-on, whose first rounds were played elsewhere
+    owner_address: str | None = None  # the creator's client address (in memory only)
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""

@@ -51,7 +51,8 @@ async def get_leaderboard(request: Request,
                           ) -> dict[str, Any]:
     """The rated accounts and bots of ``variant``, best first, ``limit`` from ``offset``;
     ``total`` counts them all."""
-    return leaderboard(request.app.state.lobby.store, variant, limit, offset)
+    return leaderboard(request.app.state.lobby.store, variant, limit, offset,
+                       request.app.state.config.board_opponents)
 
 
 def profile(store: Store, player_id: str, viewer: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -70,12 +71,14 @@ def profile(store: Store, player_id: str, viewer: Mapping[str, Any] | None) -> d
     return out
 
 
-def leaderboard(store: Store, variant: str, limit: int, offset: int) -> dict[str, Any]:
-    """A page of ``variant``'s leaderboard (see :func:`get_leaderboard`)."""
+def leaderboard(store: Store, variant: str, limit: int, offset: int,
+                min_opponents: int = 0) -> dict[str, Any]:
+    """A page of ``variant``'s leaderboard (see :func:`get_leaderboard`): an account is
+    listed once it met ``min_opponents`` distinct opponents in rated matches."""
     if variant not in VARIANTS:
         raise InvalidInput("bad_variant", f"unknown variant {variant!r} "
                            f"(known: {', '.join(VARIANTS)})")
-    rows, total = store.leaderboard(variant, limit, offset)
+    rows, total = store.leaderboard(variant, limit, offset, min_opponents)
     entries = []
     for rank, row in enumerate(rows, start=offset + 1):
         bot = bot_of(row["entry"])

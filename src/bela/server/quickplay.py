@@ -4,6 +4,7 @@ A player joins a variant's queue (``POST /api/quick``) with the seconds he will 
 other players.  Every :data:`TICK` seconds the matcher looks at each queue, sorted by
 rating (the rating shown, :func:`~bela.server.ratings.shown`):
 
+- never two players who joined from one client address at a table (:func:`apart`);
 - a table's worth of players whose ratings spread within the window of the longest waiting
   of them (:func:`window`: 150 points, 10 more for each second waited) is seated together;
 - a player whose wait is over is seated with the queued players nearest his rating that
@@ -83,6 +84,7 @@ class Entry:
     wait: int
     since: float
     seen: float = 0.0
+    address: str = ""  # the client address he joined from: one address is never seated twice
 
     def gone(self, now: float) -> bool:
         """Whether he stopped asking (his page was closed): he leaves the queue rather
@@ -125,7 +127,7 @@ def match(entries: Sequence[Entry], seats: int, now: float) -> list[list[Entry]]
         best: tuple[tuple[float, int], int] | None = None
         for i in range(len(left) - seats + 1):
             run = left[i:i + seats]
-            if fits(run, now):
+            if fits(run, now) and apart(run):
                 key = (min(e.since for e in run), run[-1].rating - run[0].rating)
                 if best is None or key < best[0]:
                     best = (key, i)
@@ -143,11 +145,17 @@ def match(entries: Sequence[Entry], seats: int, now: float) -> list[list[Entry]]
         for other in nearest:
             if len(group) == seats:
                 break
-            if fits([*group, other], now):
+            if fits([*group, other], now) and apart([*group, other]):
                 group.append(other)
         tables.append(_seated(group) if len(group) == seats else group)
         left = [e for e in left if e not in group]
     return tables
+
+
+def apart(group: Sequence[Entry]) -> bool:
+    """Whether no two players of ``group`` joined from one address (rating farming)."""
+    known = [e.address for e in group if e.address]
+    return len(known) == len(set(known))
 
 
 def _seated(group: list[Entry]) -> list[Entry]:
@@ -587,7 +595,8 @@ class QuickPlay:
         stored = self.router.lobby.store.db.ratings([player["id"]], variant)
         skill = stored.get(player["id"], {"mu": MU, "sigma": SIGMA})
         await self.store.join(Entry(player["id"], player["name"], variant,
-                                    shown(skill["mu"], skill["sigma"]), wait, time.time()))
+                                    shown(skill["mu"], skill["sigma"]), wait, time.time(),
+                                    address=player.get("address") or ""))
         return await self.status(player["id"])
 
     async def status(self, player_id: str) -> Answer:
@@ -675,7 +684,8 @@ class QuickPlay:
         if levels:
             bots, ratings = levels, level_ratings(levels, variant, ratings)
         bot = nearest_bot(bots, ratings, sum(e.rating for e in group) / len(group))
-        players = [{"id": e.player_id, "name": e.name} for e in group]
+        players = [{"id": e.player_id, "name": e.name, "address": e.address or None}
+                   for e in group]
         table_id: str = await self.router.create_match(variant, players, bot)
         log.info("quick play: table %s of %s for %d players and %d bots (%s)", table_id,
                  variant, len(group), VARIANTS[variant].seats - len(group), bot,

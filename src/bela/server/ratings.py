@@ -8,6 +8,14 @@ cautious estimate that starts at 1000 and rises as the uncertainty falls.
 A finished match gives each seat a line (:func:`lines`: won, left, points, deals, contracts,
 the stats of a profile); a rated one with a human seat also moves the ratings of its
 entries in its variant (:func:`rate_fn`), in the transaction that stores its result.
+
+What keeps ratings from being farmed (docs/SECURITY.md, "Fair shares and ratings"): only
+public tables to the variant's default target and quick play are rated (the lobby makes
+other tables unrated); a match where two human seats were taken from one client address
+moves nothing (stored unrated); a player's change is damped by the rated matches he
+played with the same human players in the last :data:`PAIR_WINDOW` (:func:`damping`); the
+leaderboard lists an account once it met ``board_opponents`` (a server setting) distinct
+opponents in rated matches; quick play never seats one address twice at a table.
 """
 
 from __future__ import annotations
@@ -26,6 +34,19 @@ SIGMA = MU / 3
 BASE, SCALE = 1000, 40  # shown = BASE + SCALE * (mu - 3 sigma)
 PROVISIONAL_GAMES = 5  # fewer rated matches than this: the rating is provisional
 BOT_PREFIX = "bot-"
+PAIR_WINDOW = 24 * 3600.0  # seconds back that earlier matches with the same players count
+PAIR_MATCHES = 3  # earlier matches with the same players after which a match moves nothing
+
+
+def damping(met: int) -> float:
+    """The share of his rating change a player gets from a match when he played ``met``
+    rated matches with the same human players (any of them) in the last
+    :data:`PAIR_WINDOW`: halved for each, nothing from the :data:`PAIR_MATCHES`-th on.
+
+    >>> [damping(n) for n in range(5)]
+    [1.0, 0.5, 0.25, 0.0, 0.0]
+    """
+    return 0.0 if met >= PAIR_MATCHES else 0.5 ** met
 
 
 def shown(mu: float, sigma: float) -> int:
@@ -135,18 +156,28 @@ class RatingFailed(Exception):
     the match is stored without moving ratings rather than left unfinished."""
 
 
-def rate_fn(table: Table, lines: Sequence[Mapping[str, Any]]) -> RateFn | None:
+def same_address(table: Table) -> bool:
+    """Whether two human seats of ``table`` were taken from one client address."""
+    seen = [s.address for s in table.seats if not s.is_bot and s.address is not None]
+    return len(seen) != len(set(seen))
+
+
+def rate_fn(table: Table, lines: Sequence[Mapping[str, Any]],
+            met: Mapping[str, int] | None = None) -> RateFn | None:
     """The rating update of a finished table with these :func:`lines`, for
-    :meth:`Database.finish_table`; ``None`` when the table is not rated or no human sat at
-    it (bots alone move no rating).
+    :meth:`Database.finish_table`; ``None`` when the table is not rated, no human sat at
+    it (bots alone move no rating) or two human seats came from one address
+    (:func:`same_address`).  ``met``: per player entry, his earlier rated matches with the
+    same human players (:meth:`Database.meetings`): his change is :func:`damping`'s share.
 
     The teams and ranks are :func:`standings`', and every seat that did not leave moves
     by them.  A seat that left moves as if his side had come last (his own update of a
     second rating where his side's rank is below all others): he loses the match, and
     his partner's result is his side's, as played.  Each seat is rated as its own copy, so
     a bot entry in several seats gets the mean of its copies' new ``mu`` and ``sigma``."""
-    if not table.rated or all(s.is_bot for s in table.seats):
+    if not table.rated or all(s.is_bot for s in table.seats) or same_address(table):
         return None
+    shares = {entry: damping(n) for entry, n in (met or {}).items()}
     entries = {int(line["seat"]): str(line["entry"]) for line in lines}
     leavers = [int(line["seat"]) for line in lines if line["left"]]
     ranked = standings(table.variant, lines)
@@ -181,6 +212,9 @@ def rate_fn(table: Table, lines: Sequence[Mapping[str, Any]]) -> RateFn | None:
         for entry, got in copies.items():
             mu = sum(c[0] for c in got) / len(got)
             sigma = sum(c[1] for c in got) / len(got)
+            share = shares.get(entry, 1.0)
+            mu0, sigma0 = before[entry]
+            mu, sigma = mu0 + share * (mu - mu0), sigma0 + share * (sigma - sigma0)
             out[entry] = {"mu": mu, "sigma": sigma, "before": shown(*before[entry]),
                           "after": shown(mu, sigma)}
         return out

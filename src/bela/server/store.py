@@ -18,11 +18,12 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from ..engine import BelaError, Match, parse_action
 from ..engine.actions import Action, Claim
 from ..engine.cards import Card, format_cards
-from ..engine.variants import Deal
+from ..engine.variants import VARIANTS, Deal
 from ..storage import Database, RateFn
 from .errors import Unauthenticated, Unavailable
 from .metrics import Metrics
 from .model import Seat, Table, TableStatus
+from .ratings import PAIR_WINDOW, bot_of
 
 log = logging.getLogger("bela.server")
 
@@ -143,11 +144,21 @@ class Store:
         """An entry's rating in each variant it was rated in."""
         return self.db.ratings_of(entry)
 
-    def leaderboard(self, variant: str, limit: int, offset: int
+    def leaderboard(self, variant: str, limit: int, offset: int, min_opponents: int = 0
                     ) -> tuple[list[dict[str, Any]], int]:
         """A page of the rated accounts and bots of ``variant``, best first, and the length
-        of the whole list."""
-        return self.db.leaderboard(variant, limit, offset)
+        of the whole list; an account only once it met ``min_opponents`` distinct
+        opponents (players or bots on another side) in rated matches."""
+        sides = VARIANTS[variant].sides if variant in VARIANTS else 1
+        return self.db.leaderboard(variant, limit, offset, min_opponents, sides)
+
+    def meetings(self, table: Table, lines: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+        """Per human entry of a finishing match's ``lines``, his rated matches with the
+        same human players in the last :data:`~bela.server.ratings.PAIR_WINDOW`."""
+        if not table.rated:
+            return {}
+        humans = [str(ln["entry"]) for ln in lines if bot_of(str(ln["entry"])) is None]
+        return self.db.meetings(humans, table.variant, _datetime(time.time() - PAIR_WINDOW))
 
     def lines(self, entry: str, limit: int) -> list[dict[str, Any]]:
         """An entry's newest ``limit`` lines of finished matches, each with its table's

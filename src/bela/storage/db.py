@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     Engine,
+    and_,
     bindparam,
     case,
     create_engine,
@@ -566,6 +567,23 @@ class Database:
                                                       ratings.c.entry.in_(wanted))).all()
         return {r.entry: dict(r._mapping) for r in rows}
 
+    def meetings(self, entries: Iterable[str], variant: str, since: datetime
+                 ) -> dict[str, int]:
+        """For each of these entries, its rated matches of ``variant`` finished after
+        ``since`` at which another of them sat too."""
+        wanted = sorted(set(entries))
+        if len(wanted) < 2:
+            return {}
+        mine, them = match_players.alias("mine"), match_players.alias("them")
+        stmt = (select(mine.c.entry, func.count(func.distinct(mine.c.table_id)))
+                .select_from(mine.join(them, them.c.table_id == mine.c.table_id))
+                .where(mine.c.entry.in_(wanted), them.c.entry.in_(wanted),
+                       them.c.entry != mine.c.entry, mine.c.variant == variant,
+                       mine.c.rated.is_(True), mine.c.finished_at > since)
+                .group_by(mine.c.entry))
+        with self.begin() as conn:
+            return {str(r[0]): int(r[1]) for r in conn.execute(stmt)}
+
     def ratings_of(self, entry: str) -> list[dict[str, Any]]:
         """An entry's rating in every variant it was rated in."""
         with self.begin() as conn:
@@ -634,12 +652,24 @@ class Database:
                 out[r.table_id].append(r.name)
         return out
 
-    def leaderboard(self, variant: str, limit: int, offset: int
-                    ) -> tuple[list[dict[str, Any]], int]:
+    def leaderboard(self, variant: str, limit: int, offset: int, min_opponents: int = 0,
+                    sides: int = 1) -> tuple[list[dict[str, Any]], int]:
         """The rated accounts and bots of ``variant``, best first by ``mu - 3 sigma``: a
         page (``entry``, ``name`` (None for a bot), ``mu``, ``sigma``, ``games``, ``wins``)
-        and the length of the whole list."""
+        and the length of the whole list.  An account is listed once it met
+        ``min_opponents`` distinct entries on another side (seat modulo ``sides``) in rated
+        matches of the variant."""
         listed = or_(ratings.c.entry.like("bot-%"), players.c.password_hash.is_not(None))
+        if min_opponents:
+            mine, them = match_players.alias("mine"), match_players.alias("them")
+            met = (select(func.count(func.distinct(them.c.entry)))
+                   .select_from(mine.join(them, them.c.table_id == mine.c.table_id))
+                   .where(mine.c.entry == ratings.c.entry, mine.c.variant == variant,
+                          mine.c.rated.is_(True), them.c.entry != mine.c.entry,
+                          them.c.seat % sides != mine.c.seat % sides)
+                   .scalar_subquery())
+            listed = or_(ratings.c.entry.like("bot-%"),
+                         and_(players.c.password_hash.is_not(None), met >= min_opponents))
         base = (select(ratings, players.c.name)
                 .join(players, players.c.id == ratings.c.entry, isouter=True)
                 .where(ratings.c.variant == variant, listed))
