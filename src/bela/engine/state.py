@@ -202,6 +202,14 @@ class Round:
             return [*self.variant.exchange_options(self, self.turn), DECLINE]
         return []
 
+    @property
+    def lone_keep(self) -> bool:
+        """The seat asked in the exchange has no swap or redeal (R32, R35): keeping its cards
+        is its only choice, answered for it without a prompt (the server after a bot's fixed
+        delay, so that nobody learns it from the turn's length)."""
+        return (self.phase == Phase.EXCHANGE
+                and not self.variant.exchange_options(self, self.turn))
+
     def declare_options(self, seat: int) -> list[Declare]:
         """Every non-empty subset of the seat's declarations (R13), largest first."""
         if self.raspas:

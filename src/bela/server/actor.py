@@ -37,7 +37,7 @@ from typing import Any
 from ..bots import make_bot
 from ..bots.driver import Decision, decide
 from ..engine import BelaError, IllegalAction, parse_action
-from ..engine.actions import Action, ActionParseError, Claim
+from ..engine.actions import DECLINE, Action, ActionParseError, Claim
 from ..engine.events import Event
 from ..engine.record import score, to_record
 from ..engine.views import SeatView, seat_view
@@ -528,13 +528,16 @@ class TableActor:
     # -- bots ----------------------------------------------------------------------------------
     def _bot_turn(self) -> int | None:
         """The seat to act if a bot plays it now (a bot's seat, an absent player's, or a
-        player's whose turn clock ran out)."""
+        player's whose turn clock ran out), or if the server answers for its player (a keep
+        in the exchange that is his only choice, R32, R35: after the bot's delay, so that
+        the stream is the same whatever his cards)."""
         m = self.table.match
         if (self.table.status != TableStatus.RUNNING or m is None or m.round is None
                 or m.round.is_over):
             return None
         seat = m.round.turn
-        if self.table.seats[seat].bot_controlled or self._overdue == (seat, self.table.seq):
+        if (self.table.seats[seat].bot_controlled or self._overdue == (seat, self.table.seq)
+                or m.round.lone_keep):
             return seat
         return None
 
@@ -561,7 +564,9 @@ class TableActor:
         answers when it has decided (docs/SECURITY.md, Timing)."""
         started = self._loop.time()
         spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
-        if self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
+        if view.legal == (DECLINE,):  # a lone keep in the exchange: no bot is asked
+            decision = Decision(DECLINE)
+        elif self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
             decision = await self.bots.decide(spec, seed, view)
         else:
             decision = await asyncio.to_thread(
