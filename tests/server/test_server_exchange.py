@@ -208,3 +208,32 @@ def test_a_person_with_a_right_is_asked_and_a_swapper_not_twice(
     for gap in gaps:
         assert DELAY - 0.02 <= gap < DELAY + SLACK, gaps
     assert asked[2][0] - asked[1][0] >= 3 * DELAY  # he chose, when he liked
+
+
+def test_a_stored_log_of_the_earlier_asking_order_still_loads(tmp_path: Path) -> None:
+    """Logs written before every seat was asked again after a swap (R35): the dealer's
+    swap and keep were followed by the first card.  Loading such a log, the non-dealer's
+    new ask keeps, and the table resumes in the play."""
+    from datetime import UTC, datetime
+
+    seats = [{"player_id": f"p{i}", "name": n, "is_bot": False} for i, n in enumerate("AB")]
+    hands = [ND_HAND, D_SEVEN_OF_HEARTS]  # seat 1 deals
+    tokens = [(0, "H"), (0, "keep"), (1, "swap"), (1, "keep"), (0, "AS")]
+    row = {"id": "t1", "variant": "belot2", "options": {}, "seed": 5, "bot": "heuristic",
+           "status": "running", "owner_id": "p0", "seats": seats,
+           "created_at": datetime.now(UTC),
+           "rounds": [{"seq": 1, "dealer": 1,
+                       "deal": {"hands": hands, "extra": EXTRA}}],
+           "actions": [{"seq": i, "seat": s, "token": t}
+                       for i, (s, t) in enumerate(tokens, start=2)]}
+    db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
+    try:
+        table = Store(db).rebuild(row)
+    finally:
+        db.close()
+    assert table.match is not None and table.match.round is not None
+    rnd = table.match.round
+    assert [(s, a.token()) for s, a in rnd.exchanges] == [
+        (0, "keep"), (1, "swap"), (1, "keep"), (0, "keep")]
+    assert rnd.phase == "play" and rnd.turn == 1 and len(rnd.trick) == 1
+    assert table.seq == 6 and table.last == (0, "AS")
