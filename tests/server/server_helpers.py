@@ -145,7 +145,8 @@ def play_out(readers: list[Reader], by_seat: dict[int, Reader], rng: random.Rand
         me = by_seat[st["view"]["turn"]]  # public in every phase
         own = me.state
         assert own is not None and own["seq"] == st["seq"]
-        me.send({"type": "act", "action": choose(own, rng), "seq": own["seq"]})
+        if own["view"]["legal"] != ["keep"]:  # a lone keep: the server answers it (R32)
+            me.send({"type": "act", "action": choose(own, rng), "seq": own["seq"]})
         st = settle(readers, st["seq"] + 1)
     raise AssertionError("the match did not end")
 

@@ -138,8 +138,9 @@ def play_until(seats: list[Player], done: Callable[[dict[str, Any]], bool],
         seat = st["view"]["turn"]
         own = seats[seat].at(st["seq"])
         assert own["seq"] == st["seq"]
-        seats[seat].ws.send(json.dumps({"type": "act", "action": choose(own, rng),
-                                        "seq": own["seq"]}))
+        if own["view"]["legal"] != ["keep"]:  # a lone keep: the server answers it (R32)
+            seats[seat].ws.send(json.dumps({"type": "act", "action": choose(own, rng),
+                                            "seq": own["seq"]}))
         for p in seats:
             p.at(st["seq"] + 1)
         st = seats[0].at(st["seq"] + 1)

@@ -409,7 +409,8 @@ def belot2_match(hands: Sequence[str], turned: str, bottom: str) -> Match:
 
 def test_belot2_swap_gives_the_swapper_the_old_face_up_card() -> None:
     m = belot2_match(["AH KH QH JS QS KS AD KD QD", "7C 7D 7S 9C 8H 8D 9H 9D 9S"], "TC", "8C")
-    play(m, "C", "keep", "swap", "keep")  # seat 0 takes clubs; seat 1 swaps 7C for TC
+    # seat 0 takes clubs; seat 1 swaps 7C for TC; then both are asked again (R35)
+    play(m, "C", "keep", "swap", "keep", "keep")
     view = seat_view(m, 0)
     assert str(view.public["turned"]) == "7C" and view.phase == "play"
     swaps: Counter[int | None] = Counter()

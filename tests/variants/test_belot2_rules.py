@@ -235,6 +235,9 @@ def test_r35_swap_seven_of_trump_in_opened_suit_contract() -> None:
     assert legal_tokens(rnd) == {"keep"}
     refused(m, "swap")
     act(m, "keep")
+    assert rnd.phase == "exchange" and rnd.turn == 0  # and so is the other seat, after him
+    assert legal_tokens(rnd) == {"keep"}
+    act(m, "keep")
     assert rnd.phase == "play" and rnd.turn == 0  # R35: the non-dealer leads
     refused(m, "swap")
 
@@ -290,6 +293,86 @@ def test_r35_after_one_seat_swaps_the_other_may_redeal() -> None:
     assert legal_tokens(rnd) == {"redeal", "keep"}
     act(m, "redeal")
     assert rnd.result.outcome == "redeal"
+
+
+# The non-dealer (seat 0) gets four 8s with its last 3 cards; the dealer holds the 7H, the
+# opened card is the AH.
+EIGHTS_SEVEN = ["8H 8S 8D KS QS 9D 8C TH JS", "JH 9H 7H KH QH AS TS AD TD"]
+EIGHTS_SEVEN_X = {"turned": "AH", "bottom": "7C"}
+
+
+def test_r35_the_dealer_swaps_then_the_non_dealer_redeals() -> None:
+    """R35: every right stands until the first lead, whoever used another first: the
+    non-dealer keeps, the dealer swaps, is asked again, and then the non-dealer is asked
+    again and demands its redeal (four 8s).  The round scores as a redeal, the swap in its
+    detail, and the same dealer deals again (R37)."""
+    m = new_match("belot2")
+    rnd = deal(m, EIGHTS_SEVEN, **EIGHTS_SEVEN_X)
+    act(m, "H")
+    assert rnd.turn == 0 and legal_tokens(rnd) == {"redeal", "keep"}
+    act(m, "keep")
+    assert rnd.turn == 1 and legal_tokens(rnd) == {"swap", "keep"}
+    act(m, "swap")
+    assert rnd.phase == "exchange" and rnd.turn == 1 and legal_tokens(rnd) == {"keep"}
+    act(m, "keep")
+    assert rnd.phase == "exchange" and rnd.turn == 0
+    assert legal_tokens(rnd) == {"redeal", "keep"}
+    act(m, "redeal")
+    assert rnd.is_over and rnd.result.outcome == "redeal"
+    assert rnd.result.extra == {"seat": 0, "swapped": 1}
+    assert m.sheet == [(0, 0)]
+    assert m.deal().dealer == 1  # R37: the same dealer deals again
+
+
+def test_r35_a_record_swap_then_redeal_of_the_other_seat_replays() -> None:
+    """RECORD.md: the keeps leave no token; ``H swap redeal`` replays as the dealer's swap
+    and the non-dealer's redeal, and ``bela score --json`` shows the redeal with the swap."""
+    rec = {"variant": "belot2", "dealer": 1,
+           "rounds": [{"dealer": 1, "hands": EIGHTS_SEVEN, **EIGHTS_SEVEN_X,
+                       "actions": ["H", "swap", "redeal"]}]}
+    m = replay(read_record(rec))
+    rnd = m.rounds[0]
+    assert [(s, a.token()) for s, a in rnd.exchanges] == [
+        (0, "keep"), (1, "swap"), (1, "keep"), (0, "redeal")]
+    assert to_record(m)["rounds"][0]["actions"] == ["H", "swap", "redeal"]
+    entry = score(m)["rounds"][0]
+    assert entry["outcome"] == "redeal" and entry["scores"] == [0, 0]
+    assert entry["trump"] is None and entry["caller"] is None
+    assert entry["exchanges"] == [{"seat": 1, "action": "swap"},
+                                  {"seat": 0, "action": "redeal"}]
+    # the other order: the non-dealer's redeal at once, before anyone swaps
+    rec["rounds"][0]["actions"] = ["H", "redeal"]
+    m = replay(read_record(rec))
+    assert [(s, a.token()) for s, a in m.rounds[0].exchanges] == [(0, "redeal")]
+    assert score(m)["rounds"][0]["exchanges"] == [{"seat": 0, "action": "redeal"}]
+
+
+def test_r35_the_dealer_swaps_into_four_eights_and_redeals() -> None:
+    """R35: a swapper who gets its fourth 8 with the opened card may redeal, as dealer too:
+    ``8H swap redeal`` replays as the non-dealer's keep, the dealer's swap and redeal."""
+    hands = ["JH 9H AH KH QH AS TS AD TD", "7H 8S 8D KS QS 9D 8C TH JS"]
+    rec = {"variant": "belot2", "dealer": 1,
+           "rounds": [{"dealer": 1, "hands": hands, "turned": "8H", "bottom": "7C",
+                       "actions": ["H", "swap", "redeal"]}]}
+    m = replay(read_record(rec))
+    assert [(s, a.token()) for s, a in m.rounds[0].exchanges] == [
+        (0, "keep"), (1, "swap"), (1, "redeal")]
+    assert m.rounds[0].result.extra == {"seat": 1, "swapped": 1}
+
+
+def test_r35_played_rounds_show_their_swap_in_the_score() -> None:
+    """``bela score --json``: a played round with a swap names it; one without does not."""
+    m = new_match("belot2")
+    deal(m, BASE, **BASE_X)
+    act(m, "H", "keep", "swap", "keep", "keep")
+    play_out(m, 3)
+    entry = score(m)["rounds"][0]
+    assert entry["exchanges"] == [{"seat": 1, "action": "swap"}]
+    m2 = new_match("belot2")
+    deal(m2, BASE, **BASE_X)
+    act(m2, "H", "keep", "keep")
+    play_out(m2, 3)
+    assert "exchanges" not in score(m2)["rounds"][0]
 
 
 @pytest.mark.parametrize("bids", [["pass", "pass", "VC"], ["pass", "pass", "BC"],

@@ -184,6 +184,26 @@ def test_the_asked_seat_is_public_and_its_choices_private() -> None:
     assert seat_view(m, None).exchanges == ()
 
 
+# belot2, opened AH, the dealer (seat 1) holds the 7H: seat 0 gets four 8s with its last
+# cards, or the 8H is out of play (seat 0 has the AC instead).
+BELOT2_SWAP_FOUR_8S: Deal = (["8H 8S 8D KS QS 9D 8C TH JS", "JH 9H 7H KH QH AS TS AD TD"],
+                             {"turned": "AH", "bottom": "7C"})
+BELOT2_SWAP_NO_8S: Deal = (["AC 8S 8D KS QS 9D 8C TH JS", "JH 9H 7H KH QH AS TS AD TD"],
+                           {"turned": "AH", "bottom": "7C"})
+
+
+def test_belot2_after_a_swap_the_asks_are_the_same_whoever_may_redeal() -> None:
+    """R35: after the dealer's swap both seats are asked again, from the swapper, whether
+    or not the non-dealer holds four 8s: the dealer and a spectator see the same turns,
+    views and events for both deals."""
+    deals = [BELOT2_SWAP_FOUR_8S, BELOT2_SWAP_NO_8S]
+    seen = assert_same_for(deals, ["H", "keep", "swap"], 1, "belot2")
+    turns = [v.turn for v in seen if isinstance(v, SeatView) and v.seat is None
+             and v.phase == Phase.EXCHANGE]
+    assert turns == [0, 1, 1, 0]  # the first seat, the dealer; after his swap: him, seat 0
+    assert other_rights(deals, ["H"], "belot2", 0) == [{"redeal", "keep"}, {"keep"}]
+
+
 # -- random deals --------------------------------------------------------------------------------
 
 def _hidden_variant(variant: str, seed: int, observer: int) -> tuple[Deal, Deal, list[str]]:
@@ -282,6 +302,10 @@ def test_a_swapper_is_asked_again_in_belot2_and_not_in_bela2() -> None:
         m.apply(parse_action(token))
     assert rnd.phase == Phase.EXCHANGE and rnd.turn == 1
     assert [a.token() for a in rnd.legal_actions()] == ["keep"]
+    m.apply(DECLINE)  # then the other seat again: its redeal right stands (R35)
+    assert rnd.phase == Phase.EXCHANGE and rnd.turn == 0
+    m.apply(DECLINE)
+    assert rnd.phase == Phase.PLAY and rnd.turn == 0
     m2 = new_match("bela2")
     rnd2 = deal(m2, BELA2_SEVEN_AT_0[0], **BELA2_SEVEN_AT_0[1])
     for token in ("H", "swap"):

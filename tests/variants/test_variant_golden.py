@@ -214,8 +214,9 @@ def test_legal_cards_match_brute_force(variant: str, seed: int, passes: int) -> 
 # at all from public facts (bela2: trump is the turned suit and the turned card is not its 7;
 # belot2: always), every seat is asked in turn from the first seat; a seat may swap holding the
 # 7 of trump in a suit contract in the turned suit (not raspas), redeal (belot2) holding four 7s
-# or four 8s, and always keep; a swapper is asked again while a right is still possible; a
-# redeal ends the round.
+# or four 8s, and always keep; after a swap, while a right is still possible, every seat is
+# asked again in turn from the swapper (every right stands until the first lead, whoever used
+# another first); a redeal ends the round.
 
 
 def ref_exchanges(variant: str, hands: list[list[str]], turned: str, contract: str,
@@ -250,7 +251,7 @@ def ref_exchanges(variant: str, hands: list[list[str]], turned: str, contract: s
             else:
                 swapped = [list(h) for h in hands]
                 swapped[seat] = [c for c in hands[seat] if c != seven] + [face_up]
-                rest = [seat] + queue[1:] if possible(seven) else []
+                rest = [seat, 1 - seat] if possible(seven) else []
                 rec(rest, swapped, seven, seq + [choice])
 
     rec([0, 1] if possible(turned) else [], hands, turned, [])
@@ -273,6 +274,8 @@ SWAP_EIGHTS = dict(hands=["7H 8S 8D KS QS 9D 8C TH JS", "JH 9H AH KH QH AS TS AD
                    extra={"turned": "8H", "bottom": "7C"})
 FOURS = dict(hands=["7H 7S 7D KS QS 9D 7C 9H TH", "JH 9S TS KH QH 8S 8D 8C 8H"],
              extra={"turned": "AH", "bottom": "AD"})
+EIGHTS_SEVEN = dict(hands=["8H 8S 8D KS QS 9D 8C TH JS", "JH 9H 7H KH QH AS TS AD TD"],
+                    extra={"turned": "AH", "bottom": "7C"})
 SEVEN_AT_1 = dict(hands=["JH 9H KS QS 8D 9D TS AS 7C 8C", "QH KH AD TD 7S 8S 7H 9C TC AC"],
                   extra={"turned": "AH"})
 SEVEN_AT_0 = dict(hands=["QH KH AD TD 7S 8S 7H 9C TC AC", "JH 9H KS QS 8D 9D TS AS 7C 8C"],
@@ -291,6 +294,9 @@ EXCHANGE_GOLDEN = [
     ("belot2", FOURS, ["H"], {"redeal", "keep redeal", "keep keep", "swap keep redeal",
                               "swap keep keep"}),
     ("belot2", FOURS, ["pass", "pass", "pass", "pass"], {"redeal", "keep redeal", "keep keep"}),
+    # the dealer swaps, then the non-dealer (asked again) may redeal with its four 8s
+    ("belot2", EIGHTS_SEVEN, ["H"], {"redeal", "keep keep", "keep swap keep keep",
+                                     "keep swap keep redeal"}),
     ("belot2", BELOT2, ["pass", "pass", "VC"], {"keep keep"}),  # asked, though nobody may act
     ("belot2", BELOT2, ["C"], {"keep keep"}),
 ]

@@ -368,6 +368,17 @@ def test_exchange_prompt_names_only_what_is_offered(layout_page: Any, variant: s
     assert len(buttons) == len(offered), buttons
 
 
+@pytest.mark.parametrize("variant,text", [("bela2", "Nemaš sedmicu aduta: zadržavaš karte."),
+                                          ("belot2", "Nemaš ni zamjenu ni novo dijeljenje")])
+def test_a_lone_keep_shows_no_button(layout_page: Any, variant: str, text: str) -> None:
+    """Browser review N5: a seat asked in the exchange whose only choice is to keep gets a
+    passive line, no dead "Zadrži karte" button and no hint (the server answers the keep)."""
+    v = exchange_position(variant, {"keep"})
+    _show(layout_page, state(v, prompt=False), DESKTOP)
+    assert text in layout_page.locator(".exchange-prompt .prompt-title").inner_text()
+    assert layout_page.locator(".exchange-prompt [data-act], [data-act], .hint-btn").count() == 0
+
+
 # -- issue 9: greyed cards, their reasons and the trick's winner come from the view --------
 REASON_KEYS = {"follow": "reason_follow", "beat": "reason_beat",
                "overtrump": "reason_beat_trump", "trump": "reason_trump"}

@@ -228,6 +228,10 @@ def score(match: Match) -> dict[str, Any]:
             entry["declarations"] = list(res.declaration_points)
             entry["bela"] = list(res.bela_points)
             entry["total"] = res.total
+        made = [{"seat": s, "action": a.token()} for s, a in rnd.exchanges
+                if not isinstance(a, Decline)]
+        if made:  # R32, R35: the swaps and the redeal, in order (a redeal's swap too)
+            entry["exchanges"] = made
         entry["declared"] = [[str(d) for d in decls or ()] for decls in rnd.declared]
         entry["belas"] = [seat for seat, _ in rnd.belas]
         entry["tricks"] = [t[2] for t in rnd.tricks]

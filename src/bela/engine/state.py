@@ -202,6 +202,14 @@ class Round:
             return [*self.variant.exchange_options(self, self.turn), DECLINE]
         return []
 
+    @property
+    def lone_keep(self) -> bool:
+        """The seat asked in the exchange has no swap or redeal (R32, R35): keeping its cards
+        is its only choice, answered for it without a prompt (the server after a bot's fixed
+        delay, so that nobody learns it from the turn's length)."""
+        return (self.phase == Phase.EXCHANGE
+                and not self.variant.exchange_options(self, self.turn))
+
     def declare_options(self, seat: int) -> list[Declare]:
         """Every non-empty subset of the seat's declarations (R13), largest first."""
         if self.raspas:
@@ -401,10 +409,11 @@ class Round:
         (R32, R35), when public facts leave a right possible at all
         (:meth:`~bela.engine.variants.base.Variant.exchange_possible`); else play starts.
         Every seat is asked, holder or not, and its only choice may be to keep its cards:
-        who acts and when tells nobody who holds the 7 of trump or four 7s / 8s.  Both are
-        rights until the first lead, in any order: a seat that swaps is asked again at once
-        while public facts still allow a right (belot2: the turned card may bring its
-        fourth 8, R35)."""
+        who acts and when tells nobody who holds the 7 of trump or four 7s / 8s.  Every
+        right is its holder's until the first lead, whoever used another first: after a swap
+        (public), while public facts still allow a right (belot2), every seat is asked again
+        in turn from the swapper (the turned card may be its fourth 8; another seat may now
+        want its redeal, R35); nobody can swap twice, so this ends."""
         n = self.variant.seats
         if self._exchange_possible():
             self.exchange_seats = [(self.first + i) % n for i in range(n)]
@@ -437,8 +446,12 @@ class Round:
         seat = self.turn
         self.exchanges.append((seat, action))
         if isinstance(action, Redeal):  # R35: the round ends unscored, the dealer deals again
+            extra: dict[str, object] = {"seat": seat}
+            for s, a in self.exchanges:  # a swap before it stays in the round's detail
+                if isinstance(a, Swap):
+                    extra["swapped"] = s
             self._finish(RoundResult(Outcome.REDEAL, (0,) * self.variant.sides, None, None,
-                                     extra={"seat": seat}), events)
+                                     extra=extra), events)
             return
         if isinstance(action, Swap):  # R32, R35: the 7 of trump for the face-up card
             assert self.contract is not None
@@ -447,8 +460,9 @@ class Round:
             self.hands[seat] = self.hands[seat] & ~(1 << seven) | (1 << turned)
             self.public = {**self.public, "turned": seven}
             events.append(Swapped(seat, seven, Card.ALL[turned]))
-            if self._exchange_possible():  # R35: asked again, a redeal may still follow
-                self.exchange_seats.insert(0, seat)
+            if self._exchange_possible():  # R35: all asked again from the swapper
+                n = self.variant.seats
+                self.exchange_seats = [(seat + i) % n for i in range(n)]
             else:  # bela2: the 7 of trump lies face up, no right is left to anyone
                 self.exchange_seats = []
         else:

@@ -43,7 +43,7 @@ from ..bots import make_bot
 from ..bots.claims import claim_for
 from ..bots.driver import Decision, decide
 from ..engine import BelaError, IllegalAction, parse_action
-from ..engine.actions import Action, ActionParseError, Claim
+from ..engine.actions import DECLINE, Action, ActionParseError, Claim
 from ..engine.events import Event
 from ..engine.record import score, to_record
 from ..engine.views import SeatView, seat_view
@@ -546,7 +546,9 @@ class TableActor:
         """The seat a bot acts for now: a seat a bot plays whose view proves an opponent's
         revoke, to claim it (R24, the first from the seat to act on); else the seat to act
         if a bot plays it now (a bot's seat, an absent player's, or a player's whose turn
-        clock ran out)."""
+        clock ran out), or if the server answers for its player (a keep in the exchange that
+        is his only choice, R32, R35: after the bot's delay, so that the stream is the same
+        whatever his cards)."""
         m = self.table.match
         if (self.table.status != TableStatus.RUNNING or m is None or m.round is None
                 or m.round.is_over):
@@ -558,7 +560,8 @@ class TableActor:
                 if (self.table.seats[s].bot_controlled
                         and claim_for(seat_view(m, s)) is not None):
                     return s
-        if self.table.seats[seat].bot_controlled or self._overdue == (seat, self.table.seq):
+        if (self.table.seats[seat].bot_controlled or self._overdue == (seat, self.table.seq)
+                or m.round.lone_keep):
             return seat
         return None
 
@@ -590,6 +593,8 @@ class TableActor:
         claim = claim_for(view)
         if claim is not None:  # auzmeš (R24): what the view proves, no bot to ask
             decision = Decision(claim)
+        elif view.legal == (DECLINE,):  # a lone keep in the exchange: no bot is asked
+            decision = Decision(DECLINE)
         elif self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
             job = asyncio.ensure_future(self.bots.decide(spec, seed, view, revokes))
             try:

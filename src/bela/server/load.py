@@ -292,6 +292,8 @@ async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
     pending: asyncio.Task[None] | None = None
 
     async def act(seq: int, view: dict[str, Any]) -> None:
+        if view["legal"] == ["keep"]:
+            return  # a lone keep in the exchange: the server answers it (R32, R35)
         if think > 0:
             await asyncio.sleep(think * (0.5 + rng.random()))
         if window.over() or run.done:

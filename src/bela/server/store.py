@@ -16,8 +16,10 @@ from typing import Any
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from ..engine import BelaError, Match, parse_action
-from ..engine.actions import Action, Claim
+from ..engine.actions import Action, Claim, Decline, Redeal, Swap
 from ..engine.cards import Card, format_cards
+from ..engine.enums import Phase
+from ..engine.record import skip_declined_exchanges
 from ..engine.variants import VARIANTS, Deal
 from ..storage import Database, RateFn
 from .errors import Unauthenticated, Unavailable
@@ -314,6 +316,10 @@ def _rebuild(row: dict[str, Any]) -> Table:
             if rnd is None:
                 raise ValueError("an action before the first deal")
             action = parse_action(ev["token"])
+            if rnd.phase == Phase.EXCHANGE and not isinstance(action, (Swap, Redeal, Decline)):
+                # a log of the earlier asking order: nobody was asked again after a belot2
+                # dealer's swap (now everyone is, R35); those asks keep
+                skip_declined_exchanges(rnd, action)
             actor = action.seat if isinstance(action, Claim) else rnd.turn
             if actor != ev["seat"]:
                 raise ValueError(f"event {seq} was made by seat {ev['seat']}, "

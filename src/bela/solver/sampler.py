@@ -566,16 +566,19 @@ def to_round(view: SeatView, deal: SampledDeal, strict: bool = True) -> Round:
         a, b = iter_cards(deal.discards)
         act(Discard((a, b)))
     deciding = deciding_seat(view) if view.phase == "exchange" else -1
-    swapped = False
+    # the asks depend on public facts only: each seat once in turn, and after a swap (made
+    # at the swapper's first ask) each seat once again from the swapper (R32, R35); the
+    # redeal, which ends the round, comes after the swap
+    pending = deal.swap
     while rnd.phase == Phase.EXCHANGE:
         seat = rnd.turn
-        if deal.swap == seat and not swapped:  # a swap is public: it was made (R32, R35)
-            swapped = act(SWAP)
-            if swapped:
+        if seat == pending:  # a swap is public: it was made (R32, R35)
+            pending = None
+            if act(SWAP):
                 continue
-        if view.phase == "exchange" and seat == deciding:
-            break  # the seat asked now (public; R35: a swapper is asked again)
-        if not act(REDEAL if deal.redeal == seat else DECLINE):
+        if pending is None and view.phase == "exchange" and seat == deciding:
+            break  # the seat asked now
+        if not act(REDEAL if deal.redeal == seat and pending is None else DECLINE):
             act(DECLINE)
     belas = set(view.belas)
 

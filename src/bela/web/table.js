@@ -535,6 +535,9 @@ function renderActions(ctx) {
   }
   if (!myTurn) return out.join("");
   const legal = v.legal;
+  if (v.phase === "exchange" && legal.length === 1) { // only keep: the server answers it (R32, R35)
+    return `<div class="prompt exchange-prompt passive"><span class="prompt-title">${esc(t(exchangeTitle(v)))}</span></div>` + out.join("");
+  }
   const hint = shownHint(S);
   const hinted = (tok) => (hint && hint.best === tok ? " hinted" : "");
   if (hintAllowed(S)) {

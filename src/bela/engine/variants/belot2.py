@@ -57,8 +57,8 @@ class Belot2(Variant):
 
     def exchange_possible(self, contract: int, turned: int | None, raspas: bool) -> bool:
         """R35: a seat may hold four 7s or four 8s in any contract, raspas included, so
-        every round has an exchange step (and a swapper is asked again: the swap may have
-        brought its fourth 8)."""
+        every round has an exchange step (and after a swap every seat is asked again, from
+        the swapper: the swap may have brought its fourth 8)."""
         return True
 
     def exchange_options(self, rnd: Round, seat: int) -> list[Action]:
