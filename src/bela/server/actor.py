@@ -599,11 +599,12 @@ class TableActor:
             job = asyncio.ensure_future(self.bots.decide(spec, seed, view, revokes))
             try:
                 decision = await asyncio.wait_for(asyncio.shield(job), ceiling(self.config, view))
-            except TimeoutError:  # its search (or its wait in the pool) is too long
-                job.cancel()
+            except Exception as exc:  # past its ceiling (TimeoutError), or the pool failed
                 decision = await asyncio.to_thread(
                     decide, lambda v: make_bot(CEILING_BOT, seed=seed).act(v), view, seed,
                     revokes)
+                if not isinstance(exc, TimeoutError):  # a failure: reported, the table goes on
+                    decision = Decision(decision.action, exc)
             finally:
                 job.cancel()  # the table moved on while it thought: nothing to decide
         else:
