@@ -75,7 +75,7 @@ def test_hint_without_the_solver_names_the_missing_package(
         return real_import(name, globals, locals, fromlist, level)
 
     monkeypatch.setattr(builtins, "__import__", no_numpy)
-    result = run(["--seed", "4", "--bot", "random"], "hint\nq\n")
+    result = run(["--seed", "4", "--bot", "random"], "pass\nhint\nq\n")  # a card's hint
     out = result.output
     assert "numpy" in out and "[ai]" not in out
     assert "pip install 'bela'" not in out  # the advice that could not work
@@ -116,7 +116,7 @@ def slow_solver(monkeypatch: pytest.MonkeyPatch) -> SlowWarmUp:
 
 
 def test_play_warms_the_solver_up_and_an_early_hint_says_so(slow_solver: SlowWarmUp) -> None:
-    result = run(["--seed", "4", "--bot", "random"], "hint\nq\n")
+    result = run(["--seed", "4", "--bot", "random"], "pass\nhint\nq\n")  # a card's hint
     assert result.exit_code == 0, result.output
     assert slow_solver.threads and slow_solver.threads[0] != threading.main_thread().name
     assert play.SOLVER.thread is not None and play.SOLVER.thread.daemon
@@ -136,7 +136,7 @@ def test_hinted_card_is_the_best_of_the_values_shown() -> None:
     script = "hint\npass\n" + "hint\n1\n" * 8 + "q\n"
     result = run(["--seed", "4", "--bot", "random"], script)
     out = flat(result.output)
-    assert "Estimated margin if you call" in out  # the bidding hint gives its reason
+    assert "Estimated margin of each bid" in out  # the bidding hint gives its reason
     hints = re.findall(rf"Hint: play ({CARD})(?: with bela)?\. Estimated points your side "
                        rf"takes in the round \(most is best\): ([^.]*)\.", out)
     assert len(hints) >= 4, out
