@@ -47,8 +47,22 @@ def test_sheet_shows_rounds_outcome_and_totals() -> None:
 def test_illegal_action_plain_error_names_rule_and_position() -> None:
     result = runner.invoke(app, ["score", str(EXAMPLES / "bela4-illegal-iber.json")])
     assert result.exit_code == 1
-    assert "round 0, action 4" in result.stderr and "R17" in result.stderr
+    assert "round 1, action 5" in result.stderr and "R17" in result.stderr  # from 1
     assert result.stdout == ""
+
+
+def test_the_plain_error_writes_the_ten_as_10_and_the_json_keeps_the_token(
+        tmp_path: Path) -> None:
+    """Seat 0's 10♠ and seat 2's A♠ swapped: seat 2 must beat K♠ with 10♠ (R17)."""
+    data = json.loads((EXAMPLES / "bela4-illegal-iber.json").read_text(encoding="utf-8"))
+    hands = data["rounds"][0]["hands"]
+    hands[0], hands[2] = hands[0].replace("TS", "AS"), hands[2].replace("AS", "TS")
+    path = tmp_path / "ten.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    plain = runner.invoke(app, ["score", str(path)])
+    assert "play 10♠" in plain.stderr and "TS" not in plain.stderr, plain.stderr
+    out = json.loads(runner.invoke(app, ["score", str(path), "--json"]).stdout)
+    assert out["error"]["reason"].endswith("play TS") and out["error"]["round"] == 0
 
 
 @pytest.mark.parametrize("text, round_, action", [

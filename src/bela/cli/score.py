@@ -18,7 +18,7 @@ from rich.table import Table
 from ..engine.record import RecordError, read_record, replay
 from ..engine.record import score as score_record
 from ..engine.variants import get_variant
-from .text import contract_text, pretty_codes
+from .text import contract_text, pretty_codes, record_error_markup
 
 OUTCOME_NAMES = {"pass": "pass", "fall": "fall (pad)", "capot": "štiglja",
                  "belot": "belot", "claim": "auzmeš", "hang": "visi",
@@ -160,7 +160,7 @@ def score(
         if as_json:
             typer.echo(json.dumps(exc.as_json(), ensure_ascii=False))
         else:
-            Console(stderr=True).print(f"[red]invalid record:[/red] {escape(str(exc))}",
+            Console(stderr=True).print(f"[red]invalid record:[/red] {record_error_markup(exc)}",
                                        highlight=False)
         raise typer.Exit(1) from None
     if as_json:

@@ -12,6 +12,7 @@ import re
 from rich.markup import escape
 
 from ..engine.cards import RANKS, SUIT_SYMBOLS, Card
+from ..engine.record import RecordError
 from ..engine.rules import ALL_TRUMPS
 
 RANK_TEXT = ("7", "8", "9", "10", "J", "Q", "K", "A")  # the ten is never "T" for people
@@ -81,3 +82,18 @@ def pretty_codes(text: str, markup: bool = True) -> str:
         return card_markup(card) if markup else card_text(card)
 
     return _TEXT.sub(sub, escape(text) if markup else text)
+
+
+def record_error_markup(exc: RecordError) -> str:
+    """Why a record is invalid, for people: the round and action counted from 1 (``--json``
+    keeps RECORD.md's 0-based ``round`` and ``action``, and its card codes), cards as
+    ``10♠``.
+
+    >>> record_error_markup(RecordError("seat 2: you must beat KS if you can (R17): play TS",
+    ...                                 0, 4))
+    'round 1, action 5: seat 2: you must beat K♠ if you can (R17): play 10♠'
+    """
+    where = "" if exc.round is None else f"round {exc.round + 1}" + (
+        "" if exc.action is None else f", action {exc.action + 1}")
+    reason = pretty_codes(exc.reason)
+    return f"{where}: {reason}" if where else reason
