@@ -97,3 +97,13 @@ def record_error_markup(exc: RecordError) -> str:
         "" if exc.action is None else f", action {exc.action + 1}")
     reason = pretty_codes(exc.reason)
     return f"{where}: {reason}" if where else reason
+
+
+def install_extra(extra: str) -> str:
+    """How to install an extra, from the package index or in a clone of the repository.
+
+    >>> install_extra("server")
+    "pip install 'bela[server]' (in a clone of the repository: pip install -e '.[server]')"
+    """
+    return (f"pip install 'bela[{extra}]' (in a clone of the repository: "
+            f"pip install -e '.[{extra}]')")
