@@ -8,6 +8,7 @@ Records and engine tokens write the ten as ``T`` (``TS``, RECORD.md); people alw
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rich.markup import escape
 
@@ -107,3 +108,27 @@ def install_extra(extra: str) -> str:
     """
     return (f"pip install 'bela[{extra}]' (in a clone of the repository: "
             f"pip install -e '.[{extra}]')")
+
+
+def side_label(names: Sequence[str], seats: Sequence[int]) -> str:
+    """A side for a sentence: its players' names and seats, or only the seats where the
+    names are the default ``Seat N`` (a bots-only match, a record without ``players``).
+
+    >>> side_label(["You", "Right", "Partner", "Left"], [0, 2])
+    'You & Partner (seats 0+2)'
+    >>> side_label(["Seat 0", "Seat 1", "Seat 2"], [2])
+    'seat 2'
+    """
+    nums = ("seats " if len(seats) > 1 else "seat ") + "+".join(map(str, seats))
+    if all(names[s] == f"Seat {s}" for s in seats):
+        return nums
+    return f"{' & '.join(names[s] for s in seats)} ({nums})"
+
+
+def winner_line(names: Sequence[str], seats: Sequence[int], totals: Sequence[int]) -> str:
+    """The match's winner, as ``bela play --all-bots`` and ``bela score`` print it.
+
+    >>> winner_line(["You", "Right", "Partner", "Left"], [0, 2], [1068, 962])
+    'Winner: You & Partner (seats 0+2), totals 1068 : 962.'
+    """
+    return f"Winner: {side_label(names, seats)}, totals {' : '.join(map(str, totals))}."

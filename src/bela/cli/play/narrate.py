@@ -30,7 +30,7 @@ from ...engine.events import (
 from ...engine.rules import ALL_TRUMPS, NO_TRUMPS, play_table
 from ...engine.scoring import RoundResult
 from ...engine.views import SeatView
-from ..text import card_markup
+from ..text import card_markup, winner_line
 from .markup import (
     cards_markup,
     declaration_markup,
@@ -291,7 +291,4 @@ class Narrator:
             return
         self.say()
         self.sheet.show()
-        if st.individual:
-            self.say(f"Winner: seat {side}, totals {totals}.")
-        else:
-            self.say(f"Winner: side {side} ({st.side_long(side)}), totals {totals}.")
+        self.say(winner_line(st.names, st.members(side), view.totals))
