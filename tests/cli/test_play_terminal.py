@@ -517,6 +517,26 @@ def test_winning_tags_only_on_the_trick_on_the_table() -> None:
         assert "takes the trick" in " ".join(block) or "take the trick" in " ".join(block)
 
 
+def test_a_bela_card_is_marked_on_the_table_as_soon_as_it_is_played() -> None:
+    """bela3 seed 1: Left plays Q♣ with bela before your card; the trick on the table says
+    "bela!" at once, not only when the trick is over (review N10)."""
+    g, console = game("bela3", 120, seed=1, target=201)
+    answers = itertools.cycle(["1", "2"])
+
+    def ask(prompt: str) -> str:
+        text = console.export_text(clear=False)
+        if any("On the table" in line and "bela!" in line for line in text.splitlines()):
+            return "q"
+        return next(answers)
+
+    g.ask_line = ask
+    with pytest.raises(play.Quit):
+        g.run()
+    table = [line for line in console.export_text().splitlines()
+             if "On the table" in line and "bela!" in line]
+    assert table == ["  On the table (Right led): Right A♥, Left Q♣ bela! (winning)"]
+
+
 def test_status_line_shows_the_match_score() -> None:
     result = run(["--seed", "5", "--target", "301"], "1\n" * 40 + "q\n")
     assert re.search(r"Trick 1 of 8 · Trump . called by \w+.* · Match: Us \d+ Them \d+",

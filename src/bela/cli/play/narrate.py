@@ -147,8 +147,10 @@ class Narrator:
                 if view.trick == ((seat, card),):  # the lead
                     lead = "you lead" if seat == self.human else f"{who} leads"
                     self.trick_lines = [f"[bold]Trick {len(view.tricks) + 1}[/bold] — {lead}"]
+                    self.screen.trick_belas = set()
                 line = f"  {who:<8} {card_markup(card, trump)}"
                 if bela:
+                    self.screen.trick_belas.add(seat)
                     line += "  [bold]bela![/bold] (20)"
                 self.trick_lines.append(line)
             case TrickTaken(seat, _, points):
