@@ -41,7 +41,7 @@ def test_sheet_shows_rounds_outcome_and_totals() -> None:
     result = runner.invoke(app, ["score", str(EXAMPLES / "bela4-pass-with-bela.json")])
     assert result.exit_code == 0
     out = result.stdout
-    assert "pass" in out and "165" in out and "17" in out
+    assert "made (prolaz)" in out and "165" in out and "17" in out
     assert "not over" in out
 
 

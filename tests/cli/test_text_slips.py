@@ -5,6 +5,9 @@ commands' one-line help."""
 from __future__ import annotations
 
 import io
+import json
+import re
+from pathlib import Path
 
 from rich.console import Console
 from typer.testing import CliRunner
@@ -15,6 +18,7 @@ from bela.cli.text import install_extra
 from bela.engine.variants import get_variant
 
 runner = CliRunner()
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def help_text(variant: str) -> str:
@@ -84,3 +88,26 @@ def test_top_level_help_does_not_break_a_line_mid_sentence() -> None:
 def test_play_help_lists_the_bot_levels() -> None:
     out = " ".join(runner.invoke(app, ["play", "--help"], env={"COLUMNS": "200"}).stdout.split())
     assert all(level in out for level in ("beginner", "club", "expert", "master"))
+
+
+def test_the_caller_made_it_is_never_called_pass() -> None:
+    """prolaz is "made it" in the narration and "made" on the sheets: "pass" is dalje, a
+    bid; the JSON keeps ``"outcome": "pass"`` (RECORD.md)."""
+    out = runner.invoke(app, ["play", "--seed", "5", "--target", "301"],
+                        input="1\n" * 200).output
+    assert re.search(r"^(You and Partner|Right and Left) made it \(prolaz\): \d+ of \d+ "
+                     r"points\.$", out, re.M), out
+    assert not re.search(r"\b(pass|passes) \(prolaz\)", out)
+    rows = re.findall(r"^ *\d+ +(?:You|Right|Partner|Left) .*$", out, re.M)  # the sheet
+    assert any(" made " in row for row in rows) and not any(" pass " in row for row in rows)
+
+    bots = runner.invoke(app, ["play", "--all-bots", "--seed", "7"]).output
+    lines = re.findall(r"^Round +\d+ .*$", bots, re.M)
+    assert any("  made " in line for line in lines)
+    assert not any(" pass " in line for line in lines)
+
+    record = str(EXAMPLES / "bela4-pass-with-bela.json")
+    sheet = runner.invoke(app, ["score", record]).stdout
+    assert "made (prolaz)" in sheet and " pass " not in sheet
+    assert json.loads(runner.invoke(app, ["score", record, "--json"]).stdout)[
+        "rounds"][0]["outcome"] == "pass"

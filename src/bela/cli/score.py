@@ -19,10 +19,11 @@ from ..engine.record import score as score_record
 from ..engine.variants import get_variant
 from .text import contract_text, pretty_codes, record_error_markup, winner_line
 
-OUTCOME_NAMES = {"pass": "pass", "fall": "fall (pad)", "capot": "štiglja",
+# "made", never "pass": in the bidding pass is dalje; the JSON keeps "pass" (RECORD.md)
+OUTCOME_NAMES = {"pass": "made (prolaz)", "fall": "fall (pad)", "capot": "štiglja",
                  "belot": "belot", "claim": "auzmeš", "hang": "visi",
                  "redeal": "redeal", "raspas": "raspas", "unfinished": "unfinished"}
-SHORT_OUTCOMES = {**OUTCOME_NAMES, "fall": "fall", "unfinished": "-"}
+SHORT_OUTCOMES = {**OUTCOME_NAMES, "pass": "made", "fall": "fall", "unfinished": "-"}
 
 
 def seat_names(variant: str, players: list[str] | None) -> list[str]:

@@ -33,7 +33,8 @@ TABLES = {4: "You (seat 0) and Partner (seat 2) against Right (seat 1) and Left 
           3: "You (seat 0), Right (seat 1) and Left (seat 2), each for himself",
           2: "You (seat 0) against Opponent (seat 1)"}
 CONTRACT_NAMES = {ALL_TRUMPS: "All trumps (VC)", NO_TRUMPS: "No trumps (BC, points doubled)"}
-SHORT_OUTCOMES = {Outcome.PASS: "pass", Outcome.FALL: "fall", Outcome.CAPOT: "štiglja",
+# "made" (prolaz), never "pass": in the bidding pass is dalje
+SHORT_OUTCOMES = {Outcome.PASS: "made", Outcome.FALL: "fall", Outcome.CAPOT: "štiglja",
                   Outcome.BELOT: "belot", Outcome.CLAIM: "auzmeš", Outcome.HANG: "hang",
                   Outcome.REDEAL: "redeal", Outcome.RASPAS: "raspas", Outcome.UNFINISHED: "-"}
 
