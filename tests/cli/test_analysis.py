@@ -51,7 +51,7 @@ def test_solve_plain_shows_values_and_the_best_line(match_record: Path, tmp_path
     part = cut(match_record, tmp_path / "part.json", 9)
     result = runner.invoke(app, ["solve", str(part)])
     assert result.exit_code == 0
-    assert "Best line:" in result.stdout and "*" in result.stdout
+    assert "Best line, trick by trick:" in result.stdout and "*" in result.stdout
 
 
 def test_solve_refuses_a_record_not_in_the_play(match_record: Path, tmp_path: Path) -> None:
@@ -87,3 +87,38 @@ def test_hint_in_play_shows_the_best_card_and_values() -> None:
                            input="hint\npass\n1\nhint\nq\n")
     assert "Hint:" in result.stdout
     assert "Estimated points your side takes" in result.stdout
+
+
+# -- issue 38, item 10 -----------------------------------------------------------------------
+def test_review_min_loss_keeps_the_totals_and_says_what_it_left_out(
+        match_record: Path) -> None:
+    full = json.loads(runner.invoke(app, ["review", str(match_record), "--json"]).stdout)
+    worst = max(p["loss"] for p in full["plays"])
+    above = json.loads(runner.invoke(
+        app, ["review", str(match_record), "--json", "--min-loss", str(worst + 1)]).stdout)
+    assert above["plays"] == [] and above["loss_by_seat"] == full["loss_by_seat"]
+    plain = runner.invoke(app, ["review", str(match_record), "--min-loss", str(worst + 1)])
+    out = " ".join(plain.stdout.split())
+    assert "every card kept" not in out
+    assert f"No play lost {worst + 1} points or more" in out and f"at most {worst}" in out
+    assert "every costly play counted" in out
+
+
+def test_solve_names_the_seats_and_prints_the_line_trick_by_trick(
+        match_record: Path, tmp_path: Path) -> None:
+    part = cut(match_record, tmp_path / "part.json", 9)
+    out = runner.invoke(app, ["solve", str(part)]).stdout
+    rnd = replay(read_record(part.read_text())).round
+    assert rnd is not None
+    tricks = [line for line in out.splitlines() if line.strip().startswith("trick ")]
+    assert len(tricks) == 8 - len(rnd.tricks)
+    assert all(line.count(",") == len(rnd.hands) - 1 for line in tricks)
+    assert "Seat " in out and "T" not in "".join(tricks).replace("trick", "")
+
+
+def test_solve_on_a_finished_record_says_how_to_make_one(match_record: Path) -> None:
+    result = runner.invoke(app, ["solve", str(match_record)])
+    assert result.exit_code == 1
+    rounds = len(json.loads(match_record.read_text())["rounds"])
+    err = " ".join(result.output.split())
+    assert f"round {rounds}:" in err and "done phase" not in err and "with q" in err

@@ -46,8 +46,8 @@ def test_all_bots_record_replays_and_matches_the_printed_winner(tmp_path: Path) 
     scored = score(replay(read_record(rec.read_text(encoding="utf-8"))))
     assert scored["winner"] is not None
     totals = " : ".join(map(str, scored["totals"]))
-    assert f"Winner: side {scored['winner']} " in result.output
-    assert f"totals {totals}." in result.output
+    seats = "+".join(str(s) for s in range(4) if s % 2 == scored["winner"])
+    assert f"Winner: seats {seats}, totals {totals}." in result.output
     assert f"Record saved to {rec}" in result.output
     # a compact line per round, then the score sheet
     assert len(re.findall(r"^Round +\d+ ", result.output, re.M)) == len(scored["rounds"])

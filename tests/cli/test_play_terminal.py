@@ -75,7 +75,7 @@ def test_hint_without_the_solver_names_the_missing_package(
         return real_import(name, globals, locals, fromlist, level)
 
     monkeypatch.setattr(builtins, "__import__", no_numpy)
-    result = run(["--seed", "4", "--bot", "random"], "hint\nq\n")
+    result = run(["--seed", "4", "--bot", "random"], "pass\nhint\nq\n")  # a card's hint
     out = result.output
     assert "numpy" in out and "[ai]" not in out
     assert "pip install 'bela'" not in out  # the advice that could not work
@@ -116,7 +116,7 @@ def slow_solver(monkeypatch: pytest.MonkeyPatch) -> SlowWarmUp:
 
 
 def test_play_warms_the_solver_up_and_an_early_hint_says_so(slow_solver: SlowWarmUp) -> None:
-    result = run(["--seed", "4", "--bot", "random"], "hint\nq\n")
+    result = run(["--seed", "4", "--bot", "random"], "pass\nhint\nq\n")  # a card's hint
     assert result.exit_code == 0, result.output
     assert slow_solver.threads and slow_solver.threads[0] != threading.main_thread().name
     assert play.SOLVER.thread is not None and play.SOLVER.thread.daemon
@@ -136,7 +136,7 @@ def test_hinted_card_is_the_best_of_the_values_shown() -> None:
     script = "hint\npass\n" + "hint\n1\n" * 8 + "q\n"
     result = run(["--seed", "4", "--bot", "random"], script)
     out = flat(result.output)
-    assert "Estimated margin if you call" in out  # the bidding hint gives its reason
+    assert "Estimated margin of each bid" in out  # the bidding hint gives its reason
     hints = re.findall(rf"Hint: play ({CARD})(?: with bela)?\. Estimated points your side "
                        rf"takes in the round \(most is best\): ([^.]*)\.", out)
     assert len(hints) >= 4, out
@@ -515,6 +515,26 @@ def test_winning_tags_only_on_the_trick_on_the_table() -> None:
     for i in tricks:  # each trick shown whole: its cards, then who takes it
         block = lines[i + 1:i + 9]
         assert "takes the trick" in " ".join(block) or "take the trick" in " ".join(block)
+
+
+def test_a_bela_card_is_marked_on_the_table_as_soon_as_it_is_played() -> None:
+    """bela3 seed 1: Left plays Q♣ with bela before your card; the trick on the table says
+    "bela!" at once, not only when the trick is over (review N10)."""
+    g, console = game("bela3", 120, seed=1, target=201)
+    answers = itertools.cycle(["1", "2"])
+
+    def ask(prompt: str) -> str:
+        text = console.export_text(clear=False)
+        if any("On the table" in line and "bela!" in line for line in text.splitlines()):
+            return "q"
+        return next(answers)
+
+    g.ask_line = ask
+    with pytest.raises(play.Quit):
+        g.run()
+    table = [line for line in console.export_text().splitlines()
+             if "On the table" in line and "bela!" in line]
+    assert table == ["  On the table (Right led): Right A♥, Left Q♣ bela! (winning)"]
 
 
 def test_status_line_shows_the_match_score() -> None:

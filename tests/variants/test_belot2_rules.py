@@ -726,6 +726,20 @@ def test_r37_bela_is_trump_king_and_queen_only_in_suit_contract() -> None:
     assert {"KS*", "QS*"} <= tokens and not {"KD*", "QD*"} & tokens
 
 
+def test_r37_a_refused_bela_cites_r37_and_r14_in_bela4() -> None:
+    """R37: belot2's bela rule is R37, so a bela it refuses cites R37; bela4's cites R14."""
+    m = new_match("belot2")
+    deal(m, ["KS QS KD QD 7C 8C JH 9H AH", "TS AS 7S JD 9D TD 7H 8H TH"],
+         turned="8D", bottom="AC")
+    act(m, "pass", "pass", "S", "keep", "keep")
+    refused(m, "KD*", "R37")  # K+Q of diamonds, not of trump
+    m4 = new_match("bela4", first_dealer=3)  # seat 0 bids first and leads
+    deal(m4, ["KS QS 8S 9S KD QD 9C TC", "AS TS JS 7S 7D 8D 9D TD",
+              "JH 9H AH TH JD 8C AD 7C", "KH QH 8H 7H JC QC KC AC"])
+    act(m4, "H")
+    refused(m4, "KD*", "R14")
+
+
 def test_r37_bela_in_vc_for_each_suit() -> None:
     """R37: in VC each suit's K+Q is a bela of its own: two belas count 40."""
     m = new_match("belot2")

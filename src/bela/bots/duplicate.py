@@ -367,7 +367,8 @@ def init_ray(address: str, **kwargs: Any) -> bool:
     try:
         import ray
     except ImportError:
-        raise ValueError("--ray needs Ray: pip install 'bela[dist]' (or 'ray[default]')"
+        raise ValueError("--ray needs Ray: pip install 'bela[dist]' (in a clone: pip install "
+                         "-e '.[dist]'; or 'ray[default]')"
                          ) from None
     if ray.is_initialized():
         return False

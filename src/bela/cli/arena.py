@@ -27,6 +27,7 @@ from ..bots.duplicate import (
 )
 from ..engine.variants import VARIANTS
 from .progress import ProgressLines
+from .text import install_extra
 
 HELP = ("Bots against bots on duplicate deals: mean points per deal, 95% CI, wins, Elo.\n\n"
         "Each deal is replayed with the bots changing seats (bela4 sides and 2-player seats "
@@ -207,7 +208,7 @@ def arena(
     if seat is not None and seat >= seats:
         raise typer.BadParameter(f"{variant} has seats 0 .. {seats - 1}", param_hint="--seat")
     if ray is not None and not ray_available():
-        raise typer.BadParameter("Ray is not installed: pip install 'bela[dist]' "
+        raise typer.BadParameter(f"Ray is not installed: {install_extra('dist')} "
                                  "(or 'ray[default]>=2.9,<3')", param_hint="--ray")
     recorder = None
     if record is not None:

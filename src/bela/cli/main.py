@@ -44,7 +44,9 @@ COMMANDS: dict[str, Any] = {
 }
 HELP = {"arena": arena.HELP, "train": train.HELP}  # paragraphs without hard line breaks
 for _name, _function in COMMANDS.items():
-    app.command(_name, cls=Command, help=HELP.get(_name))(_function)
+    # a one-paragraph docstring as one line: the terminal wraps it, never mid-sentence
+    _help = HELP.get(_name) or " ".join((_function.__doc__ or "").split()) or None
+    app.command(_name, cls=Command, help=_help)(_function)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,25 +17,39 @@ from rich.table import Table
 from ..engine.record import RecordError, read_record, replay
 from ..engine.record import score as score_record
 from ..engine.variants import get_variant
-from .text import contract_text, pretty_codes
+from .text import contract_text, pretty_codes, record_error_markup, winner_line
 
-OUTCOME_NAMES = {"pass": "pass", "fall": "fall (pad)", "capot": "štiglja",
+# "made", never "pass": in the bidding pass is dalje; the JSON keeps "pass" (RECORD.md)
+OUTCOME_NAMES = {"pass": "made (prolaz)", "fall": "fall (pad)", "capot": "štiglja",
                  "belot": "belot", "claim": "auzmeš", "hang": "visi",
                  "redeal": "redeal", "raspas": "raspas", "unfinished": "unfinished"}
-SHORT_OUTCOMES = {**OUTCOME_NAMES, "fall": "fall", "unfinished": "-"}
+SHORT_OUTCOMES = {**OUTCOME_NAMES, "pass": "made", "fall": "fall", "unfinished": "-"}
+
+
+def seat_names(variant: str, players: list[str] | None) -> list[str]:
+    """The record's ``players``, else ``Seat N`` as a bots-only ``bela play`` names them."""
+    seats = get_variant(variant).seats
+    if players and len(players) == seats:
+        return list(players)
+    return [f"Seat {s}" for s in range(seats)]
+
+
+def side_seats(variant: str, side: int) -> list[int]:
+    v = get_variant(variant)
+    return [s for s in range(v.seats) if v.side_of(s) == side]
 
 
 def side_names(variant: str, players: list[str] | None, sides: int) -> list[str]:
-    """Column names for the sides of a score sheet."""
-    names = players or []
-    v = get_variant(variant)
+    """Column names for the sides of a score sheet: ``You & Partner``, ``Left``, or
+    ``Seats 0+2`` where the names are the default ``Seat N``."""
+    names = seat_names(variant, players)
     out = []
     for side in range(sides):
-        seats = [s for s in range(v.seats) if v.side_of(s) == side]
-        if all(s < len(names) for s in seats):
-            out.append(" & ".join(names[s] for s in seats))
+        seats = side_seats(variant, side)
+        if len(seats) > 1 and all(names[s] == f"Seat {s}" for s in seats):
+            out.append("Seats " + "+".join(map(str, seats)))
         else:
-            out.append(("Seats " if len(seats) > 1 else "Seat ") + "+".join(map(str, seats)))
+            out.append(" & ".join(names[s] for s in seats))
     return out
 
 
@@ -51,7 +64,13 @@ class Layout:
     tight: bool = False  # one space between the columns
 
 
-LAYOUTS = (Layout(True, True, True), Layout(False, True, True), Layout(False, False, True),
+# Names (as the game names the seats) go last: seat numbers under a legend only where
+# nothing else fits.
+LAYOUTS = (Layout(True, True, True), Layout(False, True, True),
+           Layout(False, True, True, short=True),
+           Layout(False, True, True, short=True, tight=True),
+           Layout(False, True, False, short=True),
+           Layout(False, True, False, short=True, tight=True),
            Layout(False, False, True, short=True),
            Layout(False, False, True, short=True, tight=True),
            Layout(False, False, False, short=True),
@@ -69,15 +88,12 @@ def sheet_table(result: dict[str, Any], variant: str, players: list[str] | None,
                 layout: Layout) -> Table:
     """The score sheet of a ``bela score --json`` object in one layout."""
     sides = len(result["totals"])
-    seats = seat_count(result, variant)
-    seat_name: Callable[[int], str]
     if layout.names:
         heads = side_names(variant, players, sides)
-        seat_name = (lambda s: escape(players[s])) if players else (lambda s: f"seat {s}")
+        labels = [escape(n) for n in seat_names(variant, players)]
     else:
-        heads = ["+".join(str(s) for s in range(seats) if s % sides == side)
-                 for side in range(sides)]
-        seat_name = str
+        heads = ["+".join(map(str, side_seats(variant, side))) for side in range(sides)]
+        labels = [str(s) for s in range(seat_count(result, variant))]
     boxed = layout.boxed
     table = Table(title=f"{variant} score sheet", title_justify="left",
                   box=box.HEAVY_HEAD if boxed else box.SIMPLE_HEAD, show_edge=boxed,
@@ -99,16 +115,17 @@ def sheet_table(result: dict[str, Any], variant: str, players: list[str] | None,
         announced = any(rd.get("declared", []))
         counted = rd.get("declarations") or []
         decls = "/".join(map(str, counted)) if any(counted) else ("0" if announced else "-")
-        bela = ",".join(seat_name(s) for s in rd.get("belas", []))
+        bela_points = rd.get("bela") or []  # per side, as the game's sheet: 20/0
+        bela = "/".join(map(str, bela_points)) if any(bela_points) else ""
         if layout.running:
             cells = [f"{s} ({t})" for s, t in zip(rd["scores"], running)]
         else:
             cells = [str(s) for s in rd["scores"]]
-        caller = "-" if rd["caller"] is None else seat_name(rd["caller"])
+        caller = "-" if rd["caller"] is None else labels[rd["caller"]]
         trump = contract_text(rd["trump"])
         called = [f"{caller} {trump}" if rd["trump"] else caller] if layout.short \
             else [caller, trump]
-        table.add_row(str(i + 1), seat_name(rd["dealer"]), *called, decls, bela or "-",
+        table.add_row(str(i + 1), labels[rd["dealer"]], *called, decls, bela or "-",
                       *cells, outcomes.get(rd["outcome"], rd["outcome"]))
     table.add_section()
     blanks = len(first) - 1
@@ -120,8 +137,6 @@ def render_sheet(result: dict[str, Any], variant: str, players: list[str] | None
                  console: Console) -> None:
     """Print a paper-like score sheet from a ``bela score --json`` object, in the widest
     layout that fits the console (80 columns when piped): no cell is cut or wrapped."""
-    sides = len(result["totals"])
-    names = side_names(variant, players, sides)
     wide = console.options.update_width(10_000)
     for layout in LAYOUTS:
         table = sheet_table(result, variant, players, layout)
@@ -131,9 +146,9 @@ def render_sheet(result: dict[str, Any], variant: str, players: list[str] | None
         console.print("Seats: " + ", ".join(f"{i} {escape(p)}" for i, p in enumerate(players)),
                       highlight=False)
     console.print(table, highlight=False)
-    seat_name = (lambda s: players[s]) if players else (lambda s: f"seat {s}")
+    names = seat_names(variant, players)
     for i, rd in enumerate(result["rounds"]):
-        announced = [f"{escape(seat_name(s))}: {', '.join(pretty_codes(x) for x in d)}"
+        announced = [f"{escape(names[s])}: {', '.join(pretty_codes(x) for x in d)}"
                      for s, d in enumerate(rd.get("declared", [])) if d]
         if announced:
             console.print(f"  declared in round {i + 1}: " + "; ".join(announced),
@@ -141,7 +156,8 @@ def render_sheet(result: dict[str, Any], variant: str, players: list[str] | None
     if result["winner"] is None:
         console.print("The match is not over.", highlight=False)
     else:
-        console.print(f"Winner: {escape(names[result['winner']])}", highlight=False)
+        seats = side_seats(variant, result["winner"])
+        console.print(escape(winner_line(names, seats, result["totals"])), highlight=False)
 
 
 def score(
@@ -160,7 +176,7 @@ def score(
         if as_json:
             typer.echo(json.dumps(exc.as_json(), ensure_ascii=False))
         else:
-            Console(stderr=True).print(f"[red]invalid record:[/red] {escape(str(exc))}",
+            Console(stderr=True).print(f"[red]invalid record:[/red] {record_error_markup(exc)}",
                                        highlight=False)
         raise typer.Exit(1) from None
     if as_json:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from .text import install_extra
+
 if TYPE_CHECKING:
     from types import FrameType
 
@@ -96,7 +98,7 @@ def serve(
         from ..server.app import create_app
         from ..storage import default_db_url
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        typer.echo(f"the server needs the 'server' extra: pip install 'bela[server]' ({exc})",
+        typer.echo(f"the server needs the 'server' extra: {install_extra('server')} ({exc})",
                    err=True)
         raise typer.Exit(2) from None
     import gc

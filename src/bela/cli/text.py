@@ -8,10 +8,12 @@ Records and engine tokens write the ten as ``T`` (``TS``, RECORD.md); people alw
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rich.markup import escape
 
 from ..engine.cards import RANKS, SUIT_SYMBOLS, Card
+from ..engine.record import RecordError
 from ..engine.rules import ALL_TRUMPS
 
 RANK_TEXT = ("7", "8", "9", "10", "J", "Q", "K", "A")  # the ten is never "T" for people
@@ -81,3 +83,52 @@ def pretty_codes(text: str, markup: bool = True) -> str:
         return card_markup(card) if markup else card_text(card)
 
     return _TEXT.sub(sub, escape(text) if markup else text)
+
+
+def record_error_markup(exc: RecordError) -> str:
+    """Why a record is invalid, for people: the round and action counted from 1 (``--json``
+    keeps RECORD.md's 0-based ``round`` and ``action``, and its card codes), cards as
+    ``10♠``.
+
+    >>> record_error_markup(RecordError("seat 2: you must beat KS if you can (R17): play TS",
+    ...                                 0, 4))
+    'round 1, action 5: seat 2: you must beat K♠ if you can (R17): play 10♠'
+    """
+    where = "" if exc.round is None else f"round {exc.round + 1}" + (
+        "" if exc.action is None else f", action {exc.action + 1}")
+    reason = pretty_codes(exc.reason)
+    return f"{where}: {reason}" if where else reason
+
+
+def install_extra(extra: str) -> str:
+    """How to install an extra, from the package index or in a clone of the repository.
+
+    >>> install_extra("server")
+    "pip install 'bela[server]' (in a clone of the repository: pip install -e '.[server]')"
+    """
+    return (f"pip install 'bela[{extra}]' (in a clone of the repository: "
+            f"pip install -e '.[{extra}]')")
+
+
+def side_label(names: Sequence[str], seats: Sequence[int]) -> str:
+    """A side for a sentence: its players' names and seats, or only the seats where the
+    names are the default ``Seat N`` (a bots-only match, a record without ``players``).
+
+    >>> side_label(["You", "Right", "Partner", "Left"], [0, 2])
+    'You & Partner (seats 0+2)'
+    >>> side_label(["Seat 0", "Seat 1", "Seat 2"], [2])
+    'seat 2'
+    """
+    nums = ("seats " if len(seats) > 1 else "seat ") + "+".join(map(str, seats))
+    if all(names[s] == f"Seat {s}" for s in seats):
+        return nums
+    return f"{' & '.join(names[s] for s in seats)} ({nums})"
+
+
+def winner_line(names: Sequence[str], seats: Sequence[int], totals: Sequence[int]) -> str:
+    """The match's winner, as ``bela play --all-bots`` and ``bela score`` print it.
+
+    >>> winner_line(["You", "Right", "Partner", "Left"], [0, 2], [1068, 962])
+    'Winner: You & Partner (seats 0+2), totals 1068 : 962.'
+    """
+    return f"Winner: {side_label(names, seats)}, totals {' : '.join(map(str, totals))}."

@@ -12,6 +12,7 @@ import typer
 from ..bots.duplicate import init_ray, ray_available
 from ..engine.variants import VARIANTS
 from .progress import ProgressLines
+from .text import install_extra
 
 HELP = (
     "Train the learned bot's network for one variant.\n\n"
@@ -70,7 +71,7 @@ def train(
             raise typer.BadParameter(f"{hidden!r} is not a list of numbers",
                                      param_hint="--hidden") from None
     if ray is not None and not ray_available():
-        raise typer.BadParameter("Ray is not installed: pip install 'bela[dist]'",
+        raise typer.BadParameter(f"Ray is not installed: {install_extra('dist')}",
                                  param_hint="--ray")
     try:
         config = resolve_config(folder, {

@@ -485,7 +485,8 @@ class Round:
         if action.bela and not self._bela_cards(seat) & bit:
             raise IllegalAction(
                 f"bela is announced with the first of K and Q of trump, holding both: "
-                f"{action.card.pretty()} cannot announce it", "R14",
+                f"{action.card.pretty()} cannot announce it",
+                self.variant.rule_ids.get("bela", "R14"),
                 [str(c) for c in iter_cards(self.legal_cards())])
 
     def _verify_declare(self, action: Declare) -> None:

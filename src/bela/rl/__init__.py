@@ -24,6 +24,7 @@ else:
 def __getattr__(name: str) -> Any:
     if _MISSING is not None and name in ("BelaEnv", "SingleAgentEnv", "env", "raw_env"):
         raise ImportError(f"bela.rl.{name} needs the rl extra: pip install 'bela[rl]' "
+                          "(in a clone of the repository: pip install -e '.[rl]') "
                           f"({_MISSING})")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, ParamSpec
 
+from ..bots.advice import bid_advice
 from ..bots.contracts import estimate
 from ..bots.heuristic import HeuristicBot
 from ..bots.pimc import PimcBot
@@ -320,18 +321,20 @@ def log_at(data: Mapping[str, Any], round: int, step: int) -> Answer:
 def hint(log: Mapping[str, Any], seat: int, seed: int = 0) -> Answer:
     """What the ``pimc`` bot would do in ``seat``'s place, from that seat's view of a
     match log's last position: ``best`` (a card, or the action's token) and the
-    ``values`` it chose from (sampled card values in the play; the bidding simulation's
-    values of a bid; none for other decisions)."""
+    ``values`` it chose from (sampled card values in the play; at a bid the estimates of
+    :func:`~bela.bots.advice.bid_advice`, as ``bela play``'s hint; none for other
+    decisions)."""
     match = from_log(log)
     view = seat_view(match, seat)
     if not view.legal:
         raise Refusal("no_turn", f"seat {seat} has nothing to do now")
-    bot = _pimc(seed)
     action: Action
-    action, cards = bot.advise(view)
-    values: dict[str, float] = _values(cards)
-    if view.phase == Phase.BIDDING:
-        values = bid_values(view, random.Random(seed))[0]
+    if view.phase == Phase.BIDDING and any(isinstance(a, Call) for a in view.legal):
+        advice = bid_advice(view)  # as the terminal's hint: the best of the values given
+        action, values = advice.choice, _values({a.token(): v for a, v in advice.values.items()})
+    else:
+        action, cards = _pimc(seed).advise(view)
+        values = _values(cards)
     best = str(action.card) if isinstance(action, Play) else action.token()
     return {"seat": seat, "phase": view.phase, "values": values, "best": best,
             "action": action.token(), "minimize": view.raspas}

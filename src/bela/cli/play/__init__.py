@@ -102,8 +102,9 @@ def play(
     enforce: Optional[Enforce] = typer.Option(  # noqa: UP045
         None, "--enforce", help="Refuse illegal cards (on), or accept them and allow claims "
                                 "of auzmeš (off, R24). (default: on)"),
-    bot: str = typer.Option("heuristic", "--bot", help="Bot for the other seats: heuristic, "
-                                                       "random, or any registered bot."),
+    bot: str = typer.Option("heuristic", "--bot", help="Bot for the other seats: a level "
+                            "(beginner, club, expert, master), heuristic, random, or any "
+                            "registered bot."),
     record: Optional[Path] = typer.Option(  # noqa: UP045
         None, "--record", dir_okay=False, help="Save the match record (JSON) to this file."),
     all_bots: bool = typer.Option(False, "--all-bots",

@@ -5,11 +5,11 @@ thread while the human plays (:class:`SolverWarmUp`)."""
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
+from ...bots.advice import bid_advice
 from ...engine.actions import Call, Pass, Play
 from ...engine.views import SeatView
 from ..text import card_markup, pretty_codes, suit_markup
@@ -83,10 +83,14 @@ SOLVER = SolverWarmUp()  # the process's one warm-up
 def show_hint(screen: Screen, view: SeatView, solver: SolverWarmUp) -> None:
     """The best bot's choice, and for a card the mean double-dummy value of each legal card
     over the deals consistent with what you know: the card hinted is the best of the values
-    shown (both come from the same sampled deals)."""
+    shown (both come from the same sampled deals).  At a bid, the estimate of every bid
+    (:func:`~bela.bots.advice.bid_advice`): the bid hinted is the best of them."""
     say = screen.say
     if not view.legal:
         say("Nothing to decide right now.")
+        return
+    if view.phase == "bidding" and any(isinstance(a, Call) for a in view.legal):
+        say(bid_hint(screen, view))
         return
     try:
         from ...bots.pimc import PimcBot
@@ -107,14 +111,12 @@ def show_hint(screen: Screen, view: SeatView, solver: SolverWarmUp) -> None:
         ranked = sorted(values.items(), key=lambda cv: (cv[1] if view.raspas else -cv[1], cv[0]))
         cells = ", ".join(f"{card_markup(c, trump)} {v:.0f}" for c, v in ranked)
         goal = "fewest" if view.raspas else "most"
-        who = "your side takes"
+        who = "your side takes" if screen.variant.partners else "you take"
         if view.sides == 3:  # bela3: the search plays the two others as one team (R28)
             who = ("you take" if view.seat == view.caller
                    else "you and the other player against the caller take together")
         say(f"Hint: play {card_markup(choice.card, trump)}{' with bela' if choice.bela else ''}."
             f"  Estimated points {who} in the round ({goal} is best): {cells}.")
-    elif isinstance(choice, (Call, Pass)):
-        say(f"Hint: {describe_bid(choice, view)}.{bid_reason(screen, view, advisor)}")
     elif isinstance(choice, Play):
         say(f"Hint: play {card_markup(choice.card, trump)}"
             f"{' with bela' if choice.bela else ''}.")
@@ -122,17 +124,24 @@ def show_hint(screen: Screen, view: SeatView, solver: SolverWarmUp) -> None:
         say(f"Hint: {pretty_codes(choice.pretty())}.")
 
 
-def bid_reason(screen: Screen, view: SeatView, advisor: Any) -> str:
-    """bela4: the bot's estimate for each suit it may call, as the points the calling side
-    makes over the other; it passes when none reaches its threshold (R7)."""
-    scores_of = getattr(getattr(advisor, "fallback", None), "suit_scores", None)
-    if not screen.variant.partners or scores_of is None:  # the partnership estimate
-        return ""
-    calls = [a.contract for a in view.legal if isinstance(a, Call) and a.contract < 4]
-    if not calls:
-        return ""
-    scores = scores_of(view.hand.mask)
-    cells = ", ".join(f"{suit_markup(c)} {scores[c]:+.0f}"
-                      for c in sorted(calls, key=lambda c: -scores[c]))
-    return (f"  Estimated margin if you call, from your 6 cards (the points your side would "
-            f"make over the other): {cells}.")
+def bid_hint(screen: Screen, view: SeatView) -> str:
+    """The hint at a bid: the best bid of :func:`~bela.bots.advice.bid_advice` and the
+    estimates it is the best of, best first (a pass valued at the margin a call must
+    reach)."""
+    advice = bid_advice(view)
+    variant = screen.variant
+    who = ("your side would make over the other" if variant.partners
+           else "you would make over your opponent" if variant.sides == 2
+           else "you would make over the others")
+    cells = []
+    for action, value in advice.ranked():
+        label = ("pass" if isinstance(action, Pass) else suit_markup(action.contract)
+                 if isinstance(action, Call) and action.contract < 4
+                 else escape(action.token()))  # VC, BC
+        cells.append(f"{label} {value:+.0f}")
+    rule = variant.rule_ids["bidding"]
+    passing = (f"; pass stands for the margin a call must reach ({rule})"
+               if any(isinstance(a, Pass) for a in advice.values) else "")
+    return (f"Hint: {describe_bid(advice.choice, view)}.  Estimated margin of each bid, from "
+            f"your {len(view.hand)} cards (the points {who}): {', '.join(cells)}"
+            f"{passing}.")

@@ -30,7 +30,7 @@ from ...engine.events import (
 from ...engine.rules import ALL_TRUMPS, NO_TRUMPS, play_table
 from ...engine.scoring import RoundResult
 from ...engine.views import SeatView
-from ..text import card_markup
+from ..text import card_markup, winner_line
 from .markup import (
     cards_markup,
     declaration_markup,
@@ -147,8 +147,10 @@ class Narrator:
                 if view.trick == ((seat, card),):  # the lead
                     lead = "you lead" if seat == self.human else f"{who} leads"
                     self.trick_lines = [f"[bold]Trick {len(view.tricks) + 1}[/bold] — {lead}"]
+                    self.screen.trick_belas = set()
                 line = f"  {who:<8} {card_markup(card, trump)}"
                 if bela:
+                    self.screen.trick_belas.add(seat)
                     line += "  [bold]bela![/bold] (20)"
                 self.trick_lines.append(line)
             case TrickTaken(seat, _, points):
@@ -291,7 +293,4 @@ class Narrator:
             return
         self.say()
         self.sheet.show()
-        if st.individual:
-            self.say(f"Winner: seat {side}, totals {totals}.")
-        else:
-            self.say(f"Winner: side {side} ({st.side_long(side)}), totals {totals}.")
+        self.say(winner_line(st.names, st.members(side), view.totals))

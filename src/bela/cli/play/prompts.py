@@ -166,6 +166,10 @@ class Prompts:
                 extra = ", vc or bc" if self.variant.extra_contracts else ""
                 if word in SUIT_LETTERS:
                     suit = SUIT_LETTERS[word]
+                    suits = [a.contract for a in options
+                             if isinstance(a, Call) and a.contract < 4]
+                    if suits and suit not in suits:  # name a suit that may be called
+                        suit = suits[0]
                     self.say(f"One letter is not a bid (h and s show your hand and the sheet): "
                              f"to call {suit_markup(suit)}, type {SUIT_NAMES_HR[suit]}, "
                              f"{SUIT_NAMES_EN[suit]}, {suit_markup(suit)} or its number from "
@@ -272,7 +276,7 @@ class Prompts:
         if bela_ok:
             kq = " ".join(card_markup(c, trump) for c in sorted(bela_ok, reverse=True))
             self.say(f"  [dim]You hold bela ({kq}): announce it with the first of the two "
-                     f"you play (R14).[/dim]")
+                     f"you play ({self.variant.rule_ids.get('bela', 'R14')}).[/dim]")
         refused = {r.card for r in view.refusals}  # with enforce off: the cards that revoke
         if enforce_off and refused:
             self.say("  [dim]By the rules (R17-R19): "

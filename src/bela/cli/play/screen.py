@@ -29,6 +29,8 @@ class Screen:
         self.variant = variant
         self.seating = seating
         self.human = seating.human
+        # the seats whose card on the table announced bela (the CardPlayed events' flag)
+        self.trick_belas: set[int] = set()
 
     def say(self, text: str = "", **kw: Any) -> None:
         self.console.print(text, highlight=False, **kw)
@@ -113,6 +115,7 @@ class Screen:
         if view.trick:
             win = view.trick_winner  # the engine's (R20, R36); no tag on a lone lead
             cells = [f"{self.name(s)} {card_markup(c, trump)}"
+                     + (" [bold]bela![/bold]" if s in self.trick_belas else "")
                      + (" [dim](winning)[/dim]" if s == win and len(view.trick) > 1 else "")
                      for s, c in view.trick]
             self.say(f"  On the table ({self.name(view.trick[0][0])} led): " + ", ".join(cells))

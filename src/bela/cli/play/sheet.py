@@ -81,7 +81,7 @@ class Sheet:
         total = res.total
         if res.outcome == Outcome.PASS and caller_side is not None:
             who = st.side_long(caller_side)
-            text = (f"[bold]{who} {conj(who, 'pass')}[/bold] (prolaz): "
+            text = (f"[bold]{who} made it[/bold] (prolaz): "
                     f"{res.scores[caller_side]} of {total} points.")
             if self.variant.discards:  # R28: the caller against two, each for himself
                 text += "  Everyone scores his own points (R28)."

@@ -11,12 +11,14 @@ players use (RULES.md, "Words players use").
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from rich.table import Table
 
 from ...engine.actions import Pass
 from ...engine.enums import Outcome
 from ...engine.rules import ALL_TRUMPS, NO_TRUMPS
+from ...engine.state import Match
 from ...engine.variants import get_variant
 from ...engine.views import SeatView
 from ..text import suit_markup
@@ -31,7 +33,8 @@ TABLES = {4: "You (seat 0) and Partner (seat 2) against Right (seat 1) and Left 
           3: "You (seat 0), Right (seat 1) and Left (seat 2), each for himself",
           2: "You (seat 0) against Opponent (seat 1)"}
 CONTRACT_NAMES = {ALL_TRUMPS: "All trumps (VC)", NO_TRUMPS: "No trumps (BC, points doubled)"}
-SHORT_OUTCOMES = {Outcome.PASS: "pass", Outcome.FALL: "fall", Outcome.CAPOT: "štiglja",
+# "made" (prolaz), never "pass": in the bidding pass is dalje
+SHORT_OUTCOMES = {Outcome.PASS: "made", Outcome.FALL: "fall", Outcome.CAPOT: "štiglja",
                   Outcome.BELOT: "belot", Outcome.CLAIM: "auzmeš", Outcome.HANG: "hang",
                   Outcome.REDEAL: "redeal", Outcome.RASPAS: "raspas", Outcome.UNFINISHED: "-"}
 
@@ -99,10 +102,10 @@ def help_rows(variant: str) -> list[tuple[str, str]]:
                                 "the numbers stay the same.  Their points count for him "
                                 "(R27)."))
     if "exchange" in v.rule_ids:
-        rule = v.rule_ids["exchange"]
-        rows.append(("Swap", "holding the 7 of trump when trump is the turned suit, you may "
-                             f"swap it for the turned card before the first lead: y or n "
-                             f"({rule})."))
+        rule, face_up = v.rule_ids["exchange"], v.face_up_name
+        rows.append(("Swap", f"holding the 7 of trump when trump is the {face_up} card's "
+                             f"suit, you may swap it for the {face_up} card before the first "
+                             f"lead: y or n ({rule})."))
     if v.redeal_ranks:
         rows.append(("Redeal", "with four 7s or four 8s you may demand a redeal: y or n "
                                "(R35)."))
@@ -118,16 +121,25 @@ def help_rows(variant: str) -> list[tuple[str, str]]:
         ("h  hand", "your hand and the table, numbered as the prompt asks"),
         ("r  rules", "the play rules"),
         ("hint", "what the best bot (pimc) would do, with the estimated value of every legal "
-                 "card (the points your side takes in the round)"),
+                 f"card (the points {'your side takes' if v.partners else 'you take'} in the "
+                 "round); at a bid, the estimate of every bid"),
     ]
     if "enforce" in v.options:
         rows.append(("claim", "(with --enforce off) auzmeš: an opponent broke R17-R19 (R24).  "
                               "You confirm it first: a false claim gives the other side 162."))
     rows += [("q  quit", "leave the match (the record is saved if you gave --record FILE)"),
-             ("", "One letter never calls trump: h and s always mean hand and sheet (p is "
-                  "pass).  Call trump by the suit's name or symbol, or its number in the "
-                  "menu.")]
+             ("", "One letter never calls trump: h and s always mean hand and sheet"
+                  f"{' (p is pass)' if can_pass(variant) else ''}.  Call trump by the suit's "
+                  "name or symbol, or its number in the menu.")]
     return rows
+
+
+@cache
+def can_pass(variant: str) -> bool:
+    """Whether a seat of ``variant`` may ever pass at the bid (bela3: never, R26), asked of
+    the engine: the first bid of a deal offers a pass wherever any bid does."""
+    rnd = Match(variant, seed=0).deal()
+    return any(isinstance(a, Pass) for a in rnd.legal_actions())
 
 
 def help_table(variant: str) -> Table:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class Belot2(Variant):
     rule_ids: dict[str, str] = field(
         default_factory=lambda: {"bidding": "R34", "exchange": "R35", "play": "R36",
-                                 "duties": "R36", "declarations": "R37"})
+                                 "duties": "R36", "declarations": "R37", "bela": "R37"})
 
     def deal_from_deck(self, deck: list[Card], dealer: int) -> Deal:
         # R34, R35: 6 each, the opened card, 3 more each after bidding, the bottom card shown.
