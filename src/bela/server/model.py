@@ -93,6 +93,7 @@ class Seat:
     name: str = ""
     is_bot: bool = False
     autopilot: bool = False
+    away_until: float | None = None  # the time.monotonic() its grace ends: the bot plays
 
     @property
     def free(self) -> bool:
@@ -131,6 +132,8 @@ class Table:
     clock: tuple[int, float] | None = None  # the running clock: seat, time.monotonic() deadline
     rated: bool = False  # its result moves the players' ratings (see bela.server.ratings)
     origin: str | None = None  # "analysis": a play-on, whose first rounds were played elsewhere
+    thinking: int | None = None  # the seat whose bot is over its delay (hub.send_thinking)
+    ratings: list[dict[str, int]] | None = None  # a rated finish: each seat's before, after
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""
