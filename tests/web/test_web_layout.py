@@ -533,7 +533,8 @@ def test_chips_and_the_bela_prompt_leave_the_trick_readable(
     else:
         v["tricks"] = v["tricks"] or [{"cards": v["trick"], "winner": v["seat"]}]
     b = _unlifted(layout_page, _show(layout_page, _bela_state(v), DESKTOP))
-    layout_page.screenshot(path=str(artifacts / f"layout-chips-bela-{'first' if first else 'later'}.png"))
+    shot = f"layout-chips-bela-{'first' if first else 'later'}.png"
+    layout_page.screenshot(path=str(artifacts / shot))
     assert layout_page.locator(".bela-prompt").count() == 1
     _check(b, "chips + bela desktop")
     _plates_apart(b, "chips + bela desktop")
@@ -598,7 +599,8 @@ def test_raspas_and_claim_results_show_only_what_they_have(layout_page: Any) -> 
     assert "undefined" not in text, text
     assert layout_page.locator(".round-result tbody tr").count() == 1  # the score alone
     off = layout_page.locator(".claim-offender")
-    assert off.get_attribute("data-offender") == str(other) and off.get_attribute("data-card") == "TS"
+    assert off.get_attribute("data-offender") == str(other)
+    assert off.get_attribute("data-card") == "TS"
     assert NAMES[other] in off.inner_text() and "je bacio krivu kartu" in off.inner_text()
     assert "10" in off.inner_text() or "desetka" in off.inner_text().lower()
     _no_ten_as_t(layout_page)

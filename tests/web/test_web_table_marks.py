@@ -131,7 +131,8 @@ def test_a_lone_legal_card_plays_itself_unless_turned_off(browser: Any, bela_url
     assert [a["seq"] for a in fake.acts()] == [5, 6]
     # turned off: nothing plays by itself; the choice is kept
     page.click("#autoplay-check")
-    assert json.loads(page.evaluate("() => localStorage.getItem('bela.prefs')"))["autoplay"] is False
+    stored = json.loads(page.evaluate("() => localStorage.getItem('bela.prefs')"))
+    assert stored["autoplay"] is False
     fake.state(7, v)
     page.wait_for_function("() => window.__bela.seq === 7")
     page.wait_for_timeout(1000)
