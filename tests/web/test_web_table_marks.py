@@ -184,8 +184,14 @@ def test_a_thinking_bot_and_an_absent_players_countdown(browser: Any, bela_url: 
 
 
 def test_the_claim_is_asked_in_the_page(browser: Any, bela_url: str) -> None:
+    """The claim asked in an in-page dialog; and a declaration folded after the first trick
+    shows its cards on a tap."""
     seat, v = _lone_card_view({"enforce": "off"})
-    assert v["claim_allowed"]
+    assert v["claim_allowed"] and v["tricks"]
+    other = (seat + 1) % 4
+    v["declared"][other] = [{"seat": other, "value": 50, "strength": 0, "text": "",
+                             "kind": "sequence", "length": 4, "top": "A", "suit": "H",
+                             "cards": ["JH", "QH", "KH", "AH"]}]
     page, fake = _at_fake(browser, bela_url, lambda pid: Fake(pid, seat, {"enforce": "off"}),
                           autoplay=False)
     dialogs: list[str] = []
@@ -206,6 +212,12 @@ def test_the_claim_is_asked_in_the_page(browser: Any, bela_url: str) -> None:
     assert fake.acts() == [{"type": "act", "action": f"claim {seat}", "seq": 5}]
     assert page.locator("#claim-ask").count() == 0
     assert dialogs == []  # never the browser's confirm()
+    chip = page.locator(f".seat[data-seat='{other}'] .decl")
+    assert chip.inner_text() == "Zvanje: 50" and chip.locator(".card").count() == 0
+    chip.click()
+    assert chip.locator(".card.mini").count() == 4  # its cards on a tap, folded on another
+    chip.click()
+    assert chip.locator(".card.mini").count() == 0
     assert_no_errors(page)
     close_pages(page)
 

@@ -647,7 +647,8 @@ function act(token) {
   // a newer state is on its way: this view is out of date (a resent one of the same seq,
   // after a sync or a reconnect, changes nothing: the tap stands)
   if (S.queue.some((m) => m.seq !== S.seq)) return false;
-  if (S.autoSent === S.seq) return false; // the lone card went already: one move a state
+  // the lone card went already: one move a state (a claim is no move of the turn)
+  if (S.autoSent === S.seq && !token.startsWith("claim ")) return false;
   if (send({ type: "act", action: token, seq: S.seq })) S.sent = { seq: S.seq, action: token };
   return true;
 }
