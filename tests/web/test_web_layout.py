@@ -489,3 +489,140 @@ def test_enforce_off_marks_the_cards_that_would_break_a_rule(layout_page: Any,
                 "{reason}", c["reason"])), c["title"]
     layout_page.evaluate("(S) => window.showTable(S)", states[0])
     layout_page.screenshot(path=str(artifacts / "layout-enforce-off-would-break.png"))
+
+
+# -- issue 38: results that print what they have; the trick readable beside chips ----------
+def _chips(v: dict[str, Any]) -> dict[str, Any]:
+    """``v`` with long declarations announced by every other seat (a sequence of 4 and four
+    jacks: the tallest chips) and the bela prompt up on our first legal card."""
+    v = json.loads(json.dumps(v))
+    seq4 = {"value": 50, "strength": 0, "text": "", "kind": "sequence", "length": 4,
+            "top": "A", "suit": "H", "cards": ["JH", "QH", "KH", "AH"]}
+    four = {"value": 200, "strength": 0, "text": "", "kind": "four", "length": 4,
+            "top": "J", "suit": None, "cards": ["JH", "JD", "JS", "JC"]}
+    v["declared"] = [None if s == v["seat"] else [dict(seq4 if s % 2 else four, seat=s)]
+                     for s in range(v["seats"])]
+    card = next(c for c in v["legal"] if "*" not in c and not c.startswith("declare"))
+    v["legal"] = [card, card + "*"]
+    return v
+
+
+def _bela_state(v: dict[str, Any]) -> dict[str, Any]:
+    st = state(v, prompt=False)
+    st["ui"]["belaCard"] = v["legal"][0]
+    return st
+
+
+def _unlifted(page: Any, b: dict[str, Any]) -> dict[str, Any]:
+    """``b`` with the hand's cards measured unlifted (the bela prompt lifts its card)."""
+    b["hand"] = page.evaluate("""() => [...document.querySelectorAll('.hand .hand-card')].map(
+        (e) => { e.style.transition = 'none'; e.style.transform = 'none';
+        const r = e.getBoundingClientRect(); e.style.transform = e.style.transition = '';
+        return {x: r.left, y: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height}; })""")
+    return b
+
+
+def _plates_apart(b: dict[str, Any], where: str) -> None:
+    plates = b["seats"] + b["faceups"]
+    for i, a in enumerate(plates):
+        for other in plates[i + 1:]:
+            assert not _overlap(a, other), f"{where}: plate {a} overlaps {other}"
+
+
+MIN_TRICK = 56  # px: a trick card stays readable beside chips and a prompt (issue 38)
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["first-trick", "later-trick"])
+def test_chips_and_the_bela_prompt_leave_the_trick_readable(
+        layout_page: Any, artifacts: Path, first: bool) -> None:
+    """1280x800, declarations of three seats on their plates and the bela prompt up: the
+    trick's cards are at least MIN_TRICK px wide, under no plate; after the first trick the
+    chips are folded to their value (their cards on a tap)."""
+    v = _chips(position("bela4", declare=False))
+    if first:
+        v["tricks"] = []
+    else:
+        v["tricks"] = v["tricks"] or [{"cards": v["trick"], "winner": v["seat"]}]
+    b = _unlifted(layout_page, _show(layout_page, _bela_state(v), DESKTOP))
+    shot = f"layout-chips-bela-{'first' if first else 'later'}.png"
+    layout_page.screenshot(path=str(artifacts / shot))
+    assert layout_page.locator(".bela-prompt").count() == 1
+    _check(b, "chips + bela desktop")
+    _plates_apart(b, "chips + bela desktop")
+    assert min(c["w"] for c in b["tc"]) >= MIN_TRICK, [round(c["w"]) for c in b["tc"]]
+    assert b["scroll"] <= b["win"]["h"] + 1
+    folded = layout_page.locator(".seat .decl.folded")
+    assert folded.count() == (0 if first else 3)
+    if not first:
+        assert layout_page.locator(".seat .decl .mini-cards").count() == 0
+        assert folded.first.inner_text().startswith("Zvanje: ")
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela3"])
+@pytest.mark.parametrize("prompt", [False, True], ids=["no-prompt", "bela-prompt"])
+def test_landscape_plates_never_overlap(layout_page: Any, artifacts: Path, variant: str,
+                                        prompt: bool) -> None:
+    """844x390 in the first trick with chips on the plates (and the bela prompt): no plate
+    overlaps another (ours and the left player's shared a grid cell), no trick card lies
+    under a plate, and the trick stays readable."""
+    v = _chips(position(variant, declare=False))
+    v["tricks"] = []
+    st = _bela_state(v) if prompt else state(v, prompt=False)
+    b = _unlifted(layout_page, _show(layout_page, st, LANDSCAPE))
+    layout_page.screenshot(path=str(artifacts / f"layout-landscape-chips-{variant}-{prompt}.png"))
+    _check(b, f"landscape chips {variant}")
+    _plates_apart(b, f"landscape chips {variant}")
+    assert min(c["w"] for c in b["tc"]) >= 40, [round(c["w"]) for c in b["tc"]]
+    assert b["scroll"] <= b["win"]["h"] + 1
+
+
+def _result_state(v: dict[str, Any], result: dict[str, Any], lang: str = "hr") -> dict[str, Any]:
+    done = dict(json.loads(json.dumps(v)), phase="done", turn=None, trick=[], legal=[],
+                result=result)
+    return state(done, prompt=False, lang=lang)
+
+
+def test_raspas_and_claim_results_show_only_what_they_have(layout_page: Any) -> None:
+    """A raspas result shows its card points per player and no empty rows; a claim's shows
+    the score alone, and for a right claim who revoked with which card when its extra says
+    so (the server passes the engine's extra on); never "undefined"."""
+    from bela.engine.scoring import Outcome, RoundResult
+    from bela.engine.variants.belot2 import raspas_result
+    from bela.server.protocol import _result_json
+
+    v = position("belot2", declare=False)
+    raspas = _result_json(raspas_result([60, 46]))
+    assert raspas is not None
+    _show(layout_page, _result_state(v, raspas), DESKTOP)
+    text = layout_page.locator(".round-result").inner_text()
+    assert "undefined" not in text, text
+    rows = layout_page.locator(".round-result tbody th").all_inner_texts()
+    assert rows == ["karte", "upisuje se"], rows
+    cells = layout_page.locator(".round-result tbody tr").first.locator("td").all_inner_texts()
+    assert sorted(cells) == ["46", "60"], cells
+    # a right claim by us: the opponent revoked with the ten of spades
+    me, other = v["seat"], 1 - v["seat"]
+    claim = RoundResult(Outcome.CLAIM, tuple(162 if s == me else 0 for s in range(2)), None, 0,
+                        total=162, extra={"claimant": me, "valid": True, "offender": other,
+                                          "card": "TS"})
+    _show(layout_page, _result_state(v, _result_json(claim) or {}), DESKTOP)
+    text = layout_page.locator(".round-result").inner_text()
+    assert "undefined" not in text, text
+    assert layout_page.locator(".round-result tbody tr").count() == 1  # the score alone
+    off = layout_page.locator(".claim-offender")
+    assert off.get_attribute("data-offender") == str(other)
+    assert off.get_attribute("data-card") == "TS"
+    assert NAMES[other] in off.inner_text() and "je bacio krivu kartu" in off.inner_text()
+    assert "10" in off.inner_text() or "desetka" in off.inner_text().lower()
+    _no_ten_as_t(layout_page)
+    st = _result_state(v, _result_json(claim) or {}, lang="en")
+    st["prefs"]["deck"] = "french"
+    _show(layout_page, st, DESKTOP)
+    assert layout_page.locator(".claim-offender").inner_text() == \
+        f"Auzmeš: {NAMES[other]} played a wrong card (10♠)."
+    # without the offender's keys (an older server): the claim line alone, nothing broken
+    claim.extra.pop("offender")
+    claim.extra.pop("card")
+    _show(layout_page, _result_state(v, _result_json(claim) or {}), DESKTOP)
+    assert layout_page.locator(".claim-offender").count() == 0
+    assert "undefined" not in layout_page.locator(".round-result").inner_text()

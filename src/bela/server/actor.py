@@ -47,7 +47,7 @@ from ..engine.actions import DECLINE, Action, ActionParseError, Claim
 from ..engine.events import Event
 from ..engine.record import score, to_record
 from ..engine.views import SeatView, seat_view
-from ..storage import LogConflict
+from ..storage import LogConflict, RateFn
 from . import botpool, ratings
 from .hub import Conn, Hub
 from .logs import TableLog
@@ -100,6 +100,15 @@ class BotMove:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """The bot of ``seat`` has not decided ``bot_delay`` after its turn at state ``seq``
+    began: every connection is told (a mark on its plate, until the move)."""
+
+    seat: int
+    seq: int
+
+
+@dataclass(frozen=True)
 class BotRetry:
     """Think again about the bot move at (``seat``, ``seq``) that the database refused."""
 
@@ -148,7 +157,7 @@ class Leave:
 
 
 Message = (Begin | Act | BotMove | BotRetry | NextDeal | Finish | GraceOver | ClockOver | Join
-           | Leave)
+           | Leave | Thinking)
 
 
 def inactive_refusal(table: Table, conn: Conn) -> Reply:
@@ -288,6 +297,10 @@ class TableActor:
                 return self._act(conn, token, seq)
             case BotMove(seat, seq, decision):
                 self._bot_move(seat, seq, decision)
+            case Thinking(seat, seq):
+                if self._bot_key == (seat, seq) and self.table.seq == seq:  # else moved on
+                    self.table.thinking = seat
+                    self.hub.broadcast_thinking(self.table)
             case BotRetry(seat, seq):
                 if self._bot_key == (seat, seq):
                     self._bot_key = None  # _kick starts the bot again
@@ -347,6 +360,7 @@ class TableActor:
         msg = GraceOver(seat, self._grace_serial)
         self._grace[seat] = (msg.serial,
                              self._loop.call_later(self.config.grace, self.post, msg))
+        self.table.seats[seat].away_until = time.monotonic() + self.config.grace
 
     def _cancel_grace(self, seat: int | None = None) -> None:
         """Cancel the grace period of ``seat`` (``None``: of every seat)."""
@@ -354,6 +368,7 @@ class TableActor:
             entry = self._grace.pop(s, None)
             if entry is not None:
                 entry[1].cancel()
+                self.table.seats[s].away_until = None
 
     def _grace_over(self, seat: int, serial: int) -> None:
         entry = self._grace.get(seat)
@@ -361,6 +376,7 @@ class TableActor:
             return  # a grace period cancelled after it ended: the player came back
         del self._grace[seat]
         s = self.table.seats[seat]
+        s.away_until = None
         if (self.hub.seat_connected(self.table, seat) or s.is_bot
                 or self.table.status != TableStatus.RUNNING):
             return
@@ -482,10 +498,12 @@ class TableActor:
         result = score(m)
         # a play-on's log starts with rounds played elsewhere: no player's line
         lines = [] if table.origin else ratings.lines(table, result)
+        moved: dict[str, dict[str, Any]] = {}
         try:
             try:
-                self.store.finish(table, result, record, lines, ratings.rate_fn(
+                rate, moved = _kept(ratings.rate_fn(
                     table, lines, self.store.meetings(table, lines)))
+                self.store.finish(table, result, record, lines, rate)
             except ratings.RatingFailed as exc:  # a bug must not keep the match unfinished
                 self.log.error("table %s: its ratings could not be worked out (%s): stored "
                                "unrated", table.id, exc)
@@ -498,6 +516,10 @@ class TableActor:
         self._refusals = 0
         table.status = TableStatus.FINISHED
         table.result, table.record = result, record
+        if moved:  # the summary shows each seat's rating change (a rated match)
+            table.ratings = [{"seat": int(ln["seat"]), "before": moved[ln["entry"]]["before"],
+                              "after": moved[ln["entry"]]["after"]}
+                             for ln in lines if ln["entry"] in moved]
         self._cancel_grace()
         self._broadcast_state(events)
         self.hub.broadcast_table(table)
@@ -577,6 +599,7 @@ class TableActor:
         if self._thinker is not None:
             self._thinker.cancel()
         self._bot_key, self._thinker = key, None
+        self.table.thinking = None  # a new turn, or the move came: the mark goes
         if seat is not None and self.table.match is not None:
             view = seat_view(self.table.match, seat)  # immutable: the bot thinks off the loop
             self._thinker = self._loop.create_task(self._think(seat, self.table.seq, view))
@@ -588,31 +611,45 @@ class TableActor:
         answers when it has decided, at the latest at its ceiling for the decision's kind:
         then the heuristic bot's move is played (docs/SECURITY.md, Timing)."""
         started = self._loop.time()
-        spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
-        revokes = not self.table.rated  # no deliberate revoke where ratings move
-        claim = claim_for(view)
-        if claim is not None:  # auzmeš (R24): what the view proves, no bot to ask
-            decision = Decision(claim)
-        elif view.legal == (DECLINE,):  # a lone keep in the exchange: no bot is asked
-            decision = Decision(DECLINE)
-        elif self.bots is not None and self.bots.pooled(spec):  # a strong bot: in a process
-            job = asyncio.ensure_future(self.bots.decide(spec, seed, view, revokes))
-            try:
-                decision = await asyncio.wait_for(asyncio.shield(job), ceiling(self.config, view))
-            except Exception as exc:  # past its ceiling (TimeoutError), or the pool failed
-                decision = await asyncio.to_thread(
-                    decide, lambda v: make_bot(CEILING_BOT, seed=seed).act(v), view, seed,
-                    revokes)
-                if not isinstance(exc, TimeoutError):  # a failure: reported, the table goes on
-                    decision = Decision(decision.action, exc)
-            finally:
-                job.cancel()  # the table moved on while it thought: nothing to decide
-        else:
-            decision = await asyncio.to_thread(
-                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
+        # not decided when the move was due: "thinking" at that fixed moment, which tells
+        # nothing the late move would not (docs/PROTOCOL.md, thinking)
+        late = (self._loop.call_later(self.config.bot_delay, self.post, Thinking(seat, seq))
+                if self.config.bot_delay > 0 else None)
+        try:
+            decision = await self._decide(seat, seq, view)
+        finally:
+            if late is not None:
+                late.cancel()
         self.metrics.bot_think.observe(self._loop.time() - started)
         await asyncio.sleep(max(0.0, self.config.bot_delay - (self._loop.time() - started)))
         self.post(BotMove(seat, seq, decision))
+
+    async def _decide(self, seat: int, seq: int, view: SeatView) -> Decision:
+        """What the bot playing ``seat`` decides for ``view``, off the event loop: an auzmeš
+        its view proves (R24), a lone keep in the exchange (no bot asked), a strong bot's
+        move from the pool (at its ceiling, or when the pool fails, the fallback's), else
+        the table's bot in a thread."""
+        spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
+        revokes = not self.table.rated  # no deliberate revoke where ratings move
+        claim = claim_for(view)
+        if claim is not None:
+            return Decision(claim)
+        if view.legal == (DECLINE,):
+            return Decision(DECLINE)
+        if self.bots is None or not self.bots.pooled(spec):
+            return await asyncio.to_thread(
+                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
+        job = asyncio.ensure_future(self.bots.decide(spec, seed, view, revokes))
+        try:
+            return await asyncio.wait_for(asyncio.shield(job), ceiling(self.config, view))
+        except Exception as exc:  # past its ceiling (TimeoutError), or the pool failed
+            decision = await asyncio.to_thread(
+                decide, lambda v: make_bot(CEILING_BOT, seed=seed).act(v), view, seed, revokes)
+            if isinstance(exc, TimeoutError):
+                return decision
+            return Decision(decision.action, exc)  # a failure: reported, the table goes on
+        finally:
+            job.cancel()  # the table moved on while it thought: nothing to decide
 
     def _bot_move(self, seat: int, seq: int, decision: Decision) -> None:
         if self.table.seq != seq or self._bot_turn() != seat:
@@ -642,3 +679,20 @@ class TableActor:
         else:
             self.log.debug("table %s: the bot %r failed again (%d moves)", table.id, table.bot,
                       table.bot_failures)
+
+
+def _kept(rate: RateFn | None
+          ) -> tuple[RateFn | None, dict[str, dict[str, Any]]]:
+    """``rate`` and the ratings it moved once called (entry -> before, after, ...)."""
+    moved: dict[str, dict[str, Any]] = {}
+    if rate is None:
+        return None, moved
+    inner = rate
+
+    def keep(current: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
+        out = inner(current)
+        moved.clear()
+        moved.update(out)
+        return out
+
+    return keep, moved

@@ -131,7 +131,10 @@ class Hub:
                        "kind": "bot" if s.is_bot else "human" if s.player_id else None,
                        "player_id": s.player_id,
                        "connected": any(c.seat == i for c in conns),
-                       "autopilot": s.autopilot} for i, s in enumerate(table.seats)],
+                       "autopilot": s.autopilot,
+                       "autopilot_in": None if s.away_until is None else
+                       round(max(0.0, s.away_until - time.monotonic()), 1)}
+                      for i, s in enumerate(table.seats)],
             "spectators": sum(1 for c in conns if c.seat is None),
             "private": table.private,  # never its invite code: that is the creator's
             "invite": f"/?table={table.id}",
@@ -140,6 +143,7 @@ class Hub:
             "bot_fallback": table.bot_failures > 0,
             "turn_clock": table.turn_clock,
             "rated": table.rated,
+            "ratings": table.ratings,
         }
 
     def state_text(self, table: Table, seat: int | None, events: tuple[Event, ...] = ()) -> str:
@@ -169,6 +173,8 @@ class Hub:
         conn.send({"type": "welcome", "seat": conn.seat, "player_id": conn.player_id,
                    "table": self.summary(table)})
         self.send_state(table, conn)
+        if table.thinking is not None:
+            conn.send(self.thinking_message(table))
         self.broadcast_table(table, skip=conn)
 
     def send_state(self, table: Table, conn: Conn) -> None:
@@ -184,6 +190,17 @@ class Hub:
             if conn.seat not in texts:
                 texts[conn.seat] = self.state_text(table, conn.seat, events)
             conn.send(texts[conn.seat])
+
+    def thinking_message(self, table: Table) -> dict[str, Any]:
+        """The public mark of a bot that thinks longer than the bot delay (docs/PROTOCOL.md,
+        thinking): its seat, at the state ``seq``."""
+        return {"type": "thinking", "seat": table.thinking, "seq": table.seq}
+
+    def broadcast_thinking(self, table: Table) -> None:
+        """The thinking mark to every connection."""
+        text = dumps(self.thinking_message(table))
+        for conn in self.conns(table):
+            conn.send(text)
 
     def broadcast_table(self, table: Table, skip: Conn | None = None) -> None:
         """The table summary to every connection (but ``skip``)."""

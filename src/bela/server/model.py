@@ -111,6 +111,7 @@ class Seat:
     # the client address the seat was taken from (in memory only: a restart forgets it); two
     # human seats of one address make an unrated match (bela.server.ratings)
     address: str | None = None
+    away_until: float | None = None  # the time.monotonic() its grace ends: the bot plays
 
     @property
     def free(self) -> bool:
@@ -150,6 +151,8 @@ class Table:
     rated: bool = False  # its result moves the players' ratings (see bela.server.ratings)
     origin: str | None = None  # "analysis": a play-on, whose first rounds were played elsewhere
     owner_address: str | None = None  # the creator's client address (in memory only)
+    thinking: int | None = None  # the seat whose bot is over its delay (hub.send_thinking)
+    ratings: list[dict[str, int]] | None = None  # a rated finish: each seat's before, after
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""

@@ -294,7 +294,7 @@ def _rebuild(row: dict[str, Any]) -> Table:
                   active_at=_timestamp(row.get("active_at") or row["created_at"]),
                   created_at=_timestamp(row["created_at"]),
                   turn_clock=row.get("turn_clock"), rated=bool(row.get("rated")),
-                  origin=row.get("origin"))
+                  origin=row.get("origin"), ratings=row.get("ratings"))
     events: list[tuple[int, str, dict[str, Any]]] = (
         [(r["seq"], "deal", r) for r in row.get("rounds", [])]
         + [(a["seq"], "act", a) for a in row.get("actions", [])])

@@ -508,6 +508,12 @@ class Database:
                 select(rounds).where(rounds.c.table_id == t["id"]).order_by(rounds.c.idx))]
             t["actions"] = [dict(r._mapping) for r in conn.execute(
                 select(actions).where(actions.c.table_id == t["id"]).order_by(actions.c.seq))]
+            mp = match_players.c  # a rated finish: each seat's rating before and after
+            t["ratings"] = [{"seat": r.seat, "before": r.rating_before, "after": r.rating_after}
+                            for r in conn.execute(select(mp.seat, mp.rating_before,
+                                                         mp.rating_after).where(
+                                mp.table_id == t["id"], mp.rating_before.is_not(None))
+                                .order_by(mp.seat))] or None
         return t
 
     def active_table_ids(self) -> list[str]:

@@ -16,6 +16,7 @@ import {
 import { esc, reducedMotion, sleep } from "./util.js";
 
 const HOLD_MS = 900; // a finished trick stays on the table this long
+const AUTOPLAY_MS = 600; // a lone legal card plays itself after this pause (prefs.autoplay)
 const COLLECT_MS = 320;
 const PAGE = 50; // tables in one page of the lobby list (GET /api/tables?limit=&offset=)
 const CLOCKS = [null, 30, 60, 120]; // the create form's turn clocks (seconds; null: none)
@@ -69,6 +70,9 @@ const S = {
   rounds: {},
   toast: null,
   clock: null, // the turn clock shown: {seat, deadline} (performance.now() milliseconds)
+  away: {}, // seat -> performance.now() deadline of an absent player's grace (autopilot_in)
+  thinking: null, // a bot over its delay: {seat, seq} (the server's "thinking" message)
+  autoSent: null, // the seq whose lone card this page played by itself
   sent: null, // the last action this page sent: {seq, action} (seq: the state it acted on)
   lastMine: null, // the last state received whose action was this seat's: {seq, told}
   ui: freshUi(),
@@ -77,7 +81,7 @@ window.__bela = S; // for debugging and the browser tests
 
 function freshUi() {
   return { sheet: false, lastTrick: false, belaCard: null, declAnswered: null, discardSel: [],
-    resultDismissed: null, matchDismissed: false, editName: false, clockTouched: false,
+    resultDismissed: null, matchDismissed: false, editName: false, clockTouched: false, claimAsk: false, declOpen: [],
     accountForm: null }; // accountForm: the account panel's open form ("login", "claim", "password")
 }
 
@@ -99,7 +103,9 @@ function renderHeader() {
       <label>${esc(t("lang"))} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
         `<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`).join("")}</select></label>
       <label>${esc(t("deck"))} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
-        `<option value="${d}" ${d === S.prefs.deck ? "selected" : ""}>${esc(t("deck_" + d))}</option>`).join("")}</select></label>
+        `<option value="${d}" ${d === S.prefs.deck ? "selected" : ""}>${esc(t("deck_" + d))}</option>`).join("")}</select></label>${
+      S.tableId ? `<label class="autoplay-pref" title="${esc(t("autoplay_title"))}"><input type="checkbox" id="autoplay-check" data-pref="autoplay"${
+        S.prefs.autoplay ? " checked" : ""}> <span class="long">${esc(t("autoplay"))}</span><span class="short">${esc(t("autoplay_short"))}</span></label>` : ""}
     </div>`;
   let title = t("title");
   if (S.tableId && S.summary) title = `${t("vname_" + S.summary.variant)} – ${t("title")}`;
@@ -677,6 +683,8 @@ function act(token) {
   // a newer state is on its way: this view is out of date (a resent one of the same seq,
   // after a sync or a reconnect, changes nothing: the tap stands)
   if (S.queue.some((m) => m.seq !== S.seq)) return false;
+  // the lone card went already: one move a state (a claim is no move of the turn)
+  if (S.autoSent === S.seq && !token.startsWith("claim ")) return false;
   if (send({ type: "act", action: token, seq: S.seq })) S.sent = { seq: S.seq, action: token };
   return true;
 }
@@ -687,6 +695,12 @@ let codeAsked = null;
  *  connection (no reconnecting to it); the creator of a private table keeps its code. */
 function applySummary(table) {
   S.summary = table;
+  // an absent player's grace: the bot takes his seat in autopilot_in seconds (from now)
+  S.away = {};
+  for (const s of table.seats || []) {
+    if (typeof s.autopilot_in === "number" && !s.autopilot) S.away[s.seat] = performance.now() + s.autopilot_in * 1000;
+  }
+  tickAway();
   if (table.status !== "running" && table.status !== "finished") {
     S.view = null;
   }
@@ -725,6 +739,9 @@ function onMessage(msg) {
     msg.ranOut = ranOut(msg);
     S.queue.push(msg);
     pump();
+  } else if (msg.type === "thinking") { // a bot over its delay: a mark on its plate
+    S.thinking = { seat: msg.seat, seq: msg.seq };
+    if (!S.busy && msg.seq === S.seq) render();
   } else if (msg.type === "error") {
     if (msg.code === "stale") { // acted on an old view
       // the bot's move for this seat came before ours: its clock had run out
@@ -801,6 +818,50 @@ async function pump() {
   } finally {
     S.busy = false;
   }
+  scheduleAutoplay();
+}
+
+// -- a lone legal card plays itself (prefs.autoplay) ----------------------------------------
+let autoTimer = null;
+
+/** The one card this seat may play now, or null (a choice, as with bela, is never made here). */
+function loneCard() {
+  const v = S.view;
+  if (!v || v.seat === null || v.turn !== v.seat || v.phase !== "play" || S.status !== "running") return null;
+  return v.legal.length === 1 && /^[789TJQKA][HDSC]$/.test(v.legal[0]) ? v.legal[0] : null;
+}
+
+/** After a state is shown: a lone legal card is played AUTOPLAY_MS later, unless the player
+ *  played it first or the table moved on. */
+function scheduleAutoplay() {
+  clearTimeout(autoTimer);
+  autoTimer = null;
+  const card = S.prefs.autoplay ? loneCard() : null;
+  if (!card || S.queue.length) return;
+  const seq = S.seq;
+  autoTimer = setTimeout(() => {
+    autoTimer = null;
+    if (S.seq !== seq || S.busy || S.queue.length || !S.prefs.autoplay || loneCard() !== card) return;
+    if (S.sent && S.sent.seq === seq) return; // clicked already
+    if (act(card)) S.autoSent = seq;
+  }, AUTOPLAY_MS);
+}
+
+// -- an absent player's grace: the countdown to his bot ------------------------------------
+let awayTimer = null;
+
+/** Every second while a grace runs: the countdowns on the plates are rewritten. */
+function tickAway() {
+  clearTimeout(awayTimer);
+  awayTimer = null;
+  const now = performance.now();
+  const left = Object.values(S.away).filter((d) => d > now);
+  root().querySelectorAll("[data-away]").forEach((el) => {
+    const d = S.away[el.dataset.away];
+    const text = t("away_in", { n: d ? Math.max(0, Math.ceil((d - now) / 1000)) : 0 });
+    if (el.textContent !== text) el.textContent = text;
+  });
+  if (left.length && S.tableId) awayTimer = setTimeout(tickAway, (Math.min(...left) - now) % 1000 + 15);
 }
 
 function applyState(msg) {
@@ -815,6 +876,7 @@ function applyState(msg) {
   if (!prev || prev.round_index !== v.round_index) {
     S.ui.belaCard = null;
     S.ui.discardSel = [];
+    S.ui.declOpen = [];
     S.picked = new Set();
   }
   if (v.phase === "done" && v.result) {
@@ -856,7 +918,7 @@ function route() {
     disconnect();
     Object.assign(S, { tableId: id, summary: null, view: null, tableError: null, queue: [],
       rounds: {}, seq: 0, status: null, toast: null, code: id ? code || storedCode(id) : null,
-      clock: null, sent: null, lastMine: null });
+      clock: null, sent: null, lastMine: null, away: {}, thinking: null, autoSent: null });
     tickClock(); // stops the countdown
     S.ui = freshUi();
     S.anim = { trick: null, collect: false, entered: new Set() };
@@ -1055,15 +1117,23 @@ async function onCommand(cmd, el, ev) {
       break;
     }
     case "declare-none": S.ui.declAnswered = declKey(S.view); render(); break;
+    case "decl-open": S.ui.declOpen = [...S.ui.declOpen, Number(arg)]; render(); break; // a folded declaration's cards
+    case "decl-close": S.ui.declOpen = S.ui.declOpen.filter((s) => s !== Number(arg)); render(); break;
     case "discard": {
       const [a, b] = S.ui.discardSel;
       const tok = S.view.legal.find((x) => x === `discard ${a} ${b}` || x === `discard ${b} ${a}`);
       if (tok) act(tok);
       break;
     }
-    case "claim":
-      if (confirm(t("claim_confirm"))) act(`claim ${S.view.seat}`);
-      break;
+    case "claim": // asked in the page: a dialog of its own (renderClaimDialog)
+      S.ui.claimAsk = true; render(); document.getElementById("claim-no")?.focus(); break;
+    case "claim-no":
+      if (el.classList.contains("overlay") && ev.target !== el) return;
+      S.ui.claimAsk = false; render(); break;
+    case "claim-yes":
+      S.ui.claimAsk = false;
+      if (S.view && S.view.claim_allowed) act(`claim ${S.view.seat}`);
+      render(); break;
     case "download": await run(downloadRecord); break;
     case "hint": await run(() => loadHint(S)); render(); break; // issue 13: unrated tables with bots
     default: break;
@@ -1206,8 +1276,9 @@ async function onSubmit(ev) {
 function onChange(ev) {
   const el = ev.target;
   if (el.dataset.pref) {
-    S.prefs[el.dataset.pref] = el.value;
+    S.prefs[el.dataset.pref] = el.type === "checkbox" ? el.checked : el.value;
     savePrefs(S.prefs);
+    scheduleAutoplay();
     setLang(S.prefs.lang);
     renderHeader();
     render();
@@ -1230,7 +1301,7 @@ function onChange(ev) {
 function onKey(ev) {
   const tag = (ev.target.tagName || "").toLowerCase();
   if (ev.key === "Escape") {
-    if (S.ui.sheet || S.ui.lastTrick) { S.ui.sheet = S.ui.lastTrick = false; render(); return; }
+    if (S.ui.sheet || S.ui.lastTrick || S.ui.claimAsk) { S.ui.sheet = S.ui.lastTrick = S.ui.claimAsk = false; render(); return; }
     if (S.ui.belaCard) { S.ui.belaCard = null; render(); return; }
     return;
   }

@@ -17,6 +17,7 @@ export function loadPrefs() {
   return {
     lang: LANGS.includes(p.lang) ? p.lang : defaultLang(),
     deck: DECKS.includes(p.deck) ? p.deck : "hungarian",
+    autoplay: p.autoplay !== false, // a lone legal card plays itself (at the table)
   };
 }
 

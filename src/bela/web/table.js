@@ -307,6 +307,7 @@ function renderGame(S) {
   </div>
   ${S.ui.sheet ? renderSheetDialog(ctx) : ""}
   ${S.ui.lastTrick ? renderLastTrickDialog(ctx) : ""}
+  ${S.ui.claimAsk && v.claim_allowed && S.status === "running" ? renderClaimDialog(ctx) : ""}
   ${S.status === "finished" && !S.ui.matchDismissed && !S.anim.trick ? renderMatchDialog(ctx) : ""}`;
 }
 
@@ -349,9 +350,21 @@ function renderSeat({ S, v, N, pos }, seat) {
   if (info.kind === "bot") tags.push(`<span class="tag">${esc(t("bot_label"))}</span>`);
   if (info.autopilot) tags.push(`<span class="tag warn">${esc(t("away"))}</span>`);
   else if (info.kind === "human" && !info.connected) tags.push(`<span class="tag warn">${esc(t("offline"))}</span>`);
+  const away = !info.autopilot && S.away && S.away[seat];
+  if (away) { // the grace of an absent player: when his bot takes over (app.js counts down)
+    const n = Math.max(0, Math.ceil((away - performance.now()) / 1000));
+    tags.push(`<span class="tag warn away-in" data-away="${seat}" role="timer">${esc(t("away_in", { n }))}</span>`);
+  }
+  if (S.thinking && S.thinking.seat === seat && S.thinking.seq === S.seq && v.turn === seat) {
+    tags.push(`<span class="tag thinking" data-thinking="${seat}">${esc(t("thinking"))}</span>`);
+  }
   const bids = v.bids.filter((b) => b.seat === seat).map((b) => `<span class="bid">${bidText(b.bid, N)}</span>`).join("");
-  const decl = (v.declared[seat] || []).map((d) => `<div class="decl" title="${esc(declText(d))}">${esc(t("declared"))}: ${d.value}` +
-    (d.cards ? miniCards(d.cards, N) : ` <small>${esc(declText(d))}</small>`) + `</div>`).join("");
+  // after the first trick a declaration folds to its value: its cards on a tap (S.ui.declOpen)
+  const folded = v.tricks.length > 0 && !(S.ui.declOpen || []).includes(seat);
+  const decl = (v.declared[seat] || []).map((d) => (folded && d.cards
+    ? `<button type="button" class="decl folded" data-cmd="decl-open:${seat}" title="${esc(declText(d))} – ${esc(t("show_decl_cards"))}" aria-expanded="false">${esc(t("declared"))}: ${d.value}</button>`
+    : `<div class="decl"${v.tricks.length > 0 && d.cards ? ` data-cmd="decl-close:${seat}"` : ""} title="${esc(declText(d))}">${esc(t("declared"))}: ${d.value}` +
+    (d.cards ? miniCards(d.cards, N) : ` <small>${esc(declText(d))}</small>`) + `</div>`)).join("");
   const belas = v.belas.filter((b) => b.seat === seat).map((b) => `<div class="bela-badge">${esc(t("bela"))}! ${suitIcon(b.suit, N.deck)}</div>`).join("");
   const ex = (v.exchanges || []).filter((e) => e.seat === seat && e.action !== "keep")
     .map((e) => `<div class="note">${esc(t((e.action === "swap" ? "swapped" : "redealt") + (seat === v.seat ? "_me" : ""), { name: N.seatName(seat) }))}</div>`).join("");
@@ -408,10 +421,23 @@ export function shownResult(S) {
   return null;
 }
 
-function renderRoundResult({ S, N }, { ri, result, old }) {
+function renderRoundResult(ctx, { ri, result, old }) {
+  const { S } = ctx;
   const r = result;
+  return `<div class="round-result" role="dialog" aria-label="${esc(t("round_over"))}" data-outcome="${r.outcome}">
+    <h3>${esc(t("round_over_n", { n: ri + 1 }))}: <span class="outcome">${esc(t("outcome_" + r.outcome))}</span></h3>
+    ${resultBody(ctx, r)}
+    ${old ? `<button class="btn small" data-cmd="dismiss-result">${esc(t("ok"))}</button>`
+      : S.status === "running" ? `<p class="muted">${esc(t("next_deal"))}</p>` : ""}
+  </div>`;
+}
+
+/** What a round's result says: the claim, the contract, and a row for each part it has. */
+function resultBody({ N }, r) {
   const order = N.order.length === r.scores.length ? N.order : [...r.scores.keys()];
-  const row = (label, arr) => `<tr><th>${esc(label)}</th>${order.map((s) => `<td>${arr[s]}</td>`).join("")}</tr>`;
+  // a row for each part the result has (a raspas has only its card points, a claim none)
+  const row = (label, arr) => (Array.isArray(arr) && order.every((s) => Number.isFinite(arr[s]))
+    ? `<tr><th>${esc(label)}</th>${order.map((s) => `<td>${arr[s]}</td>`).join("")}</tr>` : "");
   const heads = order.map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
   const called = r.caller !== null && r.caller !== undefined;
   const contract = r.contract ? N.contractHTML(r.contract) : "";
@@ -421,20 +447,20 @@ function renderRoundResult({ S, N }, { ri, result, old }) {
   if (r.outcome === "claim" && ex.claimant !== undefined && ex.claimant !== null) {
     const key = (ex.valid ? "claim_right" : "claim_wrong") + (ex.claimant === N.mySeat ? "_me" : "");
     claim = `<p class="claim-result" data-valid="${ex.valid ? "true" : "false"}"><b>${esc(t(key, { name: N.seatName(ex.claimant) }))}</b></p>`;
+    // who revoked, and with which card (the first revoke), where the result says so
+    if (ex.valid && Number.isInteger(ex.offender) && /^[789TJQKA][HDSC]$/.test(ex.card || "")) {
+      claim += `<p class="claim-offender" data-offender="${ex.offender}" data-card="${esc(ex.card)}">${
+        esc(t(ex.offender === N.mySeat ? "claim_offender_me" : "claim_offender", { name: N.seatName(ex.offender), card: N.cardText(ex.card) }))}</p>`;
+    }
   }
-  return `<div class="round-result" role="dialog" aria-label="${esc(t("round_over"))}" data-outcome="${r.outcome}">
-    <h3>${esc(t("round_over_n", { n: ri + 1 }))}: <span class="outcome">${esc(t("outcome_" + r.outcome))}</span></h3>
-    ${claim}
+  return `${claim}
     ${called ? `<p>${contract} · ${esc(N.callerText(r.caller))}</p>` : ""}
     <table class="result-table"><thead><tr><th></th>${heads}</tr></thead><tbody>
       ${row(t("in_cards"), r.card_points)}
       ${row(t("in_declarations"), r.declaration_points)}
       ${row(t("in_bela"), r.bela_points)}
       <tr class="sum"><th>${esc(t("score"))}</th>${order.map((s) => `<td><b>${r.scores[s]}</b></td>`).join("")}</tr>
-    </tbody></table>${held}
-    ${old ? `<button class="btn small" data-cmd="dismiss-result">${esc(t("ok"))}</button>`
-      : S.status === "running" ? `<p class="muted">${esc(t("next_deal"))}</p>` : ""}
-  </div>`;
+    </tbody></table>${held}`;
 }
 
 function renderFaceUp({ v, N }) {
@@ -679,6 +705,14 @@ function renderSheetDialog({ S, v, N }) {
   return dialog("sheet", t("sheet"), sheetHTML(S, N, v));
 }
 
+/** The auzmeš claim asked in the page (not the browser's confirm()). */
+function renderClaimDialog() {
+  return `<div class="overlay" data-cmd="claim-no" id="claim-ask-overlay"><div class="dialog claim-ask" role="alertdialog" aria-modal="true" id="claim-ask" aria-label="${esc(t("claim"))}">
+    <p class="claim-ask-text">${esc(t("claim_confirm"))}</p>
+    <div class="row"><button class="btn warn" data-cmd="claim-yes" id="claim-yes">${esc(t("claim_yes"))}</button>
+    <button class="btn" data-cmd="claim-no" id="claim-no">${esc(t("cancel"))}</button></div></div></div>`;
+}
+
 function renderLastTrickDialog({ v, N }) {
   const last = v.tricks[v.tricks.length - 1];
   if (!last) return dialog("last-trick", t("last_trick"), `<p>${esc(t("no_last_trick"))}</p>`);
@@ -700,11 +734,39 @@ export function matchHeadline(v, N) {
   return team ? t("we_lost") : `${t("you_lost")} ${winner}`;
 }
 
-function renderMatchDialog({ S, v, N }) {
+/** The rating each seat's match moved (summary.ratings of a rated match: seat, before,
+ *  after), one's own first. */
+function ratingChanges(S, N) {
+  const rs = (S.summary && S.summary.ratings) || [];
+  if (!rs.length) return "";
+  const sorted = [...rs].sort((a, b) => (b.seat === N.mySeat) - (a.seat === N.mySeat) || a.seat - b.seat);
+  const items = sorted.map((r) => {
+    const d = r.after - r.before;
+    const text = r.seat === N.mySeat ? t("rating_change_you", { before: r.before, after: r.after })
+      : `${N.seatName(r.seat)}: ${t("rating_change", { before: r.before, after: r.after })}`;
+    return `<li data-seat="${r.seat}"${r.seat === N.mySeat ? ` class="mine"` : ""}>${esc(text)} <span class="rating-change ${d >= 0 ? "up" : "down"}">(${d >= 0 ? "+" : "−"}${Math.abs(d)})</span></li>`;
+  }).join("");
+  return `<ul class="rating-changes" id="rating-changes">${items}</ul>`;
+}
+
+/** The last deal's result in the match's dialog. */
+function lastDeal(ctx) {
+  const { S, v } = ctx;
+  const ri = v.result ? v.round_index : Math.max(...Object.keys(S.rounds).map(Number), -1);
+  const r = v.result || (S.rounds[ri] && S.rounds[ri].result);
+  if (!r || ri < 0) return "";
+  return `<div class="last-deal" id="last-deal" data-outcome="${esc(r.outcome)}"><h4>${esc(t("last_deal"))} (${ri + 1}): <span class="outcome">${esc(t("outcome_" + r.outcome))}</span></h4>
+    ${resultBody(ctx, r)}</div>`;
+}
+
+function renderMatchDialog(ctx) {
+  const { S, v, N } = ctx;
   const headline = matchHeadline(v, N);
   return `<div class="overlay"><div class="dialog match-result" role="dialog" aria-modal="true" id="match-result" aria-label="${esc(t("match_over"))}">
     <div class="dialog-head"><h3>${esc(t("match_over"))}</h3><button class="btn small ghost" data-cmd="close-match" aria-label="${esc(t("close"))}">✕</button></div>
     <p class="headline">${esc(headline)}</p>
+    ${ratingChanges(S, N)}
+    ${lastDeal(ctx)}
     ${sheetHTML(S, N, v)}
     <div class="row"><button class="btn primary" data-cmd="download" id="download-record">${esc(t("download_record"))}</button>
     <a class="btn" href="/analysis?table=${encodeURIComponent(S.tableId || "")}" id="analyse-match">${esc(t("an_analyse"))}</a>
