@@ -48,6 +48,7 @@ from .hub import Conn, Hub
 from .lobby import Lobby
 from .metrics import Metrics, internal_address
 from .model import ServerConfig
+from .offload import Offload, json_bytes
 from .protocol import (
     ActMessage,
     BotsIn,
@@ -68,6 +69,7 @@ log = logging.getLogger("bela.server")
 
 MAX_BODY = 64 * 1024
 PAGE, MAX_PAGE = 50, 200  # tables in one answer of GET /api/tables: default, most
+HISTORY_PAGE, MAX_HISTORY_PAGE = 20, 100  # matches in one answer of the history
 SYNC_EVERY = 1.0  # seconds: a connection's syncs are answered at most this often
 
 # The HTTP status of each kind of refusal (the nearest listed class of an error decides).
@@ -86,6 +88,18 @@ LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables", "/api/quick":
 def http_status(exc: Refused) -> int:
     """The HTTP status a refusal is answered with: the one place errors meet HTTP."""
     return next(HTTP_STATUS[c] for c in type(exc).__mro__ if c in HTTP_STATUS)
+
+
+def page_headers(path: str, limit: int, offset: int, total: int) -> dict[str, str]:
+    """``X-Total-Count`` and ``Link`` (the next and previous pages) of a page of a list."""
+    links = [f'<{path}?limit={limit}&offset={offset + limit}>; rel="next"'
+             ] if offset + limit < total else []
+    if offset:
+        links.append(f'<{path}?limit={limit}&offset={max(0, offset - limit)}>; rel="prev"')
+    headers = {"X-Total-Count": str(total)}
+    if links:
+        headers["Link"] = ", ".join(links)
+    return headers
 
 
 def error_body(exc: Refused) -> dict[str, Any]:
@@ -264,6 +278,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
     quick = quickplay.QuickPlay(router, cfg)
     analyst = analysis.Analysis(cfg)  # its workers start with the first job or analysis_warm
+    offload = Offload()  # the heavy requests' threads (not the default executor's)
     started = asyncio.Event()
 
     @asynccontextmanager
@@ -294,6 +309,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                     stops.append(within(bots_pool.stop(grace), grace + TERMINATION,
                                         "bot workers"))
                 await asyncio.gather(*stops)
+                offload.close()
                 db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",
@@ -307,6 +323,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.rate_limits = rate_limits
     app.state.config = cfg
     app.state.metrics = metrics
+    app.state.offload = offload
     app.add_middleware(BodyLimit)
     app.add_middleware(RateLimit, limits=rate_limits)  # the outermost: first to count
 
@@ -363,9 +380,9 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def new_guest(body: GuestIn) -> dict[str, Any]:
         """A new guest; a name an account holds is refused (its owner logs in)."""
         name = accounts.clean_name(body.name)
-        if lobby.store.name_taken(accounts.name_key(name)):
+        if await asyncio.to_thread(lobby.store.name_taken, accounts.name_key(name)):
             raise accounts.name_taken(name)
-        pid, token = lobby.store.create_player(name)
+        pid, token = await asyncio.to_thread(lobby.store.create_player, name)
         return {"player_id": pid, "name": name, "token": token}
 
     @app.get("/api/players/me")
@@ -378,11 +395,18 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         """A new token in place of the one sent, which stops working (the player's other
         browsers keep theirs)."""
         return {"player_id": p["id"], "name": p["name"],
-                "token": lobby.store.rotate_token(bearer_token(authorization))}
+                "token": await asyncio.to_thread(lobby.store.rotate_token,
+                                                 bearer_token(authorization))}
 
     @app.get("/api/players/me/history")
-    async def history(p: Player) -> list[dict[str, Any]]:
-        return lobby.history(p)
+    async def history(p: Player,
+                      limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_PAGE)] = HISTORY_PAGE,
+                      offset: Annotated[int, Query(ge=0)] = 0) -> Response:
+        """A page of the player's finished matches, newest first, as summaries (each with
+        the address of its record); ``X-Total-Count`` and ``Link`` as for the tables."""
+        page, total = await offload.run(lobby.history, p, limit, offset)
+        return Response(await offload.run(json_bytes, page), media_type="application/json",
+                        headers=page_headers("/api/players/me/history", limit, offset, total))
 
     @app.get("/api/variants")
     async def variants() -> dict[str, Any]:
@@ -445,8 +469,9 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         return await router.table_op("close", table_id, p)
 
     @app.get("/api/tables/{table_id}/record")
-    async def record(table_id: str, v: Viewer) -> dict[str, Any]:
-        return lobby.record(table_id, v)
+    async def record(table_id: str, v: Viewer) -> Response:
+        return Response(await lobby.record_json(table_id, v, offload),
+                        media_type="application/json")
 
     app.include_router(accounts.router)
     app.include_router(profiles.router)
@@ -471,7 +496,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         session: Session | None = None
         try:
             try:
-                p = lobby.store.player_by_token(token, cfg.token_ttl) if token else None
+                p = (await asyncio.to_thread(lobby.store.player_by_token, token, cfg.token_ttl)
+                     if token else None)
                 conn.player_id = p["id"] if p else None
                 session = await router.open(table_id, conn, code)
             except (Refused, SQLAlchemyError) as exc:  # unknown table or token, private...

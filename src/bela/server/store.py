@@ -86,9 +86,11 @@ class Store:
             raise Unauthenticated("bad_token", "unknown token: log in, or make a new guest")
         return fresh
 
-    def history(self, player_id: str) -> list[dict[str, Any]]:
-        """The player's finished tables, newest first (rows with seats and result)."""
-        return self.db.history(player_id)
+    def history(self, player_id: str, limit: int, offset: int
+                ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the player's finished tables, newest first (rows with his seat, the
+        seats' names and the result, not the record), and their number."""
+        return self.db.history(player_id, limit, offset)
 
     # -- accounts ----------------------------------------------------------------------------
     def name_taken(self, name_key: str) -> bool:

@@ -547,14 +547,27 @@ class Database:
             row = conn.execute(select(tables).where(tables.c.id == table_id)).first()
             return None if row is None else self._table_dict(conn, row, with_log)
 
-    def history(self, player_id: str, limit: int = 100) -> list[dict[str, Any]]:
-        """The finished matches a player sat in, newest first."""
+    def history(self, player_id: str, limit: int = 100, offset: int = 0
+                ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the finished matches a player sat in, newest first, without their
+        records (``id``, ``variant``, ``options``, ``result``, ``finished_at``, ``origin``,
+        ``seat``: his first seat, ``players``: the names in the seats), and how many there
+        are in all."""
+        mine = (select(seats.c.table_id, func.min(seats.c.seat).label("seat"))
+                .where(seats.c.player_id == player_id).group_by(seats.c.table_id).subquery())
+        base = (select(tables.c.id, tables.c.variant, tables.c.options, tables.c.result,
+                       tables.c.finished_at, tables.c.origin, mine.c.seat)
+                .join(mine, mine.c.table_id == tables.c.id)
+                .where(tables.c.status == "finished"))
         with self.begin() as conn:
-            rows = conn.execute(
-                select(tables).join(seats, seats.c.table_id == tables.c.id)
-                .where(seats.c.player_id == player_id, tables.c.status == "finished")
-                .order_by(tables.c.finished_at.desc()).limit(limit)).all()
-            return [self._table_dict(conn, r, False) for r in rows]
+            total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
+            rows = [dict(r._mapping) for r in conn.execute(
+                base.order_by(tables.c.finished_at.desc(), tables.c.id)
+                .limit(limit).offset(offset))]
+        names = self.seat_names(r["id"] for r in rows)
+        for r in rows:
+            r["players"] = names[r["id"]]
+        return rows, int(total)
 
     # -- ratings and profiles ------------------------------------------------------------
     def ratings(self, entries: Iterable[str], variant: str) -> dict[str, dict[str, Any]]:
