@@ -111,12 +111,13 @@ def default_db_url() -> str:
 
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL and a busy timeout, in-memory a single
-    shared connection."""
+    shared connection.  Its errors never carry the statement's values (a refused deal's
+    would be a live hand in the log)."""
     if url.startswith("sqlite"):
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
         if url in ("sqlite://", "sqlite:///:memory:"):
             kwargs["poolclass"] = StaticPool
-        engine = create_engine(url, **kwargs)
+        engine = create_engine(url, hide_parameters=True, **kwargs)
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -132,7 +133,7 @@ def make_engine(url: str) -> Engine:
         return engine
     # no ping before each use (a round trip per action): a connection the server lost fails
     # its statement, is dropped from the pool, and the write is refused and tried again
-    engine = create_engine(url, pool_recycle=1800)
+    engine = create_engine(url, pool_recycle=1800, hide_parameters=True)
     if engine.dialect.name == "postgresql":
 
         @event.listens_for(engine, "connect")
