@@ -150,6 +150,8 @@ def _strong(password: str) -> None:
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise InvalidInput("weak_password", f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} "
                            "characters")
+    if "\x00" in password:  # a NUL is no character anyone types
+        raise InvalidInput("weak_password", "a password has no NUL characters")
 
 
 def _account_only(player: dict[str, Any], what: str) -> None:
