@@ -178,30 +178,82 @@ class RateLimit:
         await self.app(scope, receive, send)
 
 
+class OpenLimit:
+    """At most ``sockets`` WebSockets open and ``requests`` HTTP requests in flight at once
+    per client address (in this process): more are refused with 429 (a WebSocket
+    handshake is denied with that answer)."""
+
+    def __init__(self, app: ASGIApp, sockets: int, requests: int) -> None:
+        self.app = app
+        self.most = {"websocket": sockets, "http": requests}
+        self.open: dict[tuple[str, str], int] = {}  # (kind, address) -> open now
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind not in self.most:
+            await self.app(scope, receive, send)
+            return
+        key = (kind, address_key((scope.get("client") or (None,))[0]))
+        if self.open.get(key, 0) >= self.most[kind]:
+            what = "WebSockets open" if kind == "websocket" else "requests in flight"
+            response = refusal_response(TooMany(
+                "too_many_open", f"at most {self.most[kind]} {what} at once from your "
+                "address", retry_after=1))
+            if kind == "http":
+                await response(scope, receive, send)
+                return
+            socket = WebSocket(scope, receive, send)
+            try:
+                await socket.send_denial_response(response)
+            except RuntimeError:  # a server without the denial extension
+                await socket.close(code=1013)
+            return
+        self.open[key] = self.open.get(key, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.open[key] -= 1
+            if not self.open[key]:
+                del self.open[key]
+
+
 class BodyLimit:
     """Refuse HTTP request bodies larger than ``limit`` bytes (413, and the connection is
-    closed): by their ``Content-Length`` before reading them; a body without one (chunked)
-    is read before the app sees it, and refused once it grows past the limit."""
+    closed): by their ``Content-Length`` before reading them; the body is read before the
+    app sees it, and refused once it grows past the limit (a chunked one), or when it has
+    not all come within ``timeout`` seconds (408: a client that trickles its body in does
+    not hold a connection for long)."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY, timeout: float = 10.0) -> None:
         self.app = app
         self.limit = limit
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None:
-            if not length.isdigit() or int(length) > self.limit:
-                await self._refuse(scope, receive, send)
-            else:
-                await self.app(scope, receive, send)
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await self._refuse(scope, receive, send)
+            return
+        if length is not None and int(length) == 0:
+            await self.app(scope, receive, send)
             return
         read: list[Message] = []
         seen = 0
+        deadline = asyncio.get_running_loop().time() + self.timeout
         while True:
-            msg = await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    msg = await receive()
+            except TimeoutError:
+                response = JSONResponse(
+                    {"error": {"code": "slow_body", "message": "the request's body did not "
+                               f"arrive within {self.timeout:g} s"}}, status_code=408,
+                    headers={"Connection": "close"})
+                await response(scope, receive, send)
+                return
             read.append(msg)
             if msg["type"] != "http.request":  # the client went away
                 break
@@ -324,7 +376,9 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.config = cfg
     app.state.metrics = metrics
     app.state.offload = offload
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, timeout=cfg.body_timeout)
+    app.add_middleware(OpenLimit, sockets=cfg.sockets_per_address,
+                       requests=cfg.requests_per_address)
     app.add_middleware(RateLimit, limits=rate_limits)  # the outermost: first to count
 
     @app.exception_handler(Refused)

@@ -667,7 +667,7 @@ class Lobby:
         if table.status in ENDED and not self.hub.conns(table):
             self._drop(table)
             return
-        self.hub.broadcast_table(table)
+        self.hub.announce(table)
 
     async def act(self, table: Table, conn: Conn, token: str, seq: int | None) -> Reply:
         """A client's action: ``None`` when applied, else the error message for it."""
