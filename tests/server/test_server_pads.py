@@ -4,6 +4,9 @@ sheet of a pad record, and the pads an account keeps (a guest keeps none; at mos
 
 from __future__ import annotations
 
+import json
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -183,7 +186,7 @@ def test_the_migration_adds_and_drops_the_pads_table(tmp_path: Path) -> None:
     from alembic import command
     from sqlalchemy import inspect
 
-    from bela.storage import Database, make_engine
+    from bela.storage import Database, PadQuota, PadRefused, make_engine
     from bela.storage.db import alembic_config
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
@@ -198,9 +201,11 @@ def test_the_migration_adds_and_drops_the_pads_table(tmp_path: Path) -> None:
     try:
         pid, _ = db.create_player("Ana")
         record = Pad("bela4", deals=[PadDeal(0, "H", (92, None))]).to_record()
-        assert db.save_pad(pid, "pad-one-1", "bela4", record, 1) is not None
-        assert db.save_pad(pid, "pad-two-2", "bela4", record, 1) is None  # over the limit
-        assert [p["record"] for p in db.pads(pid)] == [record]
+        quota = PadQuota(1, 10_000, 10_000)
+        db.save_pad(pid, "pad-one-1", "bela4", record, {}, 100, "10.0.0.1", quota)
+        with pytest.raises(PadRefused, match="pads"):  # over the limit
+            db.save_pad(pid, "pad-two-2", "bela4", record, {}, 100, "10.0.0.1", quota)
+        assert [db.pad(pid, p["id"])["record"] for p in db.pads(pid)[0]] == [record]
     finally:
         db.close()
     engine = make_engine(url)
@@ -209,3 +214,90 @@ def test_the_migration_adds_and_drops_the_pads_table(tmp_path: Path) -> None:
         command.downgrade(cfg, "0005")
     assert "pads" not in inspect(engine).get_table_names()
     engine.dispose()
+
+
+def test_pads_take_at_most_their_bytes_per_account_and_per_address(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    size = len(json.dumps(Pad.from_record(RECORD).to_record(), separators=(",", ":")))
+    monkeypatch.setattr(pads, "ACCOUNT_BYTES", 2 * size)
+    monkeypatch.setattr(pads, "ADDRESS_BYTES", 3 * size)
+    with pad_server(tmp_path) as client:
+        ana, ivo = account(client, "Ana"), account(client, "Ivo")
+        for i in range(2):
+            assert client.put(f"/api/pads/pad-ana-{i}", json=RECORD,
+                              headers=ana).status_code == 200
+        message = refused(client.put("/api/pads/pad-ana-2", json=RECORD, headers=ana), 409,
+                          "pad_quota")
+        assert f"at most {2 * size} bytes" in message
+        # written again in its place: the same bytes
+        assert client.put("/api/pads/pad-ana-1", json=RECORD, headers=ana).status_code == 200
+        assert client.put("/api/pads/pad-ivo-0", json=RECORD, headers=ivo).status_code == 200
+        # the address wrote 3 pads' bytes: a fourth account's pad is refused too
+        message = refused(client.put("/api/pads/pad-ivo-1", json=RECORD, headers=ivo), 409,
+                          "pad_quota")
+        assert "your address" in message
+        elsewhere = TestClient(client.app, client=("10.9.9.9", 50000))  # another address
+        assert elsewhere.put("/api/pads/pad-ivo-1", json=RECORD,
+                             headers=ivo).status_code == 200
+        assert client.delete("/api/pads/pad-ana-0", headers=ana).status_code == 200
+        assert client.put("/api/pads/pad-ana-2", json=RECORD, headers=ana).status_code == 200
+
+
+def test_the_listing_scores_nothing_and_is_paged(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    with pad_server(tmp_path) as client:
+        ana = account(client, "Ana")
+        for i in range(5):
+            assert client.put(f"/api/pads/pad-ana-{i}", json=RECORD,
+                              headers=ana).status_code == 200
+        # a pad written before pads had a summary is scored once, at its first listing
+        from sqlalchemy import update
+
+        from bela.storage.models import pads as pad_rows
+        with client.app.state.db.begin() as conn:
+            conn.execute(update(pad_rows).where(pad_rows.c.id == "pad-ana-0")
+                         .values(summary=None))
+        first = client.get("/api/pads", headers=ana).json()
+        assert [p["totals"] for p in first] == [[50, 152, 354]] * 5
+        scored = []
+        real = Pad.from_record
+        monkeypatch.setattr(Pad, "from_record",
+                            staticmethod(lambda r: scored.append(r) or real(r)))
+        r = client.get("/api/pads?limit=2&offset=1", headers=ana)
+        assert r.headers["X-Total-Count"] == "5"
+        assert [p["id"] for p in r.json()] == [p["id"] for p in first[1:3]]
+        assert client.get("/api/pads", headers=ana).json() == first
+        assert scored == []  # nothing scored, nothing read but the summaries
+
+
+def test_pad_listings_do_not_hold_up_readiness_or_logins(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listings that take long (here: held on an event) run in the heavy requests' own
+    threads: ``/readyz`` and a login are answered at once however many are in flight."""
+    from bela.storage import Database
+
+    release = threading.Event()
+    real = Database.pads
+
+    def slow(self: Database, *args: Any) -> Any:
+        release.wait(20)
+        return real(self, *args)
+
+    with pad_server(tmp_path) as client:
+        ana = account(client, "Ana")
+        monkeypatch.setattr(Database, "pads", slow)
+        listings = [threading.Thread(target=client.get, args=("/api/pads",),
+                                     kwargs={"headers": ana}) for _ in range(12)]
+        for t in listings:
+            t.start()
+        try:
+            time.sleep(0.5)
+            began = time.monotonic()
+            assert client.get("/readyz").status_code == 200
+            assert client.post("/api/login", json={"name": "Ana", "password": PASSWORD}
+                               ).status_code == 200
+            assert time.monotonic() - began < 5  # before: both waited for the listings
+        finally:
+            release.set()
+            for t in listings:
+                t.join()

@@ -235,7 +235,9 @@ def test_spectator_watches_a_bot_table_to_the_end_and_history(tmp_path: Any) -> 
         assert score(replayed)["totals"] == st["view"]["totals"]
         hist = client.get("/api/players/me/history", headers=h).json()
         assert len(hist) == 1 and hist[0]["table"] == tid and hist[0]["seat"] == 0
-        assert hist[0]["record"] == record and hist[0]["totals"] == st["view"]["totals"]
+        assert hist[0]["record"] == f"/api/tables/{tid}/record"  # the record by its link
+        assert client.get(hist[0]["record"]).json() == record
+        assert hist[0]["totals"] == st["view"]["totals"]
         assert client.get("/api/tables").json() == []
         # a finished table can still be watched (loaded again from the database)
         with client.websocket_connect(f"/ws/tables/{tid}") as s:

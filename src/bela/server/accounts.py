@@ -150,6 +150,8 @@ def _strong(password: str) -> None:
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise InvalidInput("weak_password", f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} "
                            "characters")
+    if "\x00" in password:  # a NUL is no character anyone types
+        raise InvalidInput("weak_password", "a password has no NUL characters")
 
 
 def _account_only(player: dict[str, Any], what: str) -> None:
@@ -192,11 +194,11 @@ async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
         raise InvalidInput("bad_name", "this name is too long for an account: choose a "
                            "shorter one")
     store = _lobby(request).store
-    if store.name_taken(key):  # before the hash is spent
+    if await asyncio.to_thread(store.name_taken, key):  # before the hash is spent
         raise name_taken(name)
     digest = await _shared(request).passwords.hash(body.password)
     try:
-        claimed = store.claim(p["id"], name, key, digest)
+        claimed = await asyncio.to_thread(store.claim, p["id"], name, key, digest)
     except NameTaken:  # another player claimed it meanwhile
         raise name_taken(name) from None
     if not claimed:  # his other browser claimed a name meanwhile
@@ -214,22 +216,23 @@ async def login(body: LoginIn, request: Request) -> dict[str, Any]:
     await _attempt(shared, key)
     if len(body.password) > MAX_PASSWORD:  # nobody's, and not worth a hash
         raise _bad_login()
-    found = store.account(key) if len(key) <= MAX_KEY else None
+    found = await asyncio.to_thread(store.account, key) if len(key) <= MAX_KEY else None
     stored = None if found is None else found["password_hash"]
     matched = await shared.passwords.verify(stored, body.password)  # spent for any name
     if found is None or stored is None or not matched:
         raise _bad_login()
     if shared.passwords.outdated(stored):
-        store.set_password(found["id"], await shared.passwords.hash(body.password))
+        await asyncio.to_thread(store.set_password, found["id"],
+                                await shared.passwords.hash(body.password))
     return {"player_id": found["id"], "name": found["name"],
-            "token": store.add_session(found["id"]), "account": True}
+            "token": await asyncio.to_thread(store.add_session, found["id"]), "account": True}
 
 
 @router.post("/api/logout")
 async def logout(p: Player, request: Request,
                  authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
     """The token sent stops working (a guest's only one too: he is gone for good)."""
-    _lobby(request).store.drop_token(bearer_token(authorization))
+    await asyncio.to_thread(_lobby(request).store.drop_token, bearer_token(authorization))
     return {"ok": True}
 
 
@@ -238,7 +241,7 @@ async def logout_all(p: Player, request: Request) -> dict[str, Any]:
     """Every token of the account stops working, this one too, and its WebSockets are
     closed, on every instance of a cluster (a lost phone, a shared computer)."""
     _account_only(p, "logging out everywhere")
-    _lobby(request).store.drop_tokens(p["id"])
+    await asyncio.to_thread(_lobby(request).store.drop_tokens, p["id"])
     closed = await _close_sockets(request, p["id"])
     log.info("player %s logged out everywhere (%d connections closed)", p["id"], closed)
     return {"ok": True}
@@ -255,9 +258,11 @@ async def change_password(body: PasswordIn, p: Player, request: Request) -> dict
     shared, store = _shared(request), _lobby(request).store
     await _attempt(shared, name_key(p["name"]))
     if (len(body.old) > MAX_PASSWORD  # nobody's, and not worth a hash
-            or not await shared.passwords.verify(store.password_hash(p["id"]), body.old)):
+            or not await shared.passwords.verify(
+                await asyncio.to_thread(store.password_hash, p["id"]), body.old)):
         raise _bad_login("the old password is wrong")
-    token = store.change_password(p["id"], await shared.passwords.hash(body.new))
+    token = await asyncio.to_thread(store.change_password, p["id"],
+                                    await shared.passwords.hash(body.new))
     closed = await _close_sockets(request, p["id"])
     log.info("player %s changed his password (%d connections closed)", p["id"], closed)
     return {"player_id": p["id"], "name": p["name"], "token": token, "account": True}

@@ -352,7 +352,7 @@ class TableActor:
                 and not self.table.seats[seat].is_bot
                 and not self.hub.seat_connected(self.table, seat)):
             self._start_grace(seat)
-        self.hub.broadcast_table(self.table)
+        self.hub.announce(self.table)
 
     def _start_grace(self, seat: int) -> None:
         self._cancel_grace(seat)

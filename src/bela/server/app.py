@@ -25,6 +25,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
@@ -48,6 +49,7 @@ from .hub import Conn, Hub
 from .lobby import Lobby
 from .metrics import Metrics, internal_address
 from .model import ServerConfig
+from .offload import Offload, json_bytes
 from .protocol import (
     ActMessage,
     BotsIn,
@@ -68,6 +70,7 @@ log = logging.getLogger("bela.server")
 
 MAX_BODY = 64 * 1024
 PAGE, MAX_PAGE = 50, 200  # tables in one answer of GET /api/tables: default, most
+HISTORY_PAGE, MAX_HISTORY_PAGE = 20, 100  # matches in one answer of the history
 SYNC_EVERY = 1.0  # seconds: a connection's syncs are answered at most this often
 
 # The HTTP status of each kind of refusal (the nearest listed class of an error decides).
@@ -86,6 +89,18 @@ LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables", "/api/quick":
 def http_status(exc: Refused) -> int:
     """The HTTP status a refusal is answered with: the one place errors meet HTTP."""
     return next(HTTP_STATUS[c] for c in type(exc).__mro__ if c in HTTP_STATUS)
+
+
+def page_headers(path: str, limit: int, offset: int, total: int) -> dict[str, str]:
+    """``X-Total-Count`` and ``Link`` (the next and previous pages) of a page of a list."""
+    links = [f'<{path}?limit={limit}&offset={offset + limit}>; rel="next"'
+             ] if offset + limit < total else []
+    if offset:
+        links.append(f'<{path}?limit={limit}&offset={max(0, offset - limit)}>; rel="prev"')
+    headers = {"X-Total-Count": str(total)}
+    if links:
+        headers["Link"] = ", ".join(links)
+    return headers
 
 
 def error_body(exc: Refused) -> dict[str, Any]:
@@ -164,30 +179,113 @@ class RateLimit:
         await self.app(scope, receive, send)
 
 
+# The pages load their scripts, styles and pictures from this server only; the hand's cards
+# set CSS variables in style attributes (hence 'unsafe-inline' for styles, never scripts).
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; "
+       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"x-frame-options", b"DENY"),
+                    (b"referrer-policy", b"same-origin")]
+
+
+class SecurityHeaders:
+    """Every HTTP answer with :data:`SECURITY_HEADERS`: a Content-Security-Policy (no
+    script but the server's, no framing), ``nosniff``, no frames, no referrer elsewhere."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(msg: Message) -> None:
+            if msg["type"] == "http.response.start":
+                msg = {**msg, "headers": [*msg.get("headers", []), *SECURITY_HEADERS]}
+            await send(msg)
+
+        await self.app(scope, receive, with_headers)
+
+
+class OpenLimit:
+    """At most ``sockets`` WebSockets open and ``requests`` HTTP requests in flight at once
+    per client address (in this process): more are refused with 429 (a WebSocket
+    handshake is denied with that answer)."""
+
+    def __init__(self, app: ASGIApp, sockets: int, requests: int) -> None:
+        self.app = app
+        self.most = {"websocket": sockets, "http": requests}
+        self.open: dict[tuple[str, str], int] = {}  # (kind, address) -> open now
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind not in self.most:
+            await self.app(scope, receive, send)
+            return
+        key = (kind, address_key((scope.get("client") or (None,))[0]))
+        if self.open.get(key, 0) >= self.most[kind]:
+            what = "WebSockets open" if kind == "websocket" else "requests in flight"
+            response = refusal_response(TooMany(
+                "too_many_open", f"at most {self.most[kind]} {what} at once from your "
+                "address", retry_after=1))
+            if kind == "http":
+                await response(scope, receive, send)
+                return
+            socket = WebSocket(scope, receive, send)
+            try:
+                await socket.send_denial_response(response)
+            except RuntimeError:  # a server without the denial extension
+                await socket.close(code=1013)
+            return
+        self.open[key] = self.open.get(key, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.open[key] -= 1
+            if not self.open[key]:
+                del self.open[key]
+
+
 class BodyLimit:
     """Refuse HTTP request bodies larger than ``limit`` bytes (413, and the connection is
-    closed): by their ``Content-Length`` before reading them; a body without one (chunked)
-    is read before the app sees it, and refused once it grows past the limit."""
+    closed): by their ``Content-Length`` before reading them; the body is read before the
+    app sees it, and refused once it grows past the limit (a chunked one), or when it has
+    not all come within ``timeout`` seconds (408: a client that trickles its body in does
+    not hold a connection for long)."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY, timeout: float = 10.0) -> None:
         self.app = app
         self.limit = limit
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None:
-            if not length.isdigit() or int(length) > self.limit:
-                await self._refuse(scope, receive, send)
-            else:
-                await self.app(scope, receive, send)
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await self._refuse(scope, receive, send)
+            return
+        if length is not None and int(length) == 0:
+            await self.app(scope, receive, send)
             return
         read: list[Message] = []
         seen = 0
+        deadline = asyncio.get_running_loop().time() + self.timeout
         while True:
-            msg = await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    msg = await receive()
+            except TimeoutError:
+                response = JSONResponse(
+                    {"error": {"code": "slow_body", "message": "the request's body did not "
+                               f"arrive within {self.timeout:g} s"}}, status_code=408,
+                    headers={"Connection": "close"})
+                await response(scope, receive, send)
+                return
             read.append(msg)
             if msg["type"] != "http.request":  # the client went away
                 break
@@ -264,6 +362,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     router = Router(lobby, cfg.redis_url, cfg.instance or default_instance(), cfg.lease_ttl)
     quick = quickplay.QuickPlay(router, cfg)
     analyst = analysis.Analysis(cfg)  # its workers start with the first job or analysis_warm
+    offload = Offload()  # the heavy requests' threads (not the default executor's)
     started = asyncio.Event()
 
     @asynccontextmanager
@@ -294,6 +393,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                     stops.append(within(bots_pool.stop(grace), grace + TERMINATION,
                                         "bot workers"))
                 await asyncio.gather(*stops)
+                offload.close()
                 db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",
@@ -307,8 +407,12 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.rate_limits = rate_limits
     app.state.config = cfg
     app.state.metrics = metrics
-    app.add_middleware(BodyLimit)
+    app.state.offload = offload
+    app.add_middleware(BodyLimit, timeout=cfg.body_timeout)
+    app.add_middleware(OpenLimit, sockets=cfg.sockets_per_address,
+                       requests=cfg.requests_per_address)
     app.add_middleware(RateLimit, limits=rate_limits)  # the outermost: first to count
+    app.add_middleware(SecurityHeaders)  # on every answer, refusals too
 
     @app.exception_handler(Refused)
     async def _refused(_req: Request, exc: Refused) -> JSONResponse:
@@ -320,6 +424,15 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         log.error("a request failed in the database: %s: %s", type(cause).__name__, cause)
         metrics.errors.labels(kind="storage").inc()
         return refusal_response(storage_refusal(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Starlette's own refusals (an unknown route, a method not allowed, a body that is
+        not JSON, too deeply nested) in the documented error shape."""
+        code = {404: "not_found", 405: "method_not_allowed"}.get(
+            exc.status_code, "bad_json" if exc.status_code == 400 else "bad_request")
+        return JSONResponse({"error": {"code": code, "message": str(exc.detail)}},
+                            status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_req: Request, exc: RequestValidationError) -> JSONResponse:
@@ -363,9 +476,9 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def new_guest(body: GuestIn) -> dict[str, Any]:
         """A new guest; a name an account holds is refused (its owner logs in)."""
         name = accounts.clean_name(body.name)
-        if lobby.store.name_taken(accounts.name_key(name)):
+        if await asyncio.to_thread(lobby.store.name_taken, accounts.name_key(name)):
             raise accounts.name_taken(name)
-        pid, token = lobby.store.create_player(name)
+        pid, token = await asyncio.to_thread(lobby.store.create_player, name)
         return {"player_id": pid, "name": name, "token": token}
 
     @app.get("/api/players/me")
@@ -378,11 +491,18 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         """A new token in place of the one sent, which stops working (the player's other
         browsers keep theirs)."""
         return {"player_id": p["id"], "name": p["name"],
-                "token": lobby.store.rotate_token(bearer_token(authorization))}
+                "token": await asyncio.to_thread(lobby.store.rotate_token,
+                                                 bearer_token(authorization))}
 
     @app.get("/api/players/me/history")
-    async def history(p: Player) -> list[dict[str, Any]]:
-        return lobby.history(p)
+    async def history(p: Player,
+                      limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_PAGE)] = HISTORY_PAGE,
+                      offset: Annotated[int, Query(ge=0)] = 0) -> Response:
+        """A page of the player's finished matches, newest first, as summaries (each with
+        the address of its record); ``X-Total-Count`` and ``Link`` as for the tables."""
+        page, total = await offload.run(lobby.history, p, limit, offset)
+        return Response(await offload.run(json_bytes, page), media_type="application/json",
+                        headers=page_headers("/api/players/me/history", limit, offset, total))
 
     @app.get("/api/variants")
     async def variants() -> dict[str, Any]:
@@ -445,8 +565,9 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         return await router.table_op("close", table_id, p)
 
     @app.get("/api/tables/{table_id}/record")
-    async def record(table_id: str, v: Viewer) -> dict[str, Any]:
-        return lobby.record(table_id, v)
+    async def record(table_id: str, v: Viewer) -> Response:
+        return Response(await lobby.record_json(table_id, v, offload),
+                        media_type="application/json")
 
     app.include_router(accounts.router)
     app.include_router(profiles.router)
@@ -471,7 +592,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         session: Session | None = None
         try:
             try:
-                p = lobby.store.player_by_token(token, cfg.token_ttl) if token else None
+                p = (await asyncio.to_thread(lobby.store.player_by_token, token, cfg.token_ttl)
+                     if token else None)
                 conn.player_id = p["id"] if p else None
                 session = await router.open(table_id, conn, code)
             except (Refused, SQLAlchemyError) as exc:  # unknown table or token, private...

@@ -8,6 +8,7 @@ other.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
@@ -32,8 +33,9 @@ async def current_player(request: Request, authorization: Annotated[str | None, 
     :class:`~bela.server.errors.Unauthenticated` without a token or for an unknown or
     expired one."""
     state = request.app.state
-    player: dict[str, Any] = state.lobby.store.player_by_token(bearer_token(authorization),
-                                                               state.config.token_ttl)
+    token = bearer_token(authorization)
+    player: dict[str, Any] = await asyncio.to_thread(  # a database read: off the loop
+        state.lobby.store.player_by_token, token, state.config.token_ttl)
     player["address"] = address_key(request.client.host if request.client else None)
     return player
 

@@ -48,6 +48,7 @@ from redis.asyncio import Redis
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from redis.retry import Retry
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from .errors import REFUSALS, Refused, Unavailable
 from .hub import RECONNECT, Conn, dumps
@@ -226,6 +227,7 @@ class Cluster:
         self._renew = self.redis.register_script(RENEW)
         self._release = self.redis.register_script(RELEASE)
         self._down_logged = False
+        self._db_down_logged = False  # a database error of the lease tick was logged
         self._closed = asyncio.Event()  # this run's stop began: its loops end, a cancel lost
         lobby.on_change = self._changed
         lobby.on_drop = self._dropped
@@ -342,13 +344,25 @@ class Cluster:
                 await self.tick()
                 if self._down_logged:
                     log.warning("Redis answers again")
-                self._down_logged = False
+                if self._db_down_logged:
+                    log.warning("the lease tick's database answers again")
+                self._down_logged = self._db_down_logged = False
             except (RedisError, OSError) as exc:
                 self.metrics.errors.labels(kind="cluster").inc()
                 if not self._down_logged:
                     log.warning("Redis is not reachable (%s): the tables here go on; "
                                 "connections through other instances wait", exc)
                 self._down_logged = True
+            except SQLAlchemyError as exc:  # the database is down: once, then at debug level
+                self.metrics.errors.labels(kind="storage").inc()
+                cause = exc.orig if isinstance(exc, DBAPIError) else exc  # without the SQL
+                if not self._db_down_logged:
+                    log.warning("the lease tick failed in the database (%s: %s): it is "
+                                "tried again each tick", type(cause).__name__, cause)
+                else:
+                    log.debug("the lease tick failed in the database again: %s: %s",
+                              type(cause).__name__, cause)
+                self._db_down_logged = True
             except Exception:
                 self.metrics.errors.labels(kind="internal").inc()
                 log.exception("the lease tick failed")

@@ -22,6 +22,7 @@ from .protocol import event_json, public_token, view_json
 
 MAX_QUEUE = 2000  # outgoing messages waiting for one slow connection before it is dropped
 RECONNECT = 1012  # WebSocket close code "service restart": the client connects again
+SUMMARY_EVERY = 1.0  # seconds: a table's summary for connections that come or go, at most
 
 
 def dumps(msg: dict[str, Any]) -> str:
@@ -77,6 +78,10 @@ class Hub:
 
     def __init__(self) -> None:
         self._conns: dict[str, set[Conn]] = {}
+        # the summaries of comings and goings (announce): when each table's last summary
+        # went out (time.monotonic()), and the one waiting to go
+        self._announced: dict[str, float] = {}
+        self._waiting: dict[str, asyncio.TimerHandle] = {}
 
     # -- membership --------------------------------------------------------------------------
     def add(self, table: Table, conn: Conn) -> None:
@@ -117,6 +122,10 @@ class Hub:
         to whichever process runs the table then) and forget them."""
         for conn in self._conns.pop(table.id, ()):
             conn.close(code)
+        self._announced.pop(table.id, None)
+        waiting = self._waiting.pop(table.id, None)
+        if waiting is not None:
+            waiting.cancel()
 
     # -- messages ----------------------------------------------------------------------------
     def summary(self, table: Table) -> dict[str, Any]:
@@ -175,7 +184,7 @@ class Hub:
         self.send_state(table, conn)
         if table.thinking is not None:
             conn.send(self.thinking_message(table))
-        self.broadcast_table(table, skip=conn)
+        self.announce(table, skip=conn)
 
     def send_state(self, table: Table, conn: Conn) -> None:
         """The current state to one connection, once a round exists."""
@@ -202,11 +211,35 @@ class Hub:
         for conn in self.conns(table):
             conn.send(text)
 
+    def announce(self, table: Table, skip: Conn | None = None) -> None:
+        """A connection came or went: the summary to the others (but ``skip``), at most
+        once every :data:`SUMMARY_EVERY` seconds a table; those in between wait for the
+        next, which tells them all (a crowd of spectators coming and going costs each
+        connection one summary a second)."""
+        if table.id in self._waiting:
+            return
+        wait = self._announced.get(table.id, -SUMMARY_EVERY) + SUMMARY_EVERY - time.monotonic()
+        if wait <= 0:
+            self.broadcast_table(table, skip)
+            return
+        self._waiting[table.id] = asyncio.get_running_loop().call_later(
+            wait, self._announce_now, table)
+
+    def _announce_now(self, table: Table) -> None:
+        self._waiting.pop(table.id, None)
+        self.broadcast_table(table)
+
     def broadcast_table(self, table: Table, skip: Conn | None = None) -> None:
-        """The table summary to every connection (but ``skip``)."""
+        """The table summary to every connection (but ``skip``), at once (an announcement
+        waiting is sent with it)."""
+        waiting = self._waiting.pop(table.id, None)
+        if waiting is not None:
+            waiting.cancel()
         conns = self.conns(table)
         if not conns:
+            self._announced.pop(table.id, None)
             return
+        self._announced[table.id] = time.monotonic()
         text = dumps({"type": "table", "table": self.summary(table)})
         for conn in conns:
             if conn is not skip:

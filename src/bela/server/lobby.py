@@ -41,6 +41,7 @@ from .hub import Conn, Hub
 from .logs import TableLog
 from .metrics import Metrics
 from .model import Seat, ServerConfig, Table, TableStatus
+from .offload import Offload, json_bytes
 from .stopping import STEP_LIMIT, within
 from .store import BrokenLog, Store
 
@@ -259,11 +260,26 @@ class Lobby:
         from the database when the table is not in memory (and not kept there).  A private
         table's record is for its creator and its players only."""
         table = self.tables.get(table_id) or self.ended.get(table_id)
+        row = self.store.load_row(table_id) if table is None and len(table_id) <= 32 else None
+        return self._published(table_id, viewer, table, row)
+
+    async def record_json(self, table_id: str, viewer: dict[str, Any] | None,
+                          offload: Offload) -> bytes:
+        """:meth:`record` as its JSON, read and written in ``offload``'s threads (a long
+        match's record is megabytes: not on the event loop)."""
+        table = self.tables.get(table_id) or self.ended.get(table_id)
+        row = (await offload.run(self.store.load_row, table_id)
+               if table is None and len(table_id) <= 32 else None)
+        return await offload.run(json_bytes, self._published(table_id, viewer, table, row))
+
+    def _published(self, table_id: str, viewer: dict[str, Any] | None, table: Table | None,
+                   row: dict[str, Any] | None) -> dict[str, Any]:
+        """The record of the table in memory or of its stored row, if ``viewer`` may have
+        it."""
         if table is not None:
             status, record, private = table.status, table.record, table.private
             players = {table.owner_id, *(s.player_id for s in table.seats)}
         else:
-            row = self.store.load_row(table_id) if len(table_id) <= 32 else None
             if row is None:
                 raise NotFound("unknown_table", f"there is no table {table_id!r}")
             status, record, private = row["status"], row["record"], bool(row["private"])
@@ -279,20 +295,24 @@ class Lobby:
                            "(it holds every hand)")
         return dict(record)
 
-    def history(self, player: dict[str, Any]) -> list[dict[str, Any]]:
-        """The player's finished matches, newest first."""
+    def history(self, player: dict[str, Any], limit: int = 100, offset: int = 0
+                ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the player's finished matches, newest first, as summaries whose
+        ``record`` is the address of the match's record, and how many there are in all
+        (database reads only: it may run off the event loop)."""
+        rows, total = self.store.history(player["id"], limit, offset)
         out = []
-        for row in self.store.history(player["id"]):
-            seat = next(s["seat"] for s in row["seats"] if s["player_id"] == player["id"])
+        for row in rows:
             result = row["result"] or {}
             out.append({
                 "table": row["id"], "variant": row["variant"], "options": row["options"],
-                "seat": seat, "players": [s["name"] for s in row["seats"]],
+                "seat": row["seat"], "players": row["players"],
                 "totals": result.get("totals"), "winner": result.get("winner"),
                 "finished_at": row["finished_at"].isoformat() if row["finished_at"] else None,
-                "record": row["record"],
+                "play_on": row["origin"] == "analysis",
+                "record": f"/api/tables/{row['id']}/record",
             })
-        return out
+        return out, total
 
     # -- open tables -------------------------------------------------------------------------
     def create(self, player: dict[str, Any], variant: str, options: dict[str, Any], bot: str,
@@ -678,7 +698,7 @@ class Lobby:
         if table.status in ENDED and not self.hub.conns(table):
             self._drop(table)
             return
-        self.hub.broadcast_table(table)
+        self.hub.announce(table)
 
     async def act(self, table: Table, conn: Conn, token: str, seq: int | None) -> Reply:
         """A client's action: ``None`` when applied, else the error message for it."""

@@ -41,6 +41,12 @@ class ServerConfig:
     rate_logins: str = "10/minute;60/hour"
     rate_login_attempts: str = "20/hour"
     tables_per_guest: int = 3  # open or running tables a guest created
+    # Per client address and server process: WebSockets open at once, and HTTP requests
+    # in flight at once (a slow body holds one); more are refused (429).  A request's body
+    # must arrive within body_timeout seconds of its headers (else 408, connection closed).
+    sockets_per_address: int = 32
+    requests_per_address: int = 64
+    body_timeout: float = 10.0
     open_table_ttl: float = 1800.0  # an open table without seat changes this long is closed
     unwatched_bot_table_ttl: float = 300.0  # a running all-bot table nobody watches is closed
     sweep_every: float = 30.0  # how often the two above are checked

@@ -15,7 +15,16 @@ from dataclasses import fields, is_dataclass
 from functools import cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+)
 
 from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
 from ..engine.cards import RANKS, SUITS, Card, CardSet
@@ -35,27 +44,41 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _utf8(text: str) -> str:
+    """``text`` if it is text UTF-8 can write (a lone surrogate, ``"\\ud800"`` in JSON, is
+    not: neither the database nor Argon2 takes it)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the text is not valid Unicode (a lone surrogate)") from None
+    return text
+
+
+# a string of a body that reaches the database or a hash (422 bad_request otherwise)
+Text = Annotated[StrictStr, AfterValidator(_utf8)]
+
+
 class GuestIn(_Body):
-    name: StrictStr = Field(min_length=1, max_length=MAX_NAME)
+    name: Text = Field(min_length=1, max_length=MAX_NAME)
 
 
 # A password field takes any length the body limit lets through: the accounts module
 # answers a wrong length (``weak_password``), and hashes no password over its longest.
-Password = StrictStr
+Password = Text
 
 
 class ClaimIn(_Body):
     """``POST /api/accounts``: ``name`` (null: the guest's current one) with a password."""
 
     password: Password
-    name: StrictStr | None = Field(default=None, min_length=1, max_length=MAX_NAME)
+    name: Text | None = Field(default=None, min_length=1, max_length=MAX_NAME)
 
 
 class LoginIn(_Body):
     """``POST /api/login``: a name or a password longer than any account's is simply a
     wrong one."""
 
-    name: StrictStr
+    name: Text
     password: Password
 
 

@@ -21,7 +21,7 @@ from ..engine.cards import Card, format_cards
 from ..engine.enums import Phase
 from ..engine.record import skip_declined_exchanges
 from ..engine.variants import VARIANTS, Deal
-from ..storage import Database, RateFn
+from ..storage import Database, PadQuota, RateFn
 from .errors import Unauthenticated, Unavailable
 from .metrics import Metrics
 from .model import Seat, Table, TableStatus
@@ -89,9 +89,11 @@ class Store:
             raise Unauthenticated("bad_token", "unknown token: log in, or make a new guest")
         return fresh
 
-    def history(self, player_id: str) -> list[dict[str, Any]]:
-        """The player's finished tables, newest first (rows with seats and result)."""
-        return self.db.history(player_id)
+    def history(self, player_id: str, limit: int, offset: int
+                ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the player's finished tables, newest first (rows with his seat, the
+        seats' names and the result, not the record), and their number."""
+        return self.db.history(player_id, limit, offset)
 
     # -- accounts ----------------------------------------------------------------------------
     def name_taken(self, name_key: str) -> bool:
@@ -178,18 +180,25 @@ class Store:
         return self.db.line_totals(entry)
 
     # -- score pads --------------------------------------------------------------------------
-    def pads(self, player_id: str) -> list[dict[str, Any]]:
-        """The pads an account keeps, newest first (``id``, ``variant``, ``record``,
-        ``updated_at``)."""
-        return self.db.pads(player_id)
+    def pads(self, player_id: str, limit: int | None = None, offset: int = 0
+             ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the pads an account keeps, newest first (``id``, ``variant``,
+        ``summary``, ``updated_at``: no record), and how many he keeps."""
+        return self.db.pads(player_id, limit, offset)
+
+    def set_pad_summary(self, player_id: str, pad_id: str, summary: dict[str, Any]) -> None:
+        self.db.set_pad_summary(player_id, pad_id, summary)
 
     def pad(self, player_id: str, pad_id: str) -> dict[str, Any] | None:
         return self.db.pad(player_id, pad_id)
 
     def save_pad(self, player_id: str, pad_id: str, variant: str, record: dict[str, Any],
-                 most: int) -> datetime | None:
-        """Write a pad: when it was written, or ``None`` for a new one past ``most``."""
-        return self.db.save_pad(player_id, pad_id, variant, record, most)
+                 summary: dict[str, Any], size: int, address: str,
+                 quota: PadQuota) -> datetime:
+        """Write a pad: when it was written (raises :class:`~bela.storage.PadRefused` past
+        the ``quota``)."""
+        return self.db.save_pad(player_id, pad_id, variant, record, summary, size, address,
+                                quota)
 
     def delete_pad(self, player_id: str, pad_id: str) -> bool:
         return self.db.delete_pad(player_id, pad_id)

@@ -4,6 +4,8 @@ from .db import (
     Database,
     LogConflict,
     NameTaken,
+    PadQuota,
+    PadRefused,
     RateFn,
     data_dir,
     default_db_url,
@@ -11,5 +13,5 @@ from .db import (
     migrate,
 )
 
-__all__ = ["Database", "LogConflict", "NameTaken", "RateFn", "data_dir", "default_db_url",
-           "make_engine", "migrate"]
+__all__ = ["Database", "LogConflict", "NameTaken", "PadQuota", "PadRefused", "RateFn",
+           "data_dir", "default_db_url", "make_engine", "migrate"]

@@ -15,6 +15,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -67,6 +68,21 @@ _INSERT_ACTION = insert(actions)
 RateFn = Callable[[dict[str, tuple[float, float]]], dict[str, dict[str, Any]]]
 
 
+@dataclass(frozen=True)
+class PadQuota:
+    """What one account's pads may take: ``pads`` of them, ``account_bytes`` of records, and
+    all pads written from one client address ``address_bytes``."""
+
+    pads: int
+    account_bytes: int
+    address_bytes: int
+
+
+class PadRefused(Exception):
+    """A pad not written: past the ``pads`` count, the ``account``'s bytes or the
+    ``address``'s bytes of :class:`PadQuota` (``args[0]``)."""
+
+
 class NameTaken(Exception):
     """An account already has this name (names are compared case-folded)."""
 
@@ -96,12 +112,13 @@ def default_db_url() -> str:
 
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL and a busy timeout, in-memory a single
-    shared connection."""
+    shared connection.  Its errors never carry the statement's values (a refused deal's
+    would be a live hand in the log)."""
     if url.startswith("sqlite"):
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
         if url in ("sqlite://", "sqlite:///:memory:"):
             kwargs["poolclass"] = StaticPool
-        engine = create_engine(url, **kwargs)
+        engine = create_engine(url, hide_parameters=True, **kwargs)
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -117,7 +134,7 @@ def make_engine(url: str) -> Engine:
         return engine
     # no ping before each use (a round trip per action): a connection the server lost fails
     # its statement, is dropped from the pool, and the write is refused and tried again
-    engine = create_engine(url, pool_recycle=1800)
+    engine = create_engine(url, pool_recycle=1800, hide_parameters=True)
     if engine.dialect.name == "postgresql":
 
         @event.listens_for(engine, "connect")
@@ -554,14 +571,27 @@ class Database:
             row = conn.execute(select(tables).where(tables.c.id == table_id)).first()
             return None if row is None else self._table_dict(conn, row, with_log)
 
-    def history(self, player_id: str, limit: int = 100) -> list[dict[str, Any]]:
-        """The finished matches a player sat in, newest first."""
+    def history(self, player_id: str, limit: int = 100, offset: int = 0
+                ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the finished matches a player sat in, newest first, without their
+        records (``id``, ``variant``, ``options``, ``result``, ``finished_at``, ``origin``,
+        ``seat``: his first seat, ``players``: the names in the seats), and how many there
+        are in all."""
+        mine = (select(seats.c.table_id, func.min(seats.c.seat).label("seat"))
+                .where(seats.c.player_id == player_id).group_by(seats.c.table_id).subquery())
+        base = (select(tables.c.id, tables.c.variant, tables.c.options, tables.c.result,
+                       tables.c.finished_at, tables.c.origin, mine.c.seat)
+                .join(mine, mine.c.table_id == tables.c.id)
+                .where(tables.c.status == "finished"))
         with self.begin() as conn:
-            rows = conn.execute(
-                select(tables).join(seats, seats.c.table_id == tables.c.id)
-                .where(seats.c.player_id == player_id, tables.c.status == "finished")
-                .order_by(tables.c.finished_at.desc()).limit(limit)).all()
-            return [self._table_dict(conn, r, False) for r in rows]
+            total = conn.execute(select(func.count()).select_from(base.subquery())).scalar_one()
+            rows = [dict(r._mapping) for r in conn.execute(
+                base.order_by(tables.c.finished_at.desc(), tables.c.id)
+                .limit(limit).offset(offset))]
+        names = self.seat_names(r["id"] for r in rows)
+        for r in rows:
+            r["players"] = names[r["id"]]
+        return rows, int(total)
 
     # -- ratings and profiles ------------------------------------------------------------
     def ratings(self, entries: Iterable[str], variant: str) -> dict[str, dict[str, Any]]:
@@ -686,14 +716,26 @@ class Database:
         return [dict(r._mapping) for r in rows], int(total)
 
     # -- score pads ----------------------------------------------------------------------
-    def pads(self, player_id: str) -> list[dict[str, Any]]:
-        """The pads a player keeps, newest first: ``id``, ``variant``, ``record``,
-        ``updated_at``."""
-        with self.begin() as conn:
-            return [dict(r._mapping) for r in conn.execute(
-                select(pads.c.id, pads.c.variant, pads.c.record, pads.c.updated_at)
+    def pads(self, player_id: str, limit: int | None = None, offset: int = 0
+             ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the pads a player keeps, newest first, without their records (``id``,
+        ``variant``, ``summary``, ``updated_at``), and how many he keeps."""
+        stmt = (select(pads.c.id, pads.c.variant, pads.c.summary, pads.c.updated_at)
                 .where(pads.c.player_id == player_id)
-                .order_by(pads.c.updated_at.desc(), pads.c.id))]
+                .order_by(pads.c.updated_at.desc(), pads.c.id).offset(offset))
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        with self.begin() as conn:
+            total = conn.execute(select(func.count()).select_from(pads)
+                                 .where(pads.c.player_id == player_id)).scalar_one()
+            return [dict(r._mapping) for r in conn.execute(stmt)], int(total)
+
+    def set_pad_summary(self, player_id: str, pad_id: str, summary: dict[str, Any]) -> None:
+        """The summary of a pad written before pads had one."""
+        with self.begin() as conn:
+            conn.execute(update(pads).where(pads.c.player_id == player_id, pads.c.id == pad_id,
+                                            pads.c.summary.is_(None))
+                         .values(summary=summary))
 
     def pad(self, player_id: str, pad_id: str) -> dict[str, Any] | None:
         """One pad of the player (``id``, ``variant``, ``record``, ``updated_at``)."""
@@ -704,26 +746,40 @@ class Database:
         return None if row is None else dict(row._mapping)
 
     def save_pad(self, player_id: str, pad_id: str, variant: str, record: dict[str, Any],
-                 most: int) -> datetime | None:
-        """Write the player's pad ``pad_id`` (a new one, or over the one kept): the time it
-        was written, or ``None`` when it is new and the player keeps ``most`` pads already
-        (nothing written).  The player's row is locked first (PostgreSQL), so two writes of
-        his never both pass the count."""
+                 summary: dict[str, Any], size: int, address: str,
+                 quota: PadQuota) -> datetime:
+        """Write the player's pad ``pad_id`` (a new one, or over the one kept) with its
+        ``summary``, its record's ``size`` in bytes and the client ``address`` writing it:
+        the time it was written.  Raises :class:`PadRefused` (nothing written) when a new
+        pad is past ``quota.pads``, or the player's pads would take more than
+        ``quota.account_bytes``, or the address's more than ``quota.address_bytes``.  The
+        player's row is locked first (PostgreSQL), so two writes of his never both pass
+        the counts."""
         written = now()
+        mine = (pads.c.player_id == player_id) & (pads.c.id == pad_id)
         with self.begin() as conn:
             conn.execute(select(players.c.id).where(players.c.id == player_id)
                          .with_for_update())
-            if conn.execute(update(pads).where(pads.c.player_id == player_id,
-                                               pads.c.id == pad_id)
-                            .values(variant=variant, record=record,
-                                    updated_at=written)).rowcount:
-                return written
-            kept = conn.execute(select(func.count()).select_from(pads)
-                                .where(pads.c.player_id == player_id)).scalar_one()
-            if kept >= most:
-                return None
-            conn.execute(insert(pads).values(player_id=player_id, id=pad_id, variant=variant,
-                                             record=record, updated_at=written))
+            old = conn.execute(select(pads.c.size).where(mine)).first()
+            if old is None:
+                kept = conn.execute(select(func.count()).select_from(pads)
+                                    .where(pads.c.player_id == player_id)).scalar_one()
+                if kept >= quota.pads:
+                    raise PadRefused("pads")
+            used: int = conn.execute(select(func.coalesce(func.sum(pads.c.size), 0))
+                                .where(pads.c.player_id == player_id, ~mine)).scalar_one()
+            if used + size > quota.account_bytes:
+                raise PadRefused("account")
+            by_address: int = conn.execute(select(func.coalesce(func.sum(pads.c.size), 0))
+                                      .where(pads.c.address == address, ~mine)).scalar_one()
+            if by_address + size > quota.address_bytes:
+                raise PadRefused("address")
+            values = {"variant": variant, "record": record, "summary": summary, "size": size,
+                      "address": address, "updated_at": written}
+            if old is not None:
+                conn.execute(update(pads).where(mine).values(**values))
+            else:
+                conn.execute(insert(pads).values(player_id=player_id, id=pad_id, **values))
         return written
 
     def delete_pad(self, player_id: str, pad_id: str) -> bool:

@@ -144,8 +144,14 @@ pads = Table(
     Column("variant", String(16), nullable=False),
     Column("record", JSON, nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # what the listing shows, scored when the pad is written ({"names", "deals", "totals",
+    # "winner"}; None: a pad written before migration 0008, scored at its next listing)
+    Column("summary", JSON(none_as_null=True), nullable=True),
+    Column("size", Integer, nullable=False, default=0, server_default="0"),  # record's bytes
+    Column("address", String(64), nullable=True),  # the client address that wrote it last
 )
 Index("ix_pads_player_updated", pads.c.player_id, pads.c.updated_at)
+Index("ix_pads_address", pads.c.address)
 
 actions = Table(
     "actions", metadata,

@@ -932,8 +932,8 @@ function onClick(ev) {
   }
   if (el.dataset.view) { setView(el.dataset.view === "all" ? null : Number(el.dataset.view)); return; }
   if (el.dataset.history) {
-    const g = (A.history || [])[Number(el.dataset.history)];
-    if (g && g.record) openRecord(g.record, { tableId: g.table, source: t("an_source_table", { id: g.table }) });
+    const g = (A.history || [])[Number(el.dataset.history)]; // a summary: fetch its record
+    if (g && g.record) api("GET", g.record).then((rec) => openRecord(rec, { tableId: g.table, source: t("an_source_table", { id: g.table }) })).catch(() => {});
     return;
   }
   switch (el.id) {

@@ -1020,8 +1020,9 @@ async function onCommand(cmd, el, ev) {
     case "refresh": loadTables(); break;
     case "account-note-close": dropAccountNote(); break;
     case "history": {
-      const g = (S.history || [])[Number(arg)];
-      if (g) saveRecord(g.record, `bela-${g.variant}-${g.table}.json`);
+      const g = (S.history || [])[Number(arg)]; // a summary: its record is fetched now
+      const rec = g && await run(() => api("GET", g.record));
+      if (rec) saveRecord(rec, `bela-${g.variant}-${g.table}.json`);
       break;
     }
     case "change-name": S.ui.editName = true; render(); document.getElementById("guest-name")?.focus(); break;
