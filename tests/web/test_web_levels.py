@@ -90,6 +90,13 @@ def test_levels_come_first_with_their_elo_per_variant(browser: Any, bela_url: st
     page.wait_for_selector(".waiting[data-status='open']")
     assert page.evaluate("() => window.__bela.summary.bot") == "club"
     assert f"{HR['bot']}: {HR['bot_club']}" in page.locator(".waiting").inner_text()
+    # its bots' seats say the level (issue 38: seats show the level), not just "bot"
+    page.click("[data-cmd=bots]")
+    page.wait_for_function("() => window.__bela.summary.seats.every(s => s.kind)")
+    bots = page.evaluate("() => window.__bela.summary.seats.filter(s => s.kind === 'bot')"
+                         ".length")
+    assert bots >= 2 and page.locator(".waiting").inner_text().count(
+        f"{HR['bot_label']} · {HR['bot_club']}") == bots
     page.once("dialog", lambda d: d.accept())
     page.click("[data-cmd=close]")
     page.wait_for_selector(".waiting[data-status='closed']")

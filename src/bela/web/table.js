@@ -228,7 +228,7 @@ function renderWaitingRoom(S) {
   const link = open ? inviteLink(S) : null;
   const seats = sum.seats.map((s) => {
     let who;
-    if (s.kind === "bot") who = `${esc(s.name)} <span class="tag">${esc(t("bot_label"))}</span>`;
+    if (s.kind === "bot") who = `${esc(s.name)} <span class="tag">${esc(botTag(sum))}</span>`;
     else if (s.kind === "human") {
       const name = s.player_id ? `<a class="player-link" href="${esc(profileHref(s.player_id))}" data-cmd="profile:${esc(s.player_id)}">${esc(s.name)}</a>` : esc(s.name);
       who = name + (s.seat === mine ? ` <span class="tag you">${esc(t("you"))}</span>` : "");
@@ -341,13 +341,18 @@ function renderTopbar({ S, v, N }) {
   </div>`;
 }
 
+/** The tag of a bot's seat: "bot" and the table's bot in words (a level: "Klupski igrač"). */
+function botTag(sum) {
+  return sum.bot ? `${t("bot_label")} · ${botName(sum.bot)}` : t("bot_label");
+}
+
 function renderSeat({ S, v, N, pos }, seat) {
   const sum = S.summary;
   const info = sum.seats[seat] || {};
   const p = pos(seat);
   const tags = [];
   if (seat === v.dealer) tags.push(`<span class="chip dealer" title="${esc(t("dealer"))}">D</span>`);
-  if (info.kind === "bot") tags.push(`<span class="tag">${esc(t("bot_label"))}</span>`);
+  if (info.kind === "bot") tags.push(`<span class="tag bot-level">${esc(botTag(sum))}</span>`);
   if (info.autopilot) tags.push(`<span class="tag warn">${esc(t("away"))}</span>`);
   else if (info.kind === "human" && !info.connected) tags.push(`<span class="tag warn">${esc(t("offline"))}</span>`);
   const away = !info.autopilot && S.away && S.away[seat];
