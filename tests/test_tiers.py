@@ -3,6 +3,7 @@ service, and under CI=true a skip fails instead of passing silently."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -10,8 +11,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
-sys.path.insert(0, str(ROOT))
-import conftest  # noqa: E402  (the repository's root conftest.py)
+# the repository's root conftest.py, by its path ("conftest" may name another one here)
+_spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
+assert _spec is not None and _spec.loader is not None
+conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(conftest)
 
 
 def test_every_test_module_has_a_tier() -> None:

@@ -54,6 +54,7 @@ from ..engine.cards import (
     RANK_MASKS,
     SEVEN,
     SUIT_MASKS,
+    Card,
 )
 from ..engine.declarations import FOUR_RANKS, Declaration, declaration_value
 from ..engine.rules import play_table
@@ -102,9 +103,11 @@ def tricks_of(view: SeatView) -> list[tuple[tuple[int, int], ...]]:
     return out
 
 
-def revoked_seats(view: SeatView, variant: Variant, hands_now: Sequence[int]) -> set[int]:
-    """Seats that broke a duty in this round if they now hold ``hands_now`` (R24)."""
-    out: set[int] = set()
+def revokes_in_order(view: SeatView, variant: Variant, hands_now: Sequence[int]
+                     ) -> list[tuple[int, int]]:
+    """Every card that broke a duty in this round, as (seat, card) in the order played, if
+    the seats now hold ``hands_now`` (R24)."""
+    out: list[tuple[int, int]] = []
     if view.contract is None:
         return out
     table = play_table(view.contract)
@@ -121,7 +124,7 @@ def revoked_seats(view: SeatView, variant: Variant, hands_now: Sequence[int]) ->
                 lead, win = c >> 3, c
                 continue
             if not variant.duties(held_at[(trick_i, c)], lead, win, table) >> c & 1:
-                out.add(s)
+                out.append((s, c))
             if table.beats[win] >> c & 1:
                 win = c
     return out
@@ -457,6 +460,7 @@ class Knowledge:
     forbid: tuple[int, ...]  # per seat, cards the duties prove it does not hold now
     hypotheses: tuple[Hypothesis, ...]
     must_revoke: frozenset[int]  # a valid claim: one of these seats broke a duty (R24)
+    first_revoke: tuple[int, int] | None = None  # and this (seat, card) was the first revoke
 
 
 def gather(view: SeatView, inference: bool = True) -> Knowledge:
@@ -477,6 +481,7 @@ def gather(view: SeatView, inference: bool = True) -> Knowledge:
             raise InconsistentView("a card appears twice in the view")
         known |= m
     must_revoke: frozenset[int] = frozenset()
+    first_revoke: tuple[int, int] | None = None
     hyps: list[Hypothesis] = []
     forbid = [0] * n
     if not inference:
@@ -493,6 +498,9 @@ def gather(view: SeatView, inference: bool = True) -> Knowledge:
             claimant = int(cast(int, result.extra["claimant"]))
             must_revoke = frozenset(s for s in range(n)  # R24: one of them broke a duty
                                     if variant.side_of(s) != variant.side_of(claimant))
+            offender, card = result.extra.get("offender"), result.extra.get("card")
+            if isinstance(offender, int) and isinstance(card, str):  # the claim named them
+                first_revoke = (offender, int(Card.from_code(card)))
         forbid = [m.mask for m in view.ruled_out]  # what the plays proved (the engine's fact)
         bela_must = [0] * n
         for s, suit in view.belas:
@@ -506,4 +514,5 @@ def gather(view: SeatView, inference: bool = True) -> Knowledge:
                 hyps.append(Hypothesis(tuple(must), d.absent, d.decls, e.swap, e.redeal,
                                        e.first_options))
     return Knowledge(variant, view.seat, visible, view.unseen, tuple(view.hand_sizes),
-                     tuple(played), known, tuple(forbid), tuple(hyps), must_revoke)
+                     tuple(played), known, tuple(forbid), tuple(hyps), must_revoke,
+                     first_revoke)

@@ -83,7 +83,7 @@ from .inference import (
     deciding_seat,
     gather,
     habit_checks,
-    revoked_seats,
+    revokes_in_order,
     tricks_of,
 )
 
@@ -387,8 +387,11 @@ class DealSampler:
         for seat, earlier in h.first_options:
             if any(start[seat] & m == m for m in earlier):
                 return None
-        if k.must_revoke and not revoked_seats(view, self.variant, hands) & k.must_revoke:
-            return None
+        if k.must_revoke:  # a valid claim: an opponent broke a duty, the first as named
+            revokes = [r for r in revokes_in_order(view, self.variant, hands)
+                       if r[0] in k.must_revoke]
+            if not revokes or (k.first_revoke is not None and revokes[0] != k.first_revoke):
+                return None
         # the deal as dealt
         dealt = list(start)
         extra: list[tuple[str, int]] = []
