@@ -28,10 +28,10 @@ ws_client = pytest.importorskip("websockets.sync.client")
 from sqlalchemy import select, update  # noqa: E402
 from sqlalchemy.exc import OperationalError  # noqa: E402
 
-from bela.cli.serve import header_timeout_protocol  # noqa: E402
 from bela.server.app import create_app  # noqa: E402
 from bela.server.lobby import ENDED_CACHE  # noqa: E402
 from bela.server.model import Seat, Table, TableStatus  # noqa: E402
+from bela.server.run import header_timeout_protocol  # noqa: E402
 from bela.server.store import Store  # noqa: E402
 from bela.storage import Database  # noqa: E402
 from bela.storage.models import players  # noqa: E402
@@ -507,9 +507,9 @@ def test_serve_passes_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
     import typer
     from typer.testing import CliRunner
 
-    from bela.cli.serve import serve
     from bela.server import app as app_module
     from bela.server import load
+    from bela.server.run import serve
 
     class Made(Exception):
         pass
@@ -578,7 +578,7 @@ def test_a_stopping_server_that_hangs_is_ended_with_its_stacks(
 
     import uvicorn
 
-    from bela.cli.serve import bounded_server, stop_limit
+    from bela.server.run import bounded_server, stop_limit
 
     assert stop_limit(5) == 22 and stop_limit(1) == 14
     exited = threading.Event()
@@ -612,7 +612,7 @@ def test_a_hung_stop_shows_where_each_task_waits(capfd: pytest.CaptureFixture[st
 
     import uvicorn
 
-    from bela.cli.serve import bounded_server
+    from bela.server.run import bounded_server
 
     async def hung_inner() -> None:
         await asyncio.Event().wait()

@@ -97,7 +97,7 @@ def test_serve_command_options() -> None:
     import typer
     from typer.testing import CliRunner
 
-    from bela.cli.serve import serve
+    from bela.server.run import serve
 
     app = typer.Typer()
     app.command("serve")(serve)
