@@ -13,10 +13,11 @@ ROOT = Path(__file__).parents[1]
 
 
 def test_package_passes_mypy_strict() -> None:
-    """The whole package, as ``mypy`` with no arguments checks it (``[tool.mypy]``)."""
+    """The whole package, as ``mypy`` with no arguments checks it (``[tool.mypy]``), and the
+    tools beside it (tools/)."""
     api = pytest.importorskip("mypy.api")
     out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--strict",
-                                str(ROOT / "src" / "bela")])
+                                str(ROOT / "src" / "bela"), str(ROOT / "tools")])
     assert status == 0, out + err
 
 

@@ -501,14 +501,11 @@ def test_a_refused_match_result_is_stored_by_itself(tmp_path: Path,
 # -- bela serve ------------------------------------------------------------------------------
 def test_serve_passes_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
     """``bela serve``'s options reach the app; ``--no-rate-limits`` (hidden) turns every
-    limit off; the load tool's server runs without them."""
-    import subprocess
-
+    limit off (the load tool's servers run with it: tests/server/test_server_load.py)."""
     import typer
     from typer.testing import CliRunner
 
     from bela.server import app as app_module
-    from bela.server import load
     from bela.server.run import serve
 
     class Made(Exception):
@@ -555,17 +552,6 @@ def test_serve_passes_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
 
     gc.unfreeze()  # serve froze what this test process holds
     assert isinstance(out.exception, Made) and graceful == [3]
-
-    argv: list[str] = []
-
-    def popen(args: list[str], **_kw: Any) -> Any:
-        argv.extend(args)
-        raise Made
-
-    monkeypatch.setattr(subprocess, "Popen", popen)
-    with pytest.raises(Made):
-        load.start_server("/nowhere")
-    assert "--no-rate-limits" in argv
 
 
 def test_a_stopping_server_that_hangs_is_ended_with_its_stacks(
