@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -13,10 +14,11 @@ ROOT = Path(__file__).parents[1]
 
 
 def test_package_passes_mypy_strict() -> None:
-    """The whole package, as ``mypy`` with no arguments checks it (``[tool.mypy]``)."""
+    """The whole package, as ``mypy`` with no arguments checks it (``[tool.mypy]``), and the
+    tools beside it (tools/)."""
     api = pytest.importorskip("mypy.api")
     out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--strict",
-                                str(ROOT / "src" / "bela")])
+                                str(ROOT / "src" / "bela"), str(ROOT / "tools")])
     assert status == 0, out + err
 
 
@@ -53,3 +55,85 @@ def test_only_the_round_changes_a_round() -> None:
     assert not found, "\n".join(found)
     assert ROUND_WRITE.search("rnd.phase = 'discard'") and ROUND_WRITE.search("rnd.hidden[s] = 0")
     assert not ROUND_WRITE.search("if rnd.phase == 'play':")
+
+
+
+# -- layers ----------------------------------------------------------------------------------
+# What each package of bela may import (docs/ARCHITECTURE.md, "Layers"): nothing upward, the
+# server and the storage never the CLI, nothing that serves users the tools (bela.training,
+# tools/). The package itself (bela/__init__.py) may be imported by all.
+LAYERS = {
+    "engine": set(),
+    "solver": {"engine"},
+    "bots": {"engine", "solver"},
+    "analysis": {"engine", "solver", "bots"},
+    "rl": {"engine", "solver", "bots"},
+    "training": {"engine", "solver", "bots"},
+    "storage": {"engine"},
+    "server": {"engine", "solver", "bots", "analysis", "storage"},
+    "cli": {"engine", "solver", "bots", "analysis", "rl", "training", "server"},
+}
+TOOLS = {"tools"} | {p.stem for p in (ROOT / "tools").glob("*.py")}
+
+
+def imported(text: str, module: str, package: bool) -> list[tuple[int, str]]:
+    """Every module or name an import statement of ``module`` names, anywhere in its text
+    (functions and ``if TYPE_CHECKING`` blocks included), relative imports made absolute;
+    each with its line."""
+    here = module.split(".") if package else module.split(".")[:-1]
+    out = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(here[:len(here) - node.level + 1] + ([base] if base else []))
+            out += [(node.lineno, f"{base}.{a.name}") for a in node.names]
+    return out
+
+
+def layer_breaks(text: str, module: str, package: bool, where: str) -> list[str]:
+    """The imports of ``module`` (read from ``where``) that its layer may not make."""
+    layer = module.split(".")[1] if module.count(".") else ""
+    allowed = LAYERS.get(layer, set()) | {layer}
+    found = []
+    for line, name in imported(text, module, package):
+        parts = name.split(".")
+        if parts[0] in TOOLS:
+            found.append(f"{where}:{line}: {module} imports {name} (the package never imports "
+                         "tools/)")
+        elif layer and parts[0] == "bela" and len(parts) > 2 and parts[1] in LAYERS \
+                and parts[1] not in allowed:
+            found.append(f"{where}:{line}: {module} imports {name} ({layer} may import "
+                         f"{', '.join(sorted(allowed - {layer})) or 'no other package'})")
+    return found
+
+
+def test_the_layers_import_downward_only() -> None:
+    """No package of bela imports one above it: the server and the storage never import the
+    CLI; engine, solver, bots, server and storage never the tools (``bela.training``,
+    tools/); imports inside functions count (issue 40, item 4)."""
+    found = []
+    for path in sorted((ROOT / "src" / "bela").rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        parts = list(path.relative_to(ROOT / "src").with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        module = ".".join(parts[:-1] if package else parts)
+        if module.count(".") and module.split(".")[1] not in LAYERS:
+            found.append(f"{module}: a package LAYERS does not name")
+        found += layer_breaks(path.read_text(encoding="utf-8"), module, package,
+                              str(path.relative_to(ROOT)))
+    assert not found, "\n".join(found)
+
+
+def test_the_layer_check_sees_every_kind_of_import() -> None:
+    text = ("import json\nfrom . import app\n\ndef f():\n    from ..cli.analysis import solve\n"
+            "    import bela.training.fit\n    import load\n")
+    assert [n for _, n in imported(text, "bela.server.mod", False)] == [
+        "json", "bela.server.app", "bela.cli.analysis.solve", "bela.training.fit", "load"]
+    breaks = layer_breaks(text, "bela.server.mod", False, "mod.py")
+    assert [b.split(": ")[0] for b in breaks] == ["mod.py:5", "mod.py:6", "mod.py:7"], breaks
+    assert layer_breaks("from ..training import fit\n", "bela.cli.train", False, "x") == []
+    assert layer_breaks("from ..cli import text\n", "bela.storage", True, "x") != []

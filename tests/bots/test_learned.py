@@ -43,8 +43,8 @@ from bela.engine.enums import Phase
 from bela.engine.rules import play_table, trick_winner_index
 from bela.engine.variants import VARIANTS, get_variant
 from bela.engine.views import SeatView, seat_view
-from bela.rl.data import play_samples
 from bela.solver.sampler import DealSampler, replay_view
+from bela.training.data import play_samples
 
 
 def play_views(variant: str, rounds: int, seed: int) -> list[tuple[Match, SeatView]]:

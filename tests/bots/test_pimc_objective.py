@@ -12,9 +12,9 @@ from bela.engine import Play
 from bela.engine.cards import iter_cards
 from bela.engine.state import Round
 from bela.engine.views import seat_view
-from bela.rl.data import _start_of_play
 from bela.solver.dd import solve
 from bela.solver.sampler import DealSampler, to_round
+from bela.training.data import _start_of_play
 from positions import choices_after_the_first_trick, play_card, played_to, solved_margin
 
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from rich.console import Console
 
-from bela.bots.advice import bid_advice
+from bela.analysis.hints import bid_advice
 from bela.bots.heuristic import HeuristicBot
 from bela.cli.play.hints import bid_hint
 from bela.cli.play.screen import Screen
@@ -32,7 +32,7 @@ def hint_text(view: SeatView) -> str:
     variant = Match(view.variant).variant
     console = Console(width=400, record=True, file=io.StringIO(), highlight=False, emoji=False)
     screen = Screen(console, variant, Seating.make(variant.seats, variant.sides, view.seat))
-    console.print(bid_hint(screen, view))
+    console.print(bid_hint(screen, view, bid_advice(view)))
     return " ".join(console.export_text().split())
 
 

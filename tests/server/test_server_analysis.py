@@ -19,7 +19,7 @@ import pytest
 from server_helpers import Reader, choose, guest, server, start, table_with
 from typer.testing import CliRunner
 
-from bela.cli.analysis import review_match
+from bela.analysis.review import review_match
 from bela.cli.main import app as cli
 from bela.engine.record import read_record
 

@@ -28,10 +28,10 @@ ws_client = pytest.importorskip("websockets.sync.client")
 from sqlalchemy import select, update  # noqa: E402
 from sqlalchemy.exc import OperationalError  # noqa: E402
 
-from bela.cli.serve import header_timeout_protocol  # noqa: E402
 from bela.server.app import create_app  # noqa: E402
 from bela.server.lobby import ENDED_CACHE  # noqa: E402
 from bela.server.model import Seat, Table, TableStatus  # noqa: E402
+from bela.server.run import header_timeout_protocol  # noqa: E402
 from bela.server.store import Store  # noqa: E402
 from bela.storage import Database  # noqa: E402
 from bela.storage.models import players  # noqa: E402
@@ -501,15 +501,12 @@ def test_a_refused_match_result_is_stored_by_itself(tmp_path: Path,
 # -- bela serve ------------------------------------------------------------------------------
 def test_serve_passes_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
     """``bela serve``'s options reach the app; ``--no-rate-limits`` (hidden) turns every
-    limit off; the load tool's server runs without them."""
-    import subprocess
-
+    limit off (the load tool's servers run with it: tests/server/test_server_load.py)."""
     import typer
     from typer.testing import CliRunner
 
-    from bela.cli.serve import serve
     from bela.server import app as app_module
-    from bela.server import load
+    from bela.server.run import serve
 
     class Made(Exception):
         pass
@@ -556,17 +553,6 @@ def test_serve_passes_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
     gc.unfreeze()  # serve froze what this test process holds
     assert isinstance(out.exception, Made) and graceful == [3]
 
-    argv: list[str] = []
-
-    def popen(args: list[str], **_kw: Any) -> Any:
-        argv.extend(args)
-        raise Made
-
-    monkeypatch.setattr(subprocess, "Popen", popen)
-    with pytest.raises(Made):
-        load.start_server("/nowhere")
-    assert "--no-rate-limits" in argv
-
 
 def test_a_stopping_server_that_hangs_is_ended_with_its_stacks(
         capfd: pytest.CaptureFixture[str]) -> None:
@@ -578,7 +564,7 @@ def test_a_stopping_server_that_hangs_is_ended_with_its_stacks(
 
     import uvicorn
 
-    from bela.cli.serve import bounded_server, stop_limit
+    from bela.server.run import bounded_server, stop_limit
 
     assert stop_limit(5) == 22 and stop_limit(1) == 14
     exited = threading.Event()
@@ -612,7 +598,7 @@ def test_a_hung_stop_shows_where_each_task_waits(capfd: pytest.CaptureFixture[st
 
     import uvicorn
 
-    from bela.cli.serve import bounded_server
+    from bela.server.run import bounded_server
 
     async def hung_inner() -> None:
         await asyncio.Event().wait()

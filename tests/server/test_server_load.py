@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("websockets")
 
+TOOL = Path(__file__).parents[2] / "tools" / "load.py"
+spec = importlib.util.spec_from_file_location("load", TOOL)
+assert spec is not None and spec.loader is not None
+load = importlib.util.module_from_spec(spec)
+sys.modules["load"] = load
+spec.loader.exec_module(load)
+
 
 def test_load_script_plays_tables_without_errors() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "bela.server.load", "--tables", "4", "--duration", "3",
+        [sys.executable, str(TOOL), "--tables", "4", "--duration", "3",
          "--think", "0.03",  # at least 15 ms a move: under the server's 50 messages a second
          "--variant", "bela2", "--bot", "heuristic", "--json"],
         capture_output=True, text=True, timeout=120)
@@ -33,7 +42,7 @@ def test_load_with_the_servers_strong_bots() -> None:
     client thinks at least 25 ms a move: the server's bot answers single-card tricks at once,
     and a faster client would pass the server's 50 messages a second (an error)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "bela.server.load", "--tables", "2", "--duration", "8",
+        [sys.executable, str(TOOL), "--tables", "2", "--duration", "8",
          "--think", "0.05", "--variant", "bela2", "--table-bot", "pimc", "--bot-workers", "1",
          "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -50,16 +59,14 @@ def test_load_with_the_servers_strong_bots() -> None:
 def test_load_spreads_over_several_urls(tmp_path: Path) -> None:
     """Two ``--url``s (here one server twice): tables round-robin, each table's seats through
     both URLs; the report has one entry per URL."""
-    from bela.server.load import start_server, stop_servers
-
-    server, url = start_server(str(tmp_path))
+    server, url = load.start_server(str(tmp_path))
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "bela.server.load", "--url", url, "--url", url,
+            [sys.executable, str(TOOL), "--url", url, "--url", url,
              "--tables", "3", "--duration", "3", "--think", "0.01", "--variant", "bela2",
              "--json"], capture_output=True, text=True, timeout=120)
     finally:
-        stop_servers([server])
+        load.stop_servers([server])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report["tables"] == 3 and report["connections"] == 6
@@ -69,35 +76,49 @@ def test_load_spreads_over_several_urls(tmp_path: Path) -> None:
 
 
 def test_seat_url_and_cluster_options() -> None:
-    from bela.server.load import main, seat_url
-
     urls = ["a", "b"]
-    assert {seat_url(urls, k, 0) for k in range(4)} == {"a", "b"}
-    assert all(seat_url(urls, k, 0) != seat_url(urls, k, 1) for k in range(4))
+    assert {load.seat_url(urls, k, 0) for k in range(4)} == {"a", "b"}
+    assert all(load.seat_url(urls, k, 0) != load.seat_url(urls, k, 1) for k in range(4))
     for argv in (["--cluster", "2"], ["--cluster", "2", "--db", "sqlite://", "--redis", "r"],
                  ["--cluster", "2", "--db", "postgresql://x", "--url", "http://127.0.0.1:1"],
                  ["--db", "postgresql://x"],
                  ["--url", "http://127.0.0.1:1", "--bot-workers", "1"],
                  ["--table-bot", "pimc", "--humans", "0"]):
         with pytest.raises(SystemExit) as exc:
-            main(argv)
+            load.main(argv)
         assert exc.value.code == 2
 
 
 def test_load_refuses_other_hosts() -> None:
-    from bela.server.load import check_loopback
-
-    check_loopback("http://127.0.0.1:8000")
-    check_loopback("http://localhost:1")
+    load.check_loopback("http://127.0.0.1:8000")
+    load.check_loopback("http://localhost:1")
     with pytest.raises(SystemExit):
-        check_loopback("http://example.com:8000")
+        load.check_loopback("http://example.com:8000")
+
+
+def test_the_load_servers_run_without_rate_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The servers the load tool starts run with ``--no-rate-limits`` (``bela serve``'s
+    hidden option): hundreds of guests from one address."""
+    argv: list[str] = []
+
+    class Made(Exception):
+        pass
+
+    def popen(args: list[str], **_kw: Any) -> Any:
+        argv.extend(args)
+        raise Made
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    with pytest.raises(Made):
+        load.start_server("/nowhere")
+    assert argv[1:3] == ["-m", "bela.server"] and "--no-rate-limits" in argv
 
 
 def test_serve_command_options() -> None:
     import typer
     from typer.testing import CliRunner
 
-    from bela.cli.serve import serve
+    from bela.server.run import serve
 
     app = typer.Typer()
     app.command("serve")(serve)

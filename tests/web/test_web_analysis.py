@@ -66,7 +66,7 @@ def _solved(record: dict[str, Any], rnd: int, step: int) -> tuple[int, dict[str,
 
 
 def _costly(record: dict[str, Any]) -> dict[tuple[int, int], int]:
-    from bela.cli.analysis import review_match
+    from bela.analysis.review import review_match
     from bela.engine.record import read_record
 
     return {(p.round, p.action): p.loss for p in review_match(read_record(json.dumps(record)))}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +13,11 @@ from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
-from ..engine.actions import Play, parse_action
+from ..analysis.review import review_match
 from ..engine.cards import Card
-from ..engine.record import Record, RecordError, read_record, replay, skip_declined_exchanges
+from ..engine.record import Record, RecordError, read_record, replay
 from ..engine.rules import play_table, trick_winner_index
-from ..engine.state import Match, Round
+from ..engine.state import Round
 from .text import card_markup, pretty_codes, record_error_markup
 
 
@@ -122,49 +121,6 @@ def _trick_seats(rnd: Round) -> list[int]:
     return [(rnd.turn - n + i) % seats for i in range(n)]
 
 
-@dataclass
-class CostlyPlay:
-    round: int
-    action: int
-    seat: int
-    trick: int
-    played: str
-    best: str
-    loss: int
-    values: dict[str, int]
-
-
-def review_match(record: Record, progress: Any = None) -> list[CostlyPlay]:
-    """Every card play that lost double-dummy value, in the order played."""
-    dd = _solver()
-    out: list[CostlyPlay] = []
-    replayed = replay(record)  # validates the whole record first
-    match = Match(replayed.variant, record.options, first_dealer=replayed.first_dealer)
-    for i, rr in enumerate(record.rounds):
-        rnd: Round = match.deal(rr.hands, rr.deal_extra, dealer=rr.dealer)
-        for j, token in enumerate(rr.actions):
-            action = parse_action(token)
-            skip_declined_exchanges(rnd, action)
-            if isinstance(action, Play) and len({a.card for a in rnd.legal_actions()
-                                                 if isinstance(a, Play)}) > 1:
-                sol = dd.solve(rnd, line=False)
-                if action.card not in sol.values:  # a revoke at an enforce = off table (R24)
-                    match.apply(action)
-                    if progress is not None:
-                        progress()
-                    continue
-                chosen = sol.values[action.card]
-                loss = (chosen - sol.value) if sol.minimize else (sol.value - chosen)
-                if loss > 0:
-                    out.append(CostlyPlay(i, j, rnd.turn, len(rnd.tricks) + 1,
-                                          str(action.card), str(sol.best), loss,
-                                          {str(c): v for c, v in sol.values.items()}))
-            match.apply(action)
-            if progress is not None:
-                progress()
-    return out
-
-
 def review(
     file: Path = typer.Argument(..., help="A game record (RECORD.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the costly plays as JSON."),
@@ -178,6 +134,7 @@ def review(
     except RecordError as exc:
         _fail(exc, as_json)
         return
+    _solver()  # says what is missing when the solver cannot load
     steps = sum(len(r.actions) for r in record.rounds)
     show = not as_json and sys.stderr.isatty()
     with Progress(disable=not show, transient=True) as bar:

@@ -82,10 +82,10 @@ def bench_sampler(variant: str, views: int, deals: int, seed: int) -> dict[str, 
 
 
 def bench_selfplay(variant: str, deals: int, seed: int) -> dict[str, Any]:
-    """Time the compiled self-play simulator (:mod:`bela.solver.selfplay`, random legal
+    """Time the compiled self-play simulator (:mod:`bela.training.selfplay`, random legal
     cards) playing ``deals`` fresh random deals in one batch on the calling thread's core,
     after a warm-up that compiles or loads its kernel; drawing the deals is not timed."""
-    from ..solver.selfplay import play_batch, random_batch
+    from ..training.selfplay import play_batch, random_batch
 
     play_batch(random_batch(variant, 16, seed), seed=seed)  # the compile is not timed
     batch = random_batch(variant, deals, seed)

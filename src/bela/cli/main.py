@@ -7,7 +7,8 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from . import analysis, arena, bench, play, score, serve, train
+from ..server.run import serve
+from . import analysis, arena, bench, play, score, train
 
 
 def _flags_without_metavar(params: list[Any]) -> list[Any]:
@@ -39,7 +40,7 @@ app = typer.Typer(
 )
 COMMANDS: dict[str, Any] = {
     "play": play.play, "score": score.score, "bench": bench.bench, "arena": arena.arena,
-    "solve": analysis.solve, "review": analysis.review, "serve": serve.serve,
+    "solve": analysis.solve, "review": analysis.review, "serve": serve,
     "train": train.train,
 }
 HELP = {"arena": arena.HELP, "train": train.HELP}  # paragraphs without hard line breaks

@@ -58,7 +58,7 @@ def train(
         help="Play deals on a Ray cluster: 'auto', HOST:PORT, ray://HOST:10001, or 'local'. "
         "Needs pip install 'bela\\[dist]'."),
 ) -> None:
-    from ..rl.train import Trainer, TrainingError, resolve_config
+    from ..training.train import Trainer, TrainingError, resolve_config
 
     if variant is not None and variant not in VARIANTS:
         raise typer.BadParameter(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})",

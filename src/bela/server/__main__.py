@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ..cli.serve import serve
+from .run import serve
 
 
 def main() -> None:

@@ -26,11 +26,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, ParamSpec
 
-from ..bots.advice import bid_advice
+from ..analysis.hints import advise
+from ..analysis.review import review_match
 from ..bots.contracts import estimate
 from ..bots.heuristic import HeuristicBot
 from ..bots.pimc import PimcBot
-from ..engine.actions import Action, Call, Pass, Play, parse_action
+from ..engine.actions import Call, Pass, Play, parse_action
 from ..engine.cards import Card, CardSet, format_cards
 from ..engine.enums import Phase
 from ..engine.record import Record, RecordError, read_record, replay, skip_declined_exchanges
@@ -202,10 +203,8 @@ def check(data: Mapping[str, Any]) -> Answer:
 @_answers
 def review_round(data: Mapping[str, Any], index: int) -> Answer:
     """The costly plays of one round of a valid record (``bela review``'s
-    :func:`~bela.cli.analysis.review_match` on that round alone: a round's double-dummy
+    :func:`~bela.analysis.review.review_match` on that round alone: a round's double-dummy
     values do not depend on the others)."""
-    from ..cli.analysis import review_match
-
     record = read_record(dict(data))
     one = Record(record.variant, record.options, [record.rounds[index]], record.players)
     return {"plays": [{"round": index, "index": p.action, "seat": p.seat, "trick": p.trick,
@@ -322,19 +321,16 @@ def hint(log: Mapping[str, Any], seat: int, seed: int = 0) -> Answer:
     """What the ``pimc`` bot would do in ``seat``'s place, from that seat's view of a
     match log's last position: ``best`` (a card, or the action's token) and the
     ``values`` it chose from (sampled card values in the play; at a bid the estimates of
-    :func:`~bela.bots.advice.bid_advice`, as ``bela play``'s hint; none for other
-    decisions)."""
+    :func:`~bela.analysis.hints.bid_advice`; none for other decisions), as ``bela play``'s
+    hint (:func:`bela.analysis.hints.advise`)."""
     match = from_log(log)
     view = seat_view(match, seat)
     if not view.legal:
         raise Refusal("no_turn", f"seat {seat} has nothing to do now")
-    action: Action
-    if view.phase == Phase.BIDDING and any(isinstance(a, Call) for a in view.legal):
-        advice = bid_advice(view)  # as the terminal's hint: the best of the values given
-        action, values = advice.choice, _values({a.token(): v for a, v in advice.values.items()})
-    else:
-        action, cards = _pimc(seed).advise(view)
-        values = _values(cards)
+    advice = advise(view, seed, SAMPLES, SAMPLE_BUDGET, MIN_SAMPLES)
+    action = advice.choice
+    values = _values({a.token(): v for a, v in advice.bid.values.items()} if advice.bid
+                     else advice.cards)
     best = str(action.card) if isinstance(action, Play) else action.token()
     return {"seat": seat, "phase": view.phase, "values": values, "best": best,
             "action": action.token(), "minimize": view.raspas}

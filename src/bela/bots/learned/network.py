@@ -4,7 +4,7 @@ A model file (``.npz``) holds named networks, ``play`` (the card values) and ``b
 contract margins): ``NAME.w0, NAME.b0, NAME.w1, ...`` (float16 to keep the file small,
 float32 in memory) and ``NAME.meta``, a JSON string (variant, output scale, what it was
 trained on).  Hidden layers use ReLU; the output is linear.  Training
-(:mod:`bela.rl.train`) uses the same :meth:`Mlp.forward`.
+(:mod:`bela.training.train`) uses the same :meth:`Mlp.forward`.
 
 >>> import numpy as np
 >>> net = Mlp.initial([4, 8, 2], np.random.default_rng(0), {"variant": "bela4"})

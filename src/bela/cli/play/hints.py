@@ -9,7 +9,7 @@ import threading
 from rich.console import Console
 from rich.markup import escape
 
-from ...bots.advice import bid_advice
+from ...analysis.hints import BidAdvice, advise, searches
 from ...engine.actions import Call, Pass, Play
 from ...engine.views import SeatView
 from ..text import card_markup, pretty_codes, suit_markup
@@ -81,31 +81,32 @@ SOLVER = SolverWarmUp()  # the process's one warm-up
 
 
 def show_hint(screen: Screen, view: SeatView, solver: SolverWarmUp) -> None:
-    """The best bot's choice, and for a card the mean double-dummy value of each legal card
-    over the deals consistent with what you know: the card hinted is the best of the values
-    shown (both come from the same sampled deals).  At a bid, the estimate of every bid
-    (:func:`~bela.bots.advice.bid_advice`): the bid hinted is the best of them."""
+    """The best bot's choice (:func:`~bela.analysis.hints.advise`), and for a card the mean
+    double-dummy value of each legal card over the deals consistent with what you know: the
+    card hinted is the best of the values shown (both come from the same sampled deals).  At
+    a bid, the estimate of every bid (:func:`~bela.analysis.hints.bid_advice`): the bid
+    hinted is the best of them."""
     say = screen.say
     if not view.legal:
         say("Nothing to decide right now.")
         return
-    if view.phase == "bidding" and any(isinstance(a, Call) for a in view.legal):
-        say(bid_hint(screen, view))
-        return
+    if searches(view):
+        solver.wait(screen.console)
     try:
-        from ...bots.pimc import PimcBot
+        hint = advise(view, seed=view.round_index * 1000 + len(view.tricks), samples=32,
+                      budget=1.0)
     except ImportError as exc:  # the solver's numba / numpy failed to load
         missing = exc.name or str(exc)
         say(f"Hints are not available: the solver cannot load the Python package "
             f"{escape(missing)} ({escape(str(exc))}).")
         return
-    solver.wait(screen.console)
-    advisor = PimcBot(seed=view.round_index * 1000 + len(view.tricks), samples=32, budget=1.0)
-    try:
-        choice, values = advisor.advise(view)
     except Exception as exc:  # noqa: BLE001 - a failing hint must not end the match
         say(f"The hint failed ({escape(type(exc).__name__)}: {escape(str(exc))}).")
         return
+    if hint.bid is not None:
+        say(bid_hint(screen, view, hint.bid))
+        return
+    choice, values = hint.choice, hint.cards
     trump = trump_of(view)
     if isinstance(choice, Play) and values:
         ranked = sorted(values.items(), key=lambda cv: (cv[1] if view.raspas else -cv[1], cv[0]))
@@ -124,11 +125,10 @@ def show_hint(screen: Screen, view: SeatView, solver: SolverWarmUp) -> None:
         say(f"Hint: {pretty_codes(choice.pretty())}.")
 
 
-def bid_hint(screen: Screen, view: SeatView) -> str:
-    """The hint at a bid: the best bid of :func:`~bela.bots.advice.bid_advice` and the
+def bid_hint(screen: Screen, view: SeatView, advice: BidAdvice) -> str:
+    """The hint at a bid: the best bid of :func:`~bela.analysis.hints.bid_advice` and the
     estimates it is the best of, best first (a pass valued at the margin a call must
     reach)."""
-    advice = bid_advice(view)
     variant = screen.variant
     who = ("your side would make over the other" if variant.partners
            else "you would make over your opponent" if variant.sides == 2

@@ -6,7 +6,7 @@ random legal card, from an in-kernel xorshift64* generator seeded per call) or `
 (deterministic, see :func:`_greedy`).  It knows the rules only through the solver's kernels
 (:mod:`bela.solver.kernels`): the rule array built from the engine's own ``PlayTable``
 (points R2, R3, R36; trick winners R20, R36), :func:`~bela.solver.kernels.legal_cards` for
-the duties (R16-R19, R36), the kernel card numbering; tests/solver/test_selfplay.py replays
+the duties (R16-R19, R36), the kernel card numbering; tests/training/test_selfplay.py replays
 its plays through the engine.  Cards and masks are in the engine's numbering
 (``8 * suit + rank``) in and out.
 
@@ -46,8 +46,17 @@ import numpy.typing as npt
 from ..engine.rules import NO_TRUMPS, play_table
 from ..engine.state import Round
 from ..engine.variants import get_variant
-from . import kernels as K
-from .kernels import LAST_TRICK, R_BEATS, R_POINTS, R_TRUMPS, legal_cards, low_index, njit, popcount
+from ..solver import kernels as K
+from ..solver.kernels import (
+    LAST_TRICK,
+    R_BEATS,
+    R_POINTS,
+    R_TRUMPS,
+    legal_cards,
+    low_index,
+    njit,
+    popcount,
+)
 
 __all__ = ["POLICIES", "Batch", "Result", "batch_from_rounds", "play_batch", "random_batch"]
 

@@ -1,4 +1,5 @@
-"""``bela serve``: the game server (FastAPI + WebSockets, uvicorn) with its database."""
+"""``bela serve`` and ``python -m bela.server``: the game server (FastAPI + WebSockets,
+uvicorn) with its database; the command's options build the app's configuration."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import typer
-
-from .text import install_extra
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -95,17 +94,17 @@ def serve(
     try:
         import uvicorn
 
-        from ..server.app import create_app
         from ..storage import default_db_url
+        from .app import create_app
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        typer.echo(f"the server needs the 'server' extra: {install_extra('server')} ({exc})",
-                   err=True)
+        typer.echo("the server needs the 'server' extra: pip install 'bela[server]' (in a "
+                   f"clone of the repository: pip install -e '.[server]') ({exc})", err=True)
         raise typer.Exit(2) from None
     import gc
     import socket
 
-    from ..server import logs
-    from ..server.app import default_instance
+    from . import logs
+    from .app import default_instance
 
     if log_format not in ("text", "json"):
         typer.echo(f"--log-format is 'text' or 'json', not {log_format!r}", err=True)
@@ -206,7 +205,7 @@ def stop_limit(shutdown_timeout: float) -> float:
     >>> stop_limit(5)
     22.0
     """
-    from ..server.stopping import STEP_LIMIT, TERMINATION
+    from .stopping import STEP_LIMIT, TERMINATION
 
     return 2 * shutdown_timeout + 2 * STEP_LIMIT + TERMINATION + 3.5
 
@@ -249,7 +248,7 @@ def bounded_server(config: uvicorn.Config, limit: float,
 
     import uvicorn
 
-    from ..server.stopping import write_task_stacks
+    from .stopping import write_task_stacks
 
     def stuck(loop: asyncio.AbstractEventLoop | None) -> None:
         logging.getLogger("bela.server").error(

@@ -2,7 +2,7 @@
 numpy network.
 
 Each *iteration* plays ``deals`` rounds and keeps their card-play positions
-(:func:`bela.rl.data.play_samples`): the first iteration with the heuristic bot at every
+(:func:`bela.training.data.play_samples`): the first iteration with the heuristic bot at every
 seat, the next ones with the network trained so far (self-play), a share ``explore`` of the
 cards played at random.  Then the network is fitted for ``epochs`` passes over the positions
 of the last ``window`` iterations: for each legal card, its output should be the double-dummy
@@ -96,7 +96,7 @@ class TrainConfig:
     window: int = 3
     seed: int = 0
     features: int = FEATURES_VERSION  # the inputs' layout (bela.bots.learned.features)
-    target: str = "points"  # what a card's label is (bela.rl.data): points or score
+    target: str = "points"  # what a card's label is (bela.training.data): points or score
 
     def check(self) -> None:
         get_variant(self.variant)

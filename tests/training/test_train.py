@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from bela.bots.learned import Mlp, load_models, save_models
 from bela.bots.learned.features import feature_size
 from bela.cli.main import app
-from bela.rl.data import Samples, card_labels, play_samples
-from bela.rl.train import (
+from bela.training.data import Samples, card_labels, play_samples
+from bela.training.train import (
     Adam,
     TrainConfig,
     Trainer,
@@ -249,7 +249,7 @@ def test_a_folder_from_before_feature_versions_resumes_with_version_1(tmp_path: 
     from dataclasses import asdict
 
     from bela.bots.learned.features import FEATURES_VERSION
-    from bela.rl.train import TrainConfig, resolve_config
+    from bela.training.train import TrainConfig, resolve_config
 
     old = tmp_path / "old"
     old.mkdir()

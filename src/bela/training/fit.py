@@ -7,7 +7,7 @@ margin (bela3: his score less the mean of the other two; bela2/belot2: his score
 opponent's) and the features are those of the cards the caller saw when bidding.  The
 weights are the least-squares solution (a tiny ridge keeps unused features at 0).
 
-    python -m bela.bots.fit bela2 --rounds 40000      # prints the WEIGHTS entries
+    python -m bela.training.fit bela2 --rounds 40000      # prints the WEIGHTS entries
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ import argparse
 import random
 from collections import defaultdict
 
+from ..bots.contracts import BC_FEATURES, SUIT_FEATURES, VC_FEATURES, features
+from ..bots.driver import Driver
+from ..bots.duplicate import first_seat_dealer
+from ..bots.heuristic import HeuristicBot
 from ..engine import Match
 from ..engine.actions import PASS, Call
 from ..engine.enums import Outcome
 from ..engine.variants import VARIANTS, get_variant
-from .contracts import BC_FEATURES, SUIT_FEATURES, VC_FEATURES, features
-from .driver import Driver
-from .duplicate import first_seat_dealer
-from .heuristic import HeuristicBot
 
 
 def force_bidding(m: Match, rng: random.Random) -> None:

@@ -15,8 +15,8 @@ from bela.engine import Card, Match, Pass, Play, Round
 from bela.engine.actions import Decline, Redeal
 from bela.engine.rules import play_table
 from bela.engine.variants import get_variant
-from bela.solver import selfplay
-from bela.solver.selfplay import Batch, batch_from_rounds, play_batch, random_batch
+from bela.training import selfplay
+from bela.training.selfplay import Batch, batch_from_rounds, play_batch, random_batch
 
 VARIANTS = ("bela4", "bela3", "bela2", "belot2")
 

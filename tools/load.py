@@ -1,6 +1,6 @@
 """Load test: N concurrent tables whose players are bots behind real WebSocket connections.
 
-``python -m bela.server.load --tables 200`` starts a server on 127.0.0.1 (a subprocess with a
+``python tools/load.py --tables 200`` starts a server on 127.0.0.1 (a subprocess with a
 temporary SQLite database) or uses ``--url`` (loopback addresses only), creates the tables
 through the REST API, connects one WebSocket per seat, and lets each seat act with a bot on
 the views it receives (random by default, ``--bot heuristic``), after a think time.  It
@@ -14,7 +14,7 @@ worker processes (``bela serve --bot-workers``: ``--bot-workers N`` here is pass
 servers it starts, ``0`` for threads); the load clients play the other seats as above, and the
 latency is theirs (does a table's strong bot slow the other tables' players?).  The report adds
 the server bots' moves per second and mean think time (from the servers' ``/metrics``).
-``python -m bela.server.load --tables 50 --table-bot pimc --duration 60``.
+``python tools/load.py --tables 50 --table-bot pimc --duration 60``.
 
 Several instances of one site: ``--url`` given several times, or ``--cluster N --db
 postgresql://... --redis redis://...`` (N server subprocesses on that database and Redis).
@@ -24,6 +24,9 @@ crosses instances; memory and CPU are summed over the started processes, and giv
 instance in the JSON report.
 
 Bounded in time: play stops after ``--duration`` seconds (or when every match is over).
+
+A tool of the repository, not part of the package: run it from a clone where bela is
+installed with the ``server`` extra (``pip install -e '.[server]'``).
 """
 
 from __future__ import annotations
@@ -47,9 +50,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from ..bots import make_bot
-from ..engine.variants import VARIANTS, get_variant
-from .protocol import view_from_json
+from bela.bots import make_bot
+from bela.engine.variants import VARIANTS, get_variant
+from bela.server.protocol import view_from_json
 
 
 @dataclass
@@ -504,7 +507,7 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bela.server.load", description=__doc__,
+    p = argparse.ArgumentParser(prog="python tools/load.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tables", type=int, default=200)
     p.add_argument("--url", action="append", default=None,
