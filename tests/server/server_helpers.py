@@ -37,6 +37,8 @@ def server(tmp_path: Path, url: str | None = None, **config: Any) -> Iterator[Te
     config.setdefault("allow_seed", True)
     config.setdefault("max_rate", 100_000)
     config.setdefault("bot_workers", 0)  # the bots think in threads (test_server_botpool: not)
+    for kind in ("bid", "exchange", "discard", "card"):  # strong bots move when decided
+        config.setdefault(f"bot_answer_{kind}", 0)  # (test_server_fairbots: at their times)
     app = create_app(url or f"sqlite:///{tmp_path / 'bela.db'}", **config)
     with TestClient(app, client=("127.0.0.1", 50000)) as client:  # as from this machine
         yield client

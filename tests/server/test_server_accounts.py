@@ -92,7 +92,9 @@ def test_a_guest_claims_his_name_and_stays_the_same_player(tmp_path: Path) -> No
             assert time.monotonic() < deadline, "the match did not end"
             time.sleep(0.05)
 
-        assert claim(client, ana) == {"player_id": pid, "name": "Ana", "account": True}
+        made = claim(client, ana)
+        assert made.pop("device")  # this browser's device secret (a later login's)
+        assert made == {"player_id": pid, "name": "Ana", "account": True}
         assert me(client, token).json() == {"player_id": pid, "name": "Ana", "account": True}
         refused(client.post("/api/accounts", json={"password": OTHER}, headers=ana),
                 409, "already_account")
@@ -410,3 +412,50 @@ def test_name_keys_fold_case_spaces_and_compatibility_forms() -> None:
     assert name_key("Straße") == name_key("STRASSE")
     assert name_key("Ａｎａ") == name_key("ANA") == name_key("\u1d2c\u207f\u1d43") == "ana"
     assert name_key("Ana\u3000Marija") == "ana marija"  # an ideographic space
+
+
+def test_look_alike_names_are_one_name(tmp_path: Path) -> None:
+    """A name whose Cyrillic or Greek letters look like Latin ones is the Latin name (a
+    confusable skeleton, UTS #39): it is refused to a new guest and to a claim while the
+    account holds it (before: taken, and shown beside the real one), and it logs in to
+    that account; an ordinary distinct name is taken."""
+    assert name_key("Мirnаd121") == name_key("mirnad121")  # Cyrillic М and а
+    assert name_key("ΑΝΑ") == name_key("ana") != name_key("Anb")  # Greek capitals
+    with accounts_server(tmp_path) as client:
+        _, h = guest(client, "Mirnad121")
+        claim(client, h)
+        r = client.post("/api/guests", json={"name": "Мirnаd121"})
+        refused(r, 409, "name_taken")
+        _, other = guest(client, "Mirnad122")
+        refused(client.post("/api/accounts", json={"password": OTHER, "name": "Мirnаd121"},
+                            headers=other), 409, "name_taken")
+        claim(client, other)  # his own, distinct name
+        assert login(client, "Мirnаd121").json()["name"] == "Mirnad121"
+
+
+def test_a_browser_that_logged_in_before_is_not_locked_out(tmp_path: Path) -> None:
+    """20 failed attempts from other addresses lock the name; a browser that logged in to
+    the account before (the device secret its login or claim answered) still logs in;
+    another one, and a device secret of another account, are refused 429 (before: every
+    browser was locked out for the hour)."""
+    with accounts_server(tmp_path, rate_login_attempts="20/hour") as client:
+        _, ana = guest(client, "Ana")
+        device = claim(client, ana)["device"]
+        laptop = elsewhere(client, "192.0.2.10")  # the claiming browser, on another network
+        _, bo = guest(client, "Bo")
+        theirs = claim(client, bo, password=OTHER)["device"]
+        for i in range(20):
+            refused(login(elsewhere(client, f"198.51.100.{i}"), "ana", f"guess-{i}"),
+                    401, "bad_login")
+        assert_too_many(login(elsewhere(client, "203.0.113.5"), "Ana"))  # unknown browser
+        for _ in range(2):
+            r = laptop.post("/api/login",
+                            json={"name": "Ana", "password": PASSWORD, "device": device})
+            assert r.status_code == 200, r.text
+            assert r.json()["device"] == device and me(client, r.json()["token"]).is_success
+        for stranger in (theirs, "made-up"):
+            assert_too_many(laptop.post("/api/login", json={
+                "name": "Ana", "password": PASSWORD, "device": stranger}))
+        r = laptop.post("/api/login", json={"name": "Ana", "password": "wrong-one-9",
+                                            "device": device})
+        refused(r, 401, "bad_login")  # the device opens no lock on the password

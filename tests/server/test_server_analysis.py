@@ -452,3 +452,39 @@ def test_bela_serve_warms_the_workers_at_its_start(tmp_path: Path) -> None:
             time.sleep(0.05)
         assert warming.done() and c.app.state.analysis.warmed_in is not None
         assert c.app.state.analysis.pool.pending == 0
+
+
+def test_reviews_are_bounded_per_owner_and_in_memory() -> None:
+    """One player (or address) has at most REVIEWS_EACH unfinished reviews (429
+    too_many_reviews), others are not held back by his; finished reviews are forgotten
+    review_ttl after they ended, and beyond MAX_REVIEWS the oldest finished go first."""
+    from bela.server import analysis as an
+    from bela.server.errors import TooMany
+    from bela.server.model import ServerConfig
+
+    assert (an.REVIEWS_EACH, an.MAX_REVIEWS, ServerConfig().review_ttl) == (2, 1000, 3600.0)
+    service = an.Analysis(ServerConfig(analysis_workers=2))
+    for i in range(an.REVIEWS_EACH):
+        service.reviews[f"a{i}"] = an.Review(f"a{i}", "ana", {}, 4, 1, status="running")
+
+    async def start(owner: str) -> str:
+        try:
+            await service.review({"bad": "record"}, owner)
+        except TooMany as exc:
+            return exc.code
+        except Exception as exc:  # past the limits: the record itself is refused
+            return type(exc).__name__
+        return "started"
+
+    assert asyncio.run(start("ana")) == "too_many_reviews"
+    assert asyncio.run(start("bo")) != "too_many_reviews"
+    now = time.monotonic()
+    service.reviews.clear()
+    service.reviews["old"] = an.Review("old", "x", {}, 4, 1, status="done",
+                                       ended_at=now - 3601)
+    for i in range(an.MAX_REVIEWS + 5):
+        service.reviews[f"d{i}"] = an.Review(f"d{i}", "x", {}, 4, 1, status="done",
+                                             ended_at=now - 100 + i * 0.01)
+    service._purge()
+    assert "old" not in service.reviews and len(service.reviews) == an.MAX_REVIEWS - 1
+    assert "d0" not in service.reviews and f"d{an.MAX_REVIEWS + 4}" in service.reviews

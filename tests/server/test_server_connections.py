@@ -121,3 +121,24 @@ def test_spectators_coming_and_going_make_one_summary_a_second(tmp_path: Path) -
                 summaries.append(msg["table"])
         assert 1 <= len(summaries) <= spent + 3, (len(summaries), spent)  # before: 40
         assert summaries[-1]["spectators"] == 0  # the last one tells how it ended
+
+
+def test_a_connection_that_does_not_read_is_dropped() -> None:
+    """A client that never reads its WebSocket: once MAX_QUEUE messages wait for it, the
+    connection is closed and its queue grows no further (the server's memory is not held
+    by one slow reader); a reading one keeps every message."""
+    from bela.server import hub
+
+    async def run() -> None:
+        slow = hub.Conn(lambda text: None, None, None)
+        for i in range(hub.MAX_QUEUE + 50):
+            slow.send({"type": "pong", "i": i})
+        assert slow.closed and slow.queue.qsize() == hub.MAX_QUEUE + 2  # and the end mark
+        fast = hub.Conn(lambda text: None, None, None)
+        for i in range(hub.MAX_QUEUE + 50):
+            fast.send({"type": "pong", "i": i})
+            fast.queue.get_nowait()  # its sender took it
+        assert not fast.closed
+
+    assert hub.MAX_QUEUE == 2000
+    asyncio.run(run())

@@ -436,6 +436,7 @@ def test_two_players_are_matched_into_one_rated_table(tmp_path: Path) -> None:
         summary = client.get(f"/api/tables/{first['table']}").json()
         assert summary["rated"] is True and summary["status"] == "running"
         assert summary["private"] is False and summary["owner"] is None
+        assert summary["turn_clock"] == 60  # quick_turn_clock: nobody holds a table up
         assert sorted(s["name"] for s in summary["seats"]) == ["Ana", "Bruno"]
         assert all(s["kind"] == "human" for s in summary["seats"])
 

@@ -23,6 +23,7 @@ from ..engine.variants import get_variant
 from ..engine.views import SeatView
 from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler
+from . import clock
 from .heuristic import HeuristicBot
 
 
@@ -84,8 +85,9 @@ class IsmctsBot:
         beats, points = table.beats, table.points
         start = time.perf_counter()
         for it in range(self.iterations):
-            if (self.budget is not None and it >= 32
-                    and time.perf_counter() - start > self.budget):
+            if ((self.budget is not None and it >= 32
+                    and time.perf_counter() - start > self.budget)
+                    or clock.stop(it, 1, 0.0)):  # the server's deadline (bela.bots.clock)
                 break
             hands = list(sampler.draw(rng).hands)
             trick = list(trick0)

@@ -30,7 +30,11 @@ sampling at whichever comes first, after at least ``min_samples`` deals.  With
 ``prior=learned`` and no ``samples`` given, the search is the variant's
 :data:`LEARNED_SEARCH` (:meth:`PimcBot.search`).  Without a time budget the play
 depends only on the seed and the view, so arena results are reproducible; the work budget
-keeps that while it bounds the slow decisions (the first tricks of a full deal).
+keeps that while it bounds the slow decisions (the first tricks of a full deal).  The live
+server decides under a deadline (:mod:`bela.bots.clock`): card play, simulated bids and
+bela3's discard simulation then stop drawing deals once the next would end past it, and
+decide with those they have (at least one; two for a discard), so the move is ready at
+the table's answer time; such a search is not reproducible, as with a time budget.
 
 What a deal's card is worth (``objective``): ``points``, the card points the seat's side
 takes in the solved line; or ``score`` (the variants of two sides, not in raspas), what the
@@ -99,6 +103,7 @@ from ..engine.views import SeatView, seat_view
 from ..solver.dd import Position, Solver, default_solver
 from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler, SampledDeal, to_round
+from . import clock
 from .contracts import WEIGHTS, EstimateBids, ranked_discards
 from .heuristic import DEFAULT_PARAMS, VARIANT_PARAMS, HeuristicBot, HeuristicParams
 
@@ -326,16 +331,21 @@ class PimcBot:
         solved: list[dict[Card, int]] = []
         nodes = 0
         samples, node_cap = self.search(view.variant)
+        longest = 0.0  # seconds of the slowest deal drawn and solved so far
         for _ in range(samples):  # the time budget counts drawing and solving
             if len(deals) >= self.min_samples and (
                     (self.budget is not None and time.perf_counter() - start > self.budget)
                     or (node_cap is not None and nodes >= node_cap)):
                 break
+            if clock.stop(len(deals), 1, longest):  # the server's deadline is near
+                break
+            began = time.perf_counter()
             deal = sampler.draw(self.rng)
             deals.append(deal)
             solution = solver.solve(self._position(view, deal.hands), line=False)
             solved.append(solution.values)
             nodes += solution.nodes
+            longest = max(longest, time.perf_counter() - began)
         # the cards every deal's search valued: those the duties allow (R17-R19), also where
         # ``enforce = off`` makes every card legal (R24: a bot plays by the duties)
         legal = [c for c in legal if all(c in values for values in solved)] or legal
@@ -511,12 +521,16 @@ class PimcBot:
         nodes = 0
         node_cap = self.search(view.variant)[1]
         start = time.perf_counter()
+        longest = 0.0
         for drawn in range(self.bid_samples):
             if drawn >= max(2, self.min_samples) and (
                     (node_cap is not None and nodes >= DISCARD_CANDIDATES * node_cap)
                     or (self.budget is not None
                         and time.perf_counter() - start > self.budget)):
                 break
+            if clock.stop(drawn, 2, longest):  # the server's deadline is near
+                break
+            began = time.perf_counter()
             deal = sampler.draw(self.rng)
             for candidate, row in zip(candidates, values, strict=True):
                 hands = list(deal.hands)
@@ -527,6 +541,7 @@ class PimcBot:
                 nodes += self.solver.nodes
                 kept = tuple(hands)
                 row.append(scorer(kept, kept)(taken) + TIE_BREAK * taken)
+            longest = max(longest, time.perf_counter() - began)
         best, best_gain = 0, 0.0
         for i in range(1, len(candidates)):
             gains = [v - b for v, b in zip(values[i], values[0], strict=True)]
@@ -541,13 +556,16 @@ class PimcBot:
         sampler = self._sampler(view)
         margins: dict[Call, float] = defaultdict(float)
         start = time.perf_counter()
-        drawn = 0
+        drawn, longest = 0, 0.0
         for drawn in range(1, self.bid_samples + 1):  # the time budget caps bids too
+            began = time.perf_counter()
             deal = sampler.draw(self.rng)
             for call in calls:
                 margins[call] += self.margin(view, deal.start, call.contract)
-            if (drawn >= self.min_samples and self.budget is not None
-                    and time.perf_counter() - start > self.budget):
+            longest = max(longest, time.perf_counter() - began)
+            if ((drawn >= self.min_samples and self.budget is not None
+                    and time.perf_counter() - start > self.budget)
+                    or clock.stop(drawn, 1, longest)):  # the server's deadline is near
                 break
         best = max(calls, key=lambda c: (margins[c], -c.contract))
         can_pass = not must_call and any(isinstance(a, Pass) for a in view.legal)

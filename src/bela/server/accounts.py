@@ -2,8 +2,10 @@
 
 A guest is a player known by his token only.  Claiming his name makes him an account: the
 same player id (his history and ratings stay his), and from then on the name is his alone
-(names are compared by :func:`name_key`) and a login with the password gives him a new token
-in any browser.  Passwords are kept as Argon2id hashes (argon2-cffi), never logged.
+(names are compared by :func:`~bela.storage.names.name_key`, a confusable skeleton:
+``Мirnаd121`` with a Cyrillic ``М`` and ``а`` is ``Mirnad121``) and a login with the
+password gives him a new token in any browser.  Passwords are kept as Argon2id hashes
+(argon2-cffi), never logged.
 
 Guessing is slowed down twice: the server's middleware limits logins, claims and password
 changes per client address (``ServerConfig.rate_logins``), and :class:`RateLimits` counts
@@ -20,7 +22,6 @@ import asyncio
 import base64
 import logging
 import secrets
-import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -30,6 +31,7 @@ from argon2.low_level import ARGON2_VERSION
 from fastapi import APIRouter, Header, Request
 
 from ..storage import NameTaken
+from ..storage.names import name_key as name_key  # re-exported: compared by it
 from .auth import Player, bearer_token
 from .errors import Conflict, Forbidden, InvalidInput, Unauthenticated
 from .protocol import MAX_NAME, ClaimIn, LoginIn, PasswordIn
@@ -47,17 +49,6 @@ MIN_PASSWORD, MAX_PASSWORD = 8, 128  # characters
 HASHES_AT_ONCE = 2  # Argon2 hashes computed at the same time (each ~0.1 s of CPU and 64 MiB)
 MAX_KEY = 64  # characters of a name's key the database keeps (players.name_key)
 REVOKED = 4401  # WebSocket close code of a player logged out everywhere (4000 + HTTP 401)
-
-
-def name_key(name: str) -> str:
-    """What names are compared by: compatibility characters made plain (NFKC), spaces
-    collapsed, case folded (``"Ana"``, ``" ANA "``, ``"ana"`` and the fullwidth ``"Ａｎａ"``
-    are one name).
-
-    >>> name_key("  Ivan   Horvat ") == name_key("IVAN HORVAT"), name_key(" Ａｎａ ")
-    (True, 'ana')
-    """
-    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
 
 
 def clean_name(name: str) -> str:
@@ -204,7 +195,8 @@ async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
     if not claimed:  # his other browser claimed a name meanwhile
         raise Conflict("already_account", "this player already has an account")
     log.info("player %s made an account", p["id"])
-    return {"player_id": p["id"], "name": name, "account": True}
+    return {"player_id": p["id"], "name": name, "account": True,
+            "device": await asyncio.to_thread(store.add_device, p["id"])}
 
 
 @router.post("/api/login")
@@ -213,10 +205,15 @@ async def login(body: LoginIn, request: Request) -> dict[str, Any]:
     working: one for each browser).  Every attempt counts for the name, right or wrong."""
     shared, store = _shared(request), _lobby(request).store
     key = name_key(body.name)
-    await _attempt(shared, key)
+    found = await asyncio.to_thread(store.account, key) if len(key) <= MAX_KEY else None
+    # a browser that logged in to this account before (its device secret) is not held by
+    # the name's lock that others' failures set; the per-address limit still counts it
+    known = (body.device is not None and found is not None
+             and await asyncio.to_thread(store.known_device, found["id"], body.device))
+    if not known:
+        await _attempt(shared, key)
     if len(body.password) > MAX_PASSWORD:  # nobody's, and not worth a hash
         raise _bad_login()
-    found = await asyncio.to_thread(store.account, key) if len(key) <= MAX_KEY else None
     stored = None if found is None else found["password_hash"]
     matched = await shared.passwords.verify(stored, body.password)  # spent for any name
     if found is None or stored is None or not matched:
@@ -225,7 +222,9 @@ async def login(body: LoginIn, request: Request) -> dict[str, Any]:
         await asyncio.to_thread(store.set_password, found["id"],
                                 await shared.passwords.hash(body.password))
     return {"player_id": found["id"], "name": found["name"],
-            "token": await asyncio.to_thread(store.add_session, found["id"]), "account": True}
+            "token": await asyncio.to_thread(store.add_session, found["id"]), "account": True,
+            "device": body.device if known and body.device is not None
+            else await asyncio.to_thread(store.add_device, found["id"])}
 
 
 @router.post("/api/logout")

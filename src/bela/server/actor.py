@@ -57,14 +57,19 @@ from .protocol import error
 from .stopping import ended
 from .store import Store
 
-CEILING_BOT = "heuristic"  # plays a strong bot's move at its ceiling (quick: microseconds)
+FALLBACK_BOT = "heuristic"  # moves for a strong bot that cannot answer in time (microseconds)
+MARGIN = 0.2  # seconds of a strong bot's answer time kept for sending its move, at most a third
 
 
-def ceiling(config: ServerConfig, view: SeatView) -> float:
-    """The most seconds a strong bot may think about ``view``'s decision: the server's
-    setting for its kind (a bid, the exchange, the discard, a card)."""
-    return {"bidding": config.bot_ceiling_bid, "exchange": config.bot_ceiling_exchange,
-            "discard": config.bot_ceiling_discard}.get(str(view.phase), config.bot_ceiling_card)
+def answer_time(config: ServerConfig, view: SeatView) -> float | None:
+    """The seconds after its turn began at which a strong bot's move for ``view`` is sent:
+    ``max(bot_delay, the setting of the decision's kind)`` (a bid, the exchange, the
+    discard, a card or anything else in play); ``None`` where that setting is 0 (tests: the
+    move comes when decided, at ``bot_delay`` at the soonest)."""
+    kind = {"bidding": config.bot_answer_bid, "exchange": config.bot_answer_exchange,
+            "discard": config.bot_answer_discard}.get(str(view.phase), config.bot_answer_card)
+    return max(config.bot_delay, kind) if kind > 0 else None
+
 
 log = logging.getLogger("bela.server")
 
@@ -605,30 +610,53 @@ class TableActor:
             self._thinker = self._loop.create_task(self._think(seat, self.table.seq, view))
 
     async def _think(self, seat: int, seq: int, view: SeatView) -> None:
-        """The bot decides at once and answers ``bot_delay`` after its turn began: how long
-        it thought, which depends on its cards (a redeal weighed, a lone keep not), is not
-        shown as long as it thinks less than the delay; a search bot that thinks longer
-        answers when it has decided, at the latest at its ceiling for the decision's kind:
-        then the heuristic bot's move is played (docs/SECURITY.md, Timing)."""
-        started = self._loop.time()
-        # not decided when the move was due: "thinking" at that fixed moment, which tells
+        """The bot decides and its move is sent at a moment its cards do not choose.  A
+        strong bot (:func:`bela.server.botpool.strong`) playing a seat answers at its
+        :func:`answer_time` for the decision's kind, exactly: decided sooner, the move waits;
+        not decided then, its search has stopped in time with the deals it had (the
+        deadline travels to it), and only when even that was late (its job waited in a
+        loaded pool) is the heuristic's move sent at that moment.  Any other move (a cheap
+        bot's, a person's lone keep) is decided at once and sent ``bot_delay`` after the
+        turn began (docs/SECURITY.md, Timing)."""
+        started = self._loop.time()  # time.monotonic(), the clock the deadline is read on
+        spec = self.table.bot
+        answer = None
+        if (self.bots is not None and botpool.strong(spec)
+                and (self.table.seats[seat].bot_controlled or self._overdue == (seat, seq))):
+            answer = answer_time(self.config, view)
+        due = self.config.bot_delay if answer is None else answer
+        # the thinking mark at bot_delay: with an answer time past it always (a fixed
+        # moment that tells nothing), else only when not decided by then, which tells
         # nothing the late move would not (docs/PROTOCOL.md, thinking)
         late = (self._loop.call_later(self.config.bot_delay, self.post, Thinking(seat, seq))
-                if self.config.bot_delay > 0 else None)
+                if self.config.bot_delay > 0 and (answer is None or self.config.bot_delay < due)
+                else None)
         try:
-            decision = await self._decide(seat, seq, view)
+            decision = await self._decide(seat, seq, view,
+                                          None if answer is None else started + answer)
+            if answer is None and late is not None:
+                late.cancel()  # decided before bot_delay: no mark
+            self.metrics.bot_think.observe(self._loop.time() - started)
+            await asyncio.sleep(max(0.0, started + due - self._loop.time()))
+            self.post(BotMove(seat, seq, decision))
         finally:
             if late is not None:
                 late.cancel()
-        self.metrics.bot_think.observe(self._loop.time() - started)
-        await asyncio.sleep(max(0.0, self.config.bot_delay - (self._loop.time() - started)))
-        self.post(BotMove(seat, seq, decision))
 
-    async def _decide(self, seat: int, seq: int, view: SeatView) -> Decision:
+    def _fair_key(self) -> str:
+        """Whose turn in the bot pool's fair queue this table's decisions wait for: its
+        creator's address (else the creator, else the table), so that one address's many
+        tables take one turn together."""
+        t = self.table
+        return t.owner_address or t.owner_id or t.id
+
+    async def _decide(self, seat: int, seq: int, view: SeatView,
+                      due: float | None = None) -> Decision:
         """What the bot playing ``seat`` decides for ``view``, off the event loop: an auzmeš
-        its view proves (R24), a lone keep in the exchange (no bot asked), a strong bot's
-        move from the pool (at its ceiling, or when the pool fails, the fallback's), else
-        the table's bot in a thread."""
+        its view proves (R24), a lone keep in the exchange (no bot asked), else the table's
+        bot (a strong one from the pool, in turn with the other tables, by ``due``, the
+        ``loop.time()`` its move is sent at: at ``due``, or when the pool fails, the
+        fallback's move), else the table's bot in a thread."""
         spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
         revokes = not self.table.rated  # no deliberate revoke where ratings move
         claim = claim_for(view)
@@ -636,20 +664,29 @@ class TableActor:
             return Decision(claim)
         if view.legal == (DECLINE,):
             return Decision(DECLINE)
-        if self.bots is None or not self.bots.pooled(spec):
+        if self.bots is None or not botpool.strong(spec):
             return await asyncio.to_thread(
                 decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
-        job = asyncio.ensure_future(self.bots.decide(spec, seed, view, revokes))
+        key = self._fair_key()
+        if due is None:
+            return await self.bots.decide(spec, seed, view, revokes, key=key)
+        # its search ends a margin before the move is due (the answer's way back)
+        margin = min(MARGIN, (due - self._loop.time()) / 3)
+        job = asyncio.ensure_future(
+            self.bots.decide(spec, seed, view, revokes, deadline=due - margin, key=key))
+        fallback = asyncio.ensure_future(asyncio.to_thread(  # ready before it is due
+            decide, lambda v: make_bot(FALLBACK_BOT, seed=seed).act(v), view, seed, revokes))
         try:
-            return await asyncio.wait_for(asyncio.shield(job), ceiling(self.config, view))
-        except Exception as exc:  # past its ceiling (TimeoutError), or the pool failed
-            decision = await asyncio.to_thread(
-                decide, lambda v: make_bot(CEILING_BOT, seed=seed).act(v), view, seed, revokes)
+            return await asyncio.wait_for(asyncio.shield(job),
+                                          max(0.0, due - self._loop.time()))
+        except Exception as exc:  # not decided when due (TimeoutError), or the pool failed
+            decision = await fallback
             if isinstance(exc, TimeoutError):
                 return decision
             return Decision(decision.action, exc)  # a failure: reported, the table goes on
         finally:
-            job.cancel()  # the table moved on while it thought: nothing to decide
+            job.cancel()  # late, or the table moved on: nothing to decide
+            fallback.cancel()
 
     def _bot_move(self, seat: int, seq: int, decision: Decision) -> None:
         if self.table.seq != seq or self._bot_turn() != seat:

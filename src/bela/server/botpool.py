@@ -19,10 +19,15 @@ traceback as a note).  A worker that dies (killed, out of memory) breaks the poo
 decisions under way fall back in the same way (their failure: the
 :class:`~concurrent.futures.process.BrokenProcessPool`), and the pool is replaced at once.
 
-The decisions wait in the pool's queue in the order they came, at most one per live table
-(a table thinks about one move at a time), so the queue needs no bound: a move is never
-refused or made weaker because the server is busy, only later.  :attr:`BotPool.pending`
-(the ``bela_bot_jobs`` gauge) says how many wait or run.  Each worker loads the bots'
+The decisions wait in the pool's fair queue, at most one per live table (a table thinks
+about one move at a time), so the queue needs no bound: a job goes to a worker only when
+one is free, and the waiting jobs' keys (a table's creator's address: the actor's
+``_fair_key``) take turns (:meth:`BotPool._pump`), so one address's many tables take one
+turn together and cannot push another's job behind all of theirs.  A decision carries its
+deadline (:mod:`bela.bots.clock`): its search stops in time, a job whose table moved on
+while it waited is never run, and one that runs on ends by its deadline, so a worker is
+soon free again.  :attr:`BotPool.pending` (the ``bela_bot_jobs`` gauge) says how many wait
+or run.  Each worker loads the bots'
 modules and the solver's compiled kernels once, when it starts (:func:`init`);
 ``bela serve`` starts them all with the app (:meth:`BotPool.warm`), so the first strong
 move does not wait for them.
@@ -34,6 +39,7 @@ move does not wait for them.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import multiprocessing
 import os
@@ -42,12 +48,14 @@ import signal
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any
 
-from ..bots import BOTS, make_bot, parse_spec
+from ..bots import BOTS, clock, make_bot, parse_spec
 from ..bots.base import Bot
 from ..bots.driver import Decision, decide
 from ..engine.actions import Action
@@ -141,11 +149,15 @@ def portable(failure: BaseException) -> BaseException:
     return out
 
 
-def think(spec: str, seed: int, view: SeatView, revokes: bool = True) -> Decision:
+def think(spec: str, seed: int, view: SeatView, revokes: bool = True,
+          deadline: float | None = None) -> Decision:
     """A bot's decision, in a worker: :func:`~bela.bots.driver.decide` with the bot
     ``spec`` made with ``seed`` (the fallback seeded with it too; a deliberate revoke
-    only where ``revokes``), its failure made :func:`portable`."""
-    decision = decide(lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
+    only where ``revokes``), its search ended by ``deadline`` (a :func:`time.monotonic`
+    moment, :mod:`bela.bots.clock`; None: its caps alone), its failure made
+    :func:`portable`."""
+    with clock.deadline(deadline):
+        decision = decide(lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
     if decision.failure is None:
         return decision
     return Decision(decision.action, portable(decision.failure))
@@ -158,7 +170,34 @@ def _raiser(failure: BaseException) -> Callable[[SeatView], Action]:
     return choose
 
 
+def _in_thread(spec: str, seed: int, view: SeatView, revokes: bool,
+               deadline: float | None) -> Decision:
+    """A bot's decision in a thread of the server, its search ended by ``deadline``."""
+    with clock.deadline(deadline):
+        return decide(lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
+
+
+def strong(spec: str) -> bool:
+    """Is the bot ``spec`` a strong one (any but :data:`CHEAP`): one that may think long,
+    and so answers at the table's answer times (:func:`bela.server.actor.answer_time`)?"""
+    return parse_spec(spec)[0] not in CHEAP
+
+
 # -- the pool --------------------------------------------------------------------------------
+@dataclass(eq=False)
+class _Job:
+    """A decision waiting in the pool's fair queue or running in a worker; ``result``: its
+    decision (or the pool's failure), on the event loop."""
+
+    spec: str
+    seed: int
+    view: SeatView
+    revokes: bool
+    deadline: float | None
+    key: str
+    result: asyncio.Future[Decision]
+    executor: ProcessPoolExecutor | None = None  # the pool it was given to
+
 
 def workers_of(executor: ProcessPoolExecutor | None) -> list[multiprocessing.process.BaseProcess]:
     """A pool's worker processes (none before its first job)."""
@@ -206,7 +245,12 @@ class BotPool:
         self.bots = dict(bots or {})
         self._executor: ProcessPoolExecutor | None = None
         self._stopped = False
-        self._jobs: set[Future[Decision]] = set()  # submitted and not done
+        # the fair queue: each key's jobs waiting, in the order they came, and the keys
+        # with jobs waiting in their turn's order; a job goes to a worker only when one is
+        # free, so none waits in the executor's own queue
+        self._waiting: dict[str, deque[_Job]] = {}
+        self._turns: deque[str] = deque()
+        self._running = 0  # jobs given to the workers and not done
         self.restarts = 0  # pools replaced after a worker died
         self.errors = 0  # decisions the pool failed otherwise (logged once, then debug)
         self.warmed_in: float | None = None  # seconds the last warm-up took, once done
@@ -214,7 +258,8 @@ class BotPool:
     @property
     def pending(self) -> int:
         """Decisions waiting for a worker or running in one."""
-        return len(self._jobs)
+        return self._running + sum(not job.result.done() for jobs in self._waiting.values()
+                                   for job in jobs)
 
     def pooled(self, spec: str) -> bool:
         """Does the bot ``spec`` decide in a worker process (else in a thread)?"""
@@ -258,34 +303,44 @@ class BotPool:
         (None: as long as they take) and the processes exit (:func:`stop_workers`);
         decisions asked for after this are made in threads."""
         self._stopped = True
+        for jobs in self._waiting.values():  # never given to a worker: they fall back
+            for job in jobs:
+                job.result.cancel()
+        self._waiting.clear()
+        self._turns.clear()
         executor, self._executor = self._executor, None
         if executor is not None:
             await asyncio.to_thread(stop_workers, executor, grace)
 
-    async def decide(self, spec: str, seed: int, view: SeatView,
-                     revokes: bool = True) -> Decision:
-        """The decision of the bot ``spec`` with ``seed`` on ``view``: in a worker when it
-        is :meth:`pooled` (and the pool runs), else in a thread.  Never raises for the bot
-        or the pool: a failure is the decision's (the seeded heuristic moved)."""
+    async def decide(self, spec: str, seed: int, view: SeatView, revokes: bool = True, *,
+                     deadline: float | None = None, key: str = "") -> Decision:
+        """The decision of the bot ``spec`` with ``seed`` on ``view``, its search ended by
+        ``deadline`` (a :func:`time.monotonic` moment, :mod:`bela.bots.clock`; None: its
+        caps alone): in a worker when it is :meth:`pooled` (and the pool runs), in turn
+        with the other ``key``\\ s (:meth:`_pump`), else in a thread.  Never raises for the
+        bot or the pool: a failure is the decision's (the seeded heuristic moved)."""
         if not self.pooled(spec) or self._stopped:
-            return await asyncio.to_thread(
-                decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
+            return await asyncio.to_thread(_in_thread, spec, seed, view, revokes, deadline)
         self.start()
-        executor = self._executor
-        assert executor is not None
+        job = _Job(spec, seed, view, revokes, deadline, key,
+                   asyncio.get_running_loop().create_future())
+        if key not in self._waiting:
+            self._waiting[key] = deque()
+            self._turns.append(key)
+        self._waiting[key].append(job)
+        self._pump()
         try:
-            job: Future[Decision] = executor.submit(think, spec, seed, view, revokes)
-            self._jobs.add(job)
-            job.add_done_callback(self._jobs.discard)
-            return await asyncio.wrap_future(job)
+            return await asyncio.shield(job.result)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is None or task.cancelling():  # the table moved on: nothing to decide
+                job.result.cancel()  # still waiting: never given to a worker
                 raise
             # the job itself was cancelled (the pool stopped under it): fall back
             failure: BaseException = BrokenProcessPool("the bot pool stopped")
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory...)
-            self._replace(executor)
+            if job.executor is not None:
+                self._replace(job.executor)
             failure = exc
         except Exception as exc:  # the view or the answer did not travel, the pool stopped
             self.errors += 1
@@ -294,6 +349,48 @@ class BotPool:
                 type(exc).__name__, exc)
             failure = exc
         return await asyncio.to_thread(decide, _raiser(failure), view, seed)
+
+    def _pump(self) -> None:
+        """Give jobs to the free workers, the keys in turn (round robin): the first job of
+        the key whose turn it is, and that key goes to the end of the turns if it has
+        more.  So a key with many jobs waiting (one address's tables) takes one turn, and a
+        new key's job waits for at most one job of each other key."""
+        while self._running < self.workers and self._turns and not self._stopped:
+            key = self._turns.popleft()
+            jobs = self._waiting[key]
+            job = jobs.popleft()
+            if jobs:
+                self._turns.append(key)
+            else:
+                del self._waiting[key]
+            if job.result.done():  # its table moved on while it waited
+                continue
+            self.start()
+            job.executor = self._executor
+            try:
+                running = asyncio.wrap_future(self._submit(job))
+            except Exception as exc:  # the pool is broken or shut down
+                job.result.set_exception(exc)
+                continue
+            self._running += 1
+            running.add_done_callback(functools.partial(self._done, job))
+
+    def _submit(self, job: _Job) -> Future[Decision]:
+        """Run ``job`` in a worker (tests: a stand-in)."""
+        assert job.executor is not None
+        return job.executor.submit(think, job.spec, job.seed, job.view, job.revokes,
+                                   job.deadline)
+
+    def _done(self, job: _Job, running: asyncio.Future[Decision]) -> None:
+        self._running -= 1
+        if not job.result.done():
+            if running.cancelled():
+                job.result.cancel()
+            elif (failure := running.exception()) is not None:
+                job.result.set_exception(failure)
+            else:
+                job.result.set_result(running.result())
+        self._pump()
 
     def _replace(self, executor: ProcessPoolExecutor) -> None:
         """A new pool in place of ``executor``, broken (once, whoever sees it first)."""

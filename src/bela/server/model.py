@@ -80,14 +80,16 @@ class ServerConfig:
     analysis_share: int = 2  # jobs in flight of one address, or one player (0: no share)
     analysis_hints: int = 2  # hints running or waiting, places the other jobs never take
     # The bot pool (bela.server.botpool): running tables with strong (pooled) bots a player
-    # or an address may start (0: no limit), and the most seconds a strong bot answers in
-    # per decision kind (its search stops and a quick fallback plays at the deadline);
-    # bot_delay is the floor.  docs/SECURITY.md, Timing.
+    # or an address may start (0: no limit), and a strong bot's answer time per decision
+    # kind: its move is sent max(bot_delay, that) seconds after its turn began, never sooner
+    # or later (its search stops in time; if it cannot, the heuristic's move is sent then).
+    # 0: no answer time, the move comes when decided, at bot_delay at the soonest (tests
+    # only: the think time shows).  docs/SECURITY.md, Timing.
     strong_bot_tables: int = 2
-    bot_ceiling_bid: float = 3.0
-    bot_ceiling_exchange: float = 2.0
-    bot_ceiling_discard: float = 3.0
-    bot_ceiling_card: float = 3.0
+    bot_answer_bid: float = 1.0
+    bot_answer_exchange: float = 0.6
+    bot_answer_discard: float = 3.0
+    bot_answer_card: float = 1.0
     review_ttl: float = 3600.0
     # A stopping server (SIGTERM, Ctrl-C) gives its connections and requests this long to
     # end (uvicorn's graceful shutdown, ``bela serve``); then its tables stop and its bot

@@ -80,6 +80,8 @@ class LoginIn(_Body):
 
     name: Text
     password: Password
+    # the device secret an earlier login or claim of this account answered
+    device: Text | None = Field(default=None, max_length=64)
 
 
 class PasswordIn(_Body):

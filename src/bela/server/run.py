@@ -75,10 +75,12 @@ def serve(
     strong_bot_tables: int = typer.Option(
         2, "--strong-bot-tables", min=0, help="Running tables with strong (pooled) bots one "
         "player, or one address, may start (0: no limit)."),
-    bot_ceiling: str = typer.Option(
-        "bid=3,exchange=2,discard=3,card=3", "--bot-ceiling", help="The most seconds a "
-        "strong bot answers in, per decision kind (its move is the heuristic bot's then); "
-        "--bot-delay is the floor."),
+    bot_answer: str = typer.Option(
+        "bid=1,exchange=0.6,discard=3,card=1", "--bot-answer", "--bot-ceiling",
+        help="Seconds after its turn began at which a strong bot's move is sent, per "
+        "decision kind (at least --bot-delay): never sooner or later, so that its think "
+        "time never shows; its search stops in time (if it could not, the heuristic bot's "
+        "move is sent)."),
     rated_min_target: int = typer.Option(
         0, "--rated-min-target", min=0, help="The shortest target a rated table plays to "
         "(0: each variant's default target); private tables are never rated."),
@@ -119,7 +121,7 @@ def serve(
     limits: dict[str, Any] = ({"rate_requests": "", "rate_guests": "", "rate_tables": "",
                                "rate_websockets": "", "rate_logins": "",
                                "rate_login_attempts": ""} if no_rate_limits else {})
-    limits.update(ceilings(bot_ceiling))
+    limits.update(answer_times(bot_answer))
     try:
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,
                          allow_seed=allow_seed, public_metrics=public_metrics,
@@ -210,25 +212,25 @@ def stop_limit(shutdown_timeout: float) -> float:
     return 2 * shutdown_timeout + 2 * STEP_LIMIT + TERMINATION + 3.5
 
 
-def ceilings(text: str) -> dict[str, float]:
-    """The ``--bot-ceiling`` settings: ``kind=seconds`` pairs, comma-separated.
+def answer_times(text: str) -> dict[str, float]:
+    """The ``--bot-answer`` settings: ``kind=seconds`` pairs, comma-separated.
 
-    >>> ceilings("bid=2,card=1.5")
-    {'bot_ceiling_bid': 2.0, 'bot_ceiling_card': 1.5}
+    >>> answer_times("bid=2,card=1.5")
+    {'bot_answer_bid': 2.0, 'bot_answer_card': 1.5}
     """
     out = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         kind, _, value = part.partition("=")
         if kind not in ("bid", "exchange", "discard", "card"):
-            raise typer.BadParameter(f"--bot-ceiling: a kind is bid, exchange, discard or "
+            raise typer.BadParameter(f"--bot-answer: a kind is bid, exchange, discard or "
                                      f"card, not {kind!r}")
         try:
             seconds = float(value)
         except ValueError:
-            raise typer.BadParameter(f"--bot-ceiling: {part!r} is not kind=seconds") from None
+            raise typer.BadParameter(f"--bot-answer: {part!r} is not kind=seconds") from None
         if not 0 < seconds <= 60:
-            raise typer.BadParameter("--bot-ceiling: 0 to 60 seconds")
-        out[f"bot_ceiling_{kind}"] = seconds
+            raise typer.BadParameter("--bot-answer: 0 to 60 seconds")
+        out[f"bot_answer_{kind}"] = seconds
     return out
 
 

@@ -125,6 +125,14 @@ class Store:
         """A new token of a login; the player's other tokens keep working."""
         return self.db.add_session(player_id)
 
+    def add_device(self, player_id: str) -> str:
+        """A new device secret of a browser that logged in to the player's account."""
+        return self.db.add_device(player_id)
+
+    def known_device(self, player_id: str, secret: str) -> bool:
+        """Whether a browser that logged in to the player's account sent ``secret``."""
+        return self.db.known_device(player_id, secret)
+
     def drop_token(self, token: str) -> None:
         """This token stops working."""
         self.db.drop_token(token)

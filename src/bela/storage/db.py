@@ -45,6 +45,7 @@ from sqlalchemy.pool import StaticPool
 from .models import (
     BOARD_RATING,
     actions,
+    devices,
     match_players,
     pads,
     players,
@@ -186,6 +187,9 @@ def _advance(conn: Connection, table_id: str, seq: int) -> None:
     if conn.execute(_ADVANCE, {"tid": table_id, "prev": seq - 1, "next": seq}).rowcount != 1:
         raise LogConflict(f"table {table_id}: event {seq} was already written, or the one "
                           "before it is missing")
+
+
+MAX_DEVICES = 20  # device secrets an account keeps (the newest)
 
 
 def _add_session(conn: Connection, player_id: str) -> str:
@@ -362,6 +366,26 @@ class Database:
         """A new token of the player (a login); his other tokens keep working."""
         with self.begin() as conn:
             return _add_session(conn, player_id)
+
+    def add_device(self, player_id: str) -> str:
+        """A new device secret of the player (a browser that logged in), stored hashed;
+        the player keeps his :data:`MAX_DEVICES` newest."""
+        secret = secrets.token_urlsafe(24)
+        with self.begin() as conn:
+            conn.execute(insert(devices).values(device_hash=hash_token(secret),
+                                                player_id=player_id, created_at=now()))
+            kept = select(devices.c.device_hash).where(devices.c.player_id == player_id) \
+                .order_by(devices.c.created_at.desc()).limit(MAX_DEVICES)
+            conn.execute(delete(devices).where(devices.c.player_id == player_id,
+                                               devices.c.device_hash.not_in(kept.scalar_subquery())))
+        return secret
+
+    def known_device(self, player_id: str, secret: str) -> bool:
+        """Whether ``secret`` is one of the player's device secrets."""
+        with self.begin() as conn:
+            return conn.execute(select(devices.c.player_id).where(
+                devices.c.device_hash == hash_token(secret),
+                devices.c.player_id == player_id)).first() is not None
 
     def change_password(self, player_id: str, password_hash: str) -> str:
         """The new password hash; at once, every token of the player stops working and a

@@ -51,6 +51,16 @@ sessions = Table(
 )
 Index("ix_sessions_player", sessions.c.player_id)
 
+# the browsers that logged in to an account (a login answers a device secret, kept hashed):
+# a login from one of them is not held by the name's lock that others' failures set
+devices = Table(
+    "devices", metadata,
+    Column("device_hash", String(64), primary_key=True),
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_devices_player", devices.c.player_id)
+
 tables = Table(
     "tables", metadata,
     Column("id", String(32), primary_key=True),

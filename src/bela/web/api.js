@@ -81,13 +81,27 @@ export async function claimName(password, name = null) {
   const g = storedGuest();
   const a = await api("POST", "/api/accounts", { password, name });
   storeGuest({ ...g, name: a.name, player_id: a.player_id, account: true });
+  keepDevice(a);
   return storedGuest();
+}
+
+// This browser's device secret of each account it logged in to (by name), kept after a
+// logout: a later login sends it, and others' failed attempts do not lock it out.
+const DEVICES = "bela.devices";
+const nameOf = (name) => name.trim().split(/\s+/).join(" ").toLowerCase();
+function devices() {
+  try { return JSON.parse(localStorage.getItem(DEVICES) || "{}") || {}; } catch { return {}; }
+}
+function keepDevice(a) {
+  if (a.device) localStorage.setItem(DEVICES, JSON.stringify({ ...devices(), [nameOf(a.name)]: a.device }));
 }
 
 /** Log in with name and password: the account's player replaces the stored one. */
 export async function login(name, password) {
-  const a = await api("POST", "/api/login", { name, password });
+  const device = devices()[nameOf(name)];
+  const a = await api("POST", "/api/login", device ? { name, password, device } : { name, password });
   storeGuest({ token: a.token, name: a.name, player_id: a.player_id, account: true });
+  keepDevice(a);
   return storedGuest();
 }
 
