@@ -6,6 +6,7 @@ import ast
 import re
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,65 @@ def test_the_layer_check_sees_every_kind_of_import() -> None:
     assert [b.split(": ")[0] for b in breaks] == ["mod.py:5", "mod.py:6", "mod.py:7"], breaks
     assert layer_breaks("from ..training import fit\n", "bela.cli.train", False, "x") == []
     assert layer_breaks("from ..cli import text\n", "bela.storage", True, "x") != []
+
+# Where a variant's name may key knowledge: the engine's variants (the rules), the bots'
+# profiles (everything else a bot or a level knows of a variant) and the front ends' text
+# catalogues (per-variant prose is presentation; facts are the Variant's).
+VARIANT_KEYED = ("src/bela/engine/variants/", "src/bela/bots/profiles.py",
+                 "src/bela/cli/play/texts.py")
+
+
+def variant_keyed(source: str, names: Collection[str]) -> list[tuple[int, str]]:
+    """The lines of ``source`` that compare with a variant's name literal (``==``, ``!=``,
+    ``in`` a literal collection, ``case``), key a dictionary on one (a key, a tuple key's
+    part, ``dict(NAME=...)``) or list variants by name (a tuple, list or set of two or more,
+    a ``Literal`` type's too), with what they do."""
+    def named(node: ast.AST | None) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in names
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return any(named(e) for e in node.elts)
+        return False
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(
+                named(x) for x in (node.left, *node.comparators)):
+            found.append((node.lineno, "compares with a variant's name"))
+        elif isinstance(node, ast.Dict) and any(named(k) for k in node.keys):
+            found.append((node.lineno, "keys a dictionary on a variant's name"))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id == "dict" and any(k.arg in names for k in node.keywords)):
+            found.append((node.lineno, "keys a dictionary on a variant's name"))
+        elif isinstance(node, ast.MatchValue) and named(node.value):
+            found.append((node.lineno, "matches a variant's name"))
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set) and sum(
+                isinstance(e, ast.Constant) and e.value in names for e in node.elts) > 1:
+            found.append((node.lineno, "lists variants by name (the engine's VARIANTS does)"))
+    return found
+
+
+def test_no_variant_name_keys_knowledge_outside_the_engine_and_the_profiles() -> None:
+    """Issue 40: per-variant knowledge outside the engine lives in the variant's profile
+    (:mod:`bela.bots.profiles`), facts in its :class:`~bela.engine.variants.Variant`;
+    nothing else compares with a variant's name or keys a dictionary on one (docstrings,
+    a name passed to a function and a default in a signature are not knowledge)."""
+    from bela.engine.variants import VARIANTS
+
+    found = []
+    for path in sorted((ROOT / "src" / "bela").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        if where.startswith(VARIANT_KEYED):
+            continue
+        found += [f"{where}:{n}: {what}"
+                  for n, what in variant_keyed(path.read_text(encoding="utf-8"), VARIANTS)]
+    assert not found, "\n".join(found)
+    names = {"bela4", "belot2"}
+    for keyed in ('if variant == "bela4": pass', 'x = v in ("bela3", "belot2")',
+                  'W = {"belot2": 1}', 'W = {("belot2", "VC"): 1}', 'W = dict(bela4=1)',
+                  'match v:\n    case "belot2": pass', 'ALL = ("bela4", "belot2")',
+                  'variant: Literal["bela4", "belot2"] = "bela4"'):
+        assert variant_keyed(keyed, names), keyed
+    for plain in ('"""bela4 == belot2"""', 'm = Match("bela4")', 'def f(v: str = "bela4"): ...',
+                  'if v.name == name: pass', 'W = {"suit": 1}'):
+        assert not variant_keyed(plain, names), plain

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bela.bots.contracts import (
-    WEIGHTS,
     EstimateBids,
     _hand_declarations,
     bid,
@@ -19,8 +18,8 @@ from bela.bots.contracts import (
     estimates,
     features,
 )
-from bela.bots.heuristic import VARIANT_PARAMS
 from bela.bots.pimc import PimcBot
+from bela.bots.profiles import profile
 from bela.engine import CardSet, Match, parse_action
 from bela.engine.declarations import declaration_value, find_declarations
 from bela.engine.rules import ALL_TRUMPS, NO_TRUMPS
@@ -54,7 +53,7 @@ def test_table_estimates_are_the_fitted_weights_times_the_features(
     got = estimates(variant, list(CONTRACTS[variant]), hand, lead, turned)
     for contract, value in zip(CONTRACTS[variant], got, strict=True):
         kind, f = features(variant, contract, hand, lead, turned)
-        assert value == sum(w * x for w, x in zip(WEIGHTS[(variant, kind)], f, strict=True))
+        assert value == sum(w * x for w, x in zip(profile(variant).weights[kind], f, strict=True))
         assert estimate(variant, contract, hand, lead, turned) == value
 
 
@@ -76,7 +75,7 @@ def test_bid_contracts_follow_the_rounds_of_bidding() -> None:
 
 
 def test_an_order_is_likelier_from_a_strong_hand_and_a_pass_from_a_weak_one() -> None:
-    bids = EstimateBids(VARIANT_PARAMS["belot2"])
+    bids = EstimateBids(profile("belot2").heuristic)
     strong, weak = mask("JH JS JC 9H 9S 8C"), mask("7H 8H 8D 8S 7C 8C")  # no diamond
     assert estimate("belot2", ALL_TRUMPS, strong, True) > 20 > -20 > estimate(
         "belot2", ALL_TRUMPS, weak, True)
@@ -90,7 +89,7 @@ def test_an_order_is_likelier_from_a_strong_hand_and_a_pass_from_a_weak_one() ->
 
 
 def test_a_worse_contract_than_the_best_is_less_likely_ordered() -> None:
-    bids = EstimateBids(VARIANT_PARAMS["belot2"])
+    bids = EstimateBids(profile("belot2").heuristic)
     m = belot2_after("pass", "pass")
     turned = int(seat_view(m, 1).public["turned"]) >> 3
     hand = mask("JH JS JC 9H 9S 8C")  # no diamond (the opened suit): VC is its best
@@ -109,7 +108,7 @@ def test_a_worse_contract_than_the_best_is_less_likely_ordered() -> None:
 def test_a_forced_call_says_only_which_contract() -> None:
     """R31: the bela2 dealer must name a suit in the second round; naming its best adds
     nothing to the likelihood of its bids, naming another lowers it."""
-    bids = EstimateBids(VARIANT_PARAMS["bela2"])
+    bids = EstimateBids(profile("bela2").heuristic)
     m = Match("bela2", seed=4, first_dealer=1)
     m.deal()
     for token in ("pass", "pass", "pass"):
@@ -118,7 +117,7 @@ def test_a_forced_call_says_only_which_contract() -> None:
     seen = seat_view(m, 1)  # the dealer, as it bids
     assert bid_contracts("bela2", 3, int(seen.public["turned"]) >> 3)[1]
     hands = [None, seen.hand.mask]
-    best = bid(seen, VARIANT_PARAMS["bela2"])
+    best = bid(seen, profile("bela2").heuristic)
     worst = min((a for a in seen.legal if a != best), key=lambda a: estimate(
         "bela2", a.contract, seen.hand.mask, False, int(seen.public["turned"])))
     for action, same in ((best, True), (worst, False)):
@@ -135,7 +134,7 @@ def test_the_sampler_reads_the_bids_as_estimates() -> None:
     """A seat that passed the opened suit and then ordered VC (R34) holds, in the sampled
     deals, a hand whose best second-round estimate reaches the threshold and a stronger VC
     hand, far more often than the hand-made bid model has it."""
-    bids = EstimateBids(VARIANT_PARAMS["belot2"])
+    bids = EstimateBids(profile("belot2").heuristic)
     for seed in range(3):
         view = seat_view(belot2_after("pass", "pass", "VC", seed=seed), 1)
         turned = int(view.public["turned"])

@@ -12,7 +12,6 @@ from bela.bots import make_bot
 from bela.bots.driver import Driver
 from bela.bots.heuristic import HeuristicBot
 from bela.bots.learned import (
-    ENDGAME,
     ENDGAME_NODES,
     LearnedBot,
     Mlp,
@@ -36,6 +35,7 @@ from bela.bots.learned.features import (
     turn_mask,
     unturn_card,
 )
+from bela.bots.profiles import profile
 from bela.engine import Match
 from bela.engine.actions import Play
 from bela.engine.cards import Card
@@ -280,8 +280,9 @@ def test_the_last_tricks_are_played_by_search(tmp_path: Path, variant: str) -> N
 
 def test_the_endgame_default_is_the_variants() -> None:
     bot = LearnedBot(1)
-    assert {v: bot.endgame_tricks(v) for v in VARIANTS} == ENDGAME
-    assert ENDGAME["bela2"] == 0 and ENDGAME["bela4"] > 0  # bela2: the network plays better
+    assert {v: bot.endgame_tricks(v) for v in VARIANTS} == {v: profile(v).endgame
+                                                             for v in VARIANTS}
+    assert bot.endgame_tricks("bela2") == 0 < bot.endgame_tricks("bela4")  # bela2: the network
     assert LearnedBot(1, endgame=0).endgame_tricks("bela4") == 0
     assert make_bot("learned:endgame=2", 1).endgame_tricks("bela2") == 2  # type: ignore[attr-defined]
     for bad in ("-1", "on", "3.5"):

@@ -10,8 +10,9 @@ from test_search_bots import play_out
 
 from bela.bots import make_bot
 from bela.bots.contracts import ranked_discards
-from bela.bots.heuristic import VARIANT_PARAMS, HeuristicBot
+from bela.bots.heuristic import HeuristicBot
 from bela.bots.pimc import DISCARD_CANDIDATES, TIE_BREAK, PimcBot, seat_scorer
+from bela.bots.profiles import profile
 from bela.engine import Match
 from bela.engine.actions import Discard
 from bela.engine.views import SeatView, seat_view
@@ -39,7 +40,7 @@ def test_a_candidate_replaces_the_heuristics_discard_only_when_clearly_better() 
         view = discard_view(seed)
         assert view.seat is not None and view.contract is not None
         choice = PimcBot(seed, discard="search", bid_samples=4).act(view)
-        candidates = ranked_discards(view, VARIANT_PARAMS["bela3"])[:DISCARD_CANDIDATES]
+        candidates = ranked_discards(view, profile("bela3").heuristic)[:DISCARD_CANDIDATES]
         assert choice in candidates and choice in view.legal
         again = random.Random(seed)  # the bot's own draws, repeated
         sampler = DealSampler(view)

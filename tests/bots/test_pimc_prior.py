@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,9 +12,10 @@ import pytest
 from test_learned import tiny_model
 from test_search_bots import card_decisions, play_out
 
-from bela.bots import make_bot
+from bela.bots import make_bot, profiles
 from bela.bots.learned import LearnedBot
 from bela.bots.pimc import TIE_BREAK, PimcBot
+from bela.bots.profiles import profile
 from bela.engine import Match, Play
 from bela.engine.actions import Call
 from bela.engine.variants import VARIANTS
@@ -155,7 +157,7 @@ def test_a_score_model_is_a_prior_around_each_deals_mean_score(tmp_path: Path,
                       prior_weight=1e6, weigh=0, objective="score")
         values = bot.card_values(view)
         rng = random.Random(4)
-        sampler = bot._sampler(view)  # belot2: the bids read as estimates (LEARNED_BIDS)
+        sampler = bot._sampler(view)  # belot2: the bids read as estimates (learned_bids)
         deals = [sampler.draw(rng) for _ in range(3)]
         exact = [solve(to_round(view, d), line=False).values for d in deals]
         worth = bot._scorer(view)
@@ -224,26 +226,27 @@ def test_the_opening_tricks_are_the_networks(tmp_path: Path, variant: str) -> No
 
 
 def test_the_opening_default_is_the_variants() -> None:
-    from bela.bots.pimc import OPENING
-
     prior = PimcBot(1, prior="learned")
-    assert {v: prior.opening_tricks(v) for v in VARIANTS} == OPENING
-    assert OPENING["bela3"] == 0 and OPENING["bela4"] > 0  # bela3: the search plays better
+    assert {v: prior.opening_tricks(v) for v in VARIANTS} == {v: profile(v).opening
+                                                               for v in VARIANTS}
+    assert prior.opening_tricks("bela3") == 0 < prior.opening_tricks("bela4")  # bela3: search
     assert PimcBot(1).opening_tricks("bela4") == 0  # no network, no opening
     assert PimcBot(1, prior="learned", opening=0).opening_tricks("bela4") == 0
     assert make_bot("pimc:prior=learned,opening=3", 1).opening_tricks("bela3") == 3  # type: ignore[attr-defined]
-    assert make_bot("master", 1).opening_tricks("bela2") == OPENING["bela2"]  # type: ignore[attr-defined]
+    assert make_bot("master", 1).opening_tricks("bela2") == profile("bela2").opening  # type: ignore[attr-defined]
 
 
 def test_the_search_default_is_the_variants(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the network and no ``samples``, each variant searches as :data:`LEARNED_SEARCH`
-    says (belot2 twice as far); given settings win; a decision draws that many deals."""
+    """With the network and no ``samples``, each variant searches as its profile's
+    ``learned_search`` says (belot2 twice as far); given settings win; a decision draws that
+    many deals."""
     from bela.bots import pimc
 
     prior = PimcBot(1, prior="learned")
-    assert {v: prior.search(v) for v in VARIANTS} == pimc.LEARNED_SEARCH
-    assert pimc.LEARNED_SEARCH["belot2"] == (128, 8_000_000)
+    assert {v: prior.search(v) for v in VARIANTS} == {v: profile(v).learned_search
+                                                       for v in VARIANTS}
+    assert prior.search("belot2") == (128, 8_000_000)
     assert make_bot("master", 1).search("bela4") == (64, 4_000_000)  # type: ignore[attr-defined]
     assert PimcBot(1).search("belot2") == (pimc.SAMPLES, None)  # no network: plain pimc
     assert PimcBot(1, prior="learned", samples=8).search("belot2") == (8, None)
@@ -251,7 +254,8 @@ def test_the_search_default_is_the_variants(tmp_path: Path,
     with pytest.raises(ValueError, match="samples"):
         PimcBot(1, samples=0)
     path = str(tiny_model(tmp_path, "belot2", seed=2))
-    monkeypatch.setitem(pimc.LEARNED_SEARCH, "belot2", (7, 10**12))
+    monkeypatch.setitem(profiles.PROFILES, "belot2",
+                        replace(profile("belot2"), learned_search=(7, 10**12)))
     drawn: list[int] = []
     draw = DealSampler.draw
     monkeypatch.setattr(DealSampler, "draw",
@@ -296,11 +300,10 @@ def _second_round_first_bids(variant: str, low: float, high: float) -> list[Seat
 
 def test_master_orders_from_the_variants_learned_threshold() -> None:
     """R34 round 2: master (``prior=learned``) orders as the non-dealer from the estimated
-    margin :data:`LEARNED_ORDER` gives (belot2 -10), where the heuristic's own is 0 (pimc
+    margin its profile's ``learned_order`` gives (belot2 -10), where the heuristic's own is 0 (pimc
     passes); ``order`` moves it for any variant's first bidder of round 2 (bela2 R31)."""
-    from bela.bots.pimc import LEARNED_ORDER
-
-    assert LEARNED_ORDER == {"belot2": -10.0}
+    assert {v: profile(v).learned_order for v in VARIANTS} == {
+        "bela4": None, "bela3": None, "bela2": None, "belot2": -10.0}
     views = _second_round_first_bids("belot2", -10.0, 0.0)
     assert len(views) >= 3
     for view in views[:3]:

@@ -357,6 +357,23 @@ def test_help_and_rules_per_variant() -> None:
     assert "Discard" in result.output and "claim" not in result.output
 
 
+def test_the_texts_word_every_variant_of_the_engine() -> None:
+    """The per-variant prose of ``bela play`` (its text catalogue) names every variant the
+    engine has and no other: a variant is playable in the terminal once it is worded."""
+    from bela.cli.play import PLAYABLE, texts
+    from bela.engine.variants import VARIANTS as ENGINE
+
+    catalogues = {name: words for name, words in vars(texts).items()
+                  if isinstance(words, dict) and set(words) & set(ENGINE)}
+    assert {"TITLES", "_BIDDING_HELP", "_SCORE", "UNSEEN_UNTIL", "PICKED_UP", "CALLER_NEEDS",
+            "_BID_INTROS"} <= set(catalogues)
+    for name, words in catalogues.items():
+        assert set(words) == set(ENGINE), name
+    assert PLAYABLE == tuple(ENGINE)
+    for variant in ENGINE:
+        assert texts.help_rows(variant) and texts.rules_reminder(variant)
+
+
 def test_options_the_variant_does_not_have_are_refused() -> None:
     result = run(["--variant", "bela3", "--enforce", "off", "--all-bots", "--seed", "1"])
     assert result.exit_code != 0

@@ -5,6 +5,7 @@ own bot (no fallback)."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 from server_helpers import guest, server
 
-from bela.bots import levels
+from bela.bots import levels, profiles
 from bela.bots.learned import Mlp, save_models
 from bela.bots.learned import bot as learned_bot
 from bela.bots.learned.features import FEATURES_VERSION, bid_feature_size, feature_size
@@ -20,11 +21,17 @@ from bela.bots.learned.features import FEATURES_VERSION, bid_feature_size, featu
 ORDER = ["beginner", "club", "expert", "master"]
 
 
+def measured_elo(monkeypatch: pytest.MonkeyPatch, elo: dict[str, dict[str, int]]) -> None:
+    """The variants' profiles with ``elo`` as their levels' measured Elo (none elsewhere)."""
+    for name, p in profiles.PROFILES.items():
+        monkeypatch.setitem(profiles.PROFILES, name, replace(p, elo=elo.get(name, {})))
+
+
 def test_the_levels_are_listed_weakest_first_with_their_elo(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(levels, "ELO", {"bela4": {"beginner": 0, "club": 180, "expert": 310,
-                                                  "master": 420},
-                                        "bela2": {"club": 95}})
+    measured_elo(monkeypatch, {"bela4": {"beginner": 0, "club": 180, "expert": 310,
+                                         "master": 420},
+                               "bela2": {"club": 95}})
     with server(tmp_path) as client:
         data = client.get("/api/variants").json()
     listed = data["levels"]
@@ -40,7 +47,7 @@ def test_the_levels_are_listed_weakest_first_with_their_elo(
 
 def test_without_measurements_the_levels_have_no_elo(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(levels, "ELO", {})
+    measured_elo(monkeypatch, {})
     with server(tmp_path) as client:
         listed = client.get("/api/variants").json()["levels"]
     assert [lv["name"] for lv in listed] == ORDER

@@ -1,7 +1,7 @@
-"""The contract fitter (``python -m bela.training.fit``), whose output is pasted into
-:data:`bela.bots.contracts.WEIGHTS`: its least squares recover known weights, its samples
-are the features the estimates read with a game's margin, and what it prints has the shape
-of the WEIGHTS entries."""
+"""The contract fitter (``python -m bela.training.fit``), whose output is pasted into each
+variant profile's contract ``weights`` (:mod:`bela.bots.profiles`): its least squares
+recover known weights, its samples are the features the estimates read with a game's
+margin, and what it prints has the shape of the profile's weights entries."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import sys
 
 import pytest
 
-from bela.bots.contracts import BC_FEATURES, SUIT_FEATURES, VC_FEATURES, WEIGHTS
+from bela.bots.contracts import BC_FEATURES, SUIT_FEATURES, VC_FEATURES
+from bela.bots.profiles import profile
 from bela.training import fit
 
 NAMES = {"suit": SUIT_FEATURES, "VC": VC_FEATURES, "BC": BC_FEATURES}
@@ -40,14 +41,15 @@ def test_least_squares_keeps_an_unused_feature_at_zero() -> None:
 
 @pytest.mark.parametrize("variant", ["bela3", "bela2", "belot2"])
 def test_the_samples_are_the_estimates_features_and_a_margin(variant: str) -> None:
-    """Every kind the fitter samples has a WEIGHTS entry of its features' length, and
-    WEIGHTS fitted back from their own predictions on the samples' features reproduce
+    """Every kind the fitter samples has a weights entry of its features' length, and
+    the weights fitted back from their own predictions on the samples' features reproduce
     those predictions: the fit and the estimate read the same feature vectors."""
     data = fit.samples(variant, 40, seed=2)
-    assert data and set(data) <= {kind for v, kind in WEIGHTS if v == variant}
+    weights = profile(variant).weights
+    assert data and set(data) <= set(weights)
     assert data == fit.samples(variant, 40, seed=2)  # seeded
     for kind, rows in data.items():
-        known = WEIGHTS[(variant, kind)]
+        known = weights[kind]
         for f, margin in rows:
             assert len(f) == len(known) == len(NAMES[kind]) and f[0] == 1  # base
             assert abs(margin) <= 2 * 1000  # a round's score margin, not a total
@@ -65,10 +67,11 @@ def test_the_printed_entries_have_the_shape_of_weights(monkeypatch: pytest.Monke
     out = capsys.readouterr().out
     entries = {}
     for line in out.splitlines():
-        if re.match(r'\s+\("belot2", "(suit|VC|BC)"\): \(', line):
+        if re.match(r'\s+"(suit|VC|BC)": \(', line):
             key, value = ast.literal_eval("{" + line.strip().rstrip(",") + "}").popitem()
             entries[key] = value
-    assert set(entries) == {k for k in WEIGHTS if k[0] == "belot2"}, out
+    weights = profile("belot2").weights
+    assert set(entries) == set(weights), out
     for key, value in entries.items():
-        assert len(value) == len(WEIGHTS[key]) and all(isinstance(x, int) for x in value)
+        assert len(value) == len(weights[key]) and all(isinstance(x, int) for x in value)
     assert re.search(r"# suit: \d+ rounds, mean margin [-+]\d+\.\d, R2 -?\d\.\d{3}", out), out

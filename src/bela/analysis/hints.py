@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..bots import contracts
-from ..bots.heuristic import DEFAULT_PARAMS, VARIANT_PARAMS, HeuristicBot
+from ..bots.heuristic import HeuristicBot
+from ..bots.profiles import profile
 from ..engine.actions import Action, Call, Pass
 from ..engine.cards import Card
 from ..engine.variants import get_variant
@@ -59,7 +60,7 @@ def bid_advice(view: SeatView) -> BidAdvice:
     calls = [a for a in view.legal if isinstance(a, Call)]
     if view.phase != "bidding" or not calls:
         raise ValueError("not a bid with a call to make")
-    params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
+    params = profile(view.variant).heuristic
     hand = view.hand.mask
     partners = get_variant(view.variant).partners
     values: dict[Action, float] = {}
@@ -75,7 +76,7 @@ def bid_advice(view: SeatView) -> BidAdvice:
     for a in view.legal:
         if isinstance(a, Pass):  # the margin from which the heuristic calls
             values[a] = (params.bid_threshold if partners else contracts.order_threshold(
-                view.variant, params, len(view.bids) >= 2, view.seat == view.dealer))
+                params, len(view.bids) >= 2, view.seat == view.dealer))
     choice = max(values, key=lambda a: _rank(a, values[a]))
     return BidAdvice(values, choice)
 

@@ -3,7 +3,8 @@
 * Hand features per contract (a trump suit, VC, BC) on the cards a seat sees when it bids,
   and linear estimates of the caller's margin (its round score less the opponents', per deal)
   fitted by least squares on heuristic self-play rounds with a forced contract
-  (:mod:`bela.bots.fit`).  bela4 keeps its own fit in :mod:`bela.bots.heuristic`.
+  (:mod:`bela.training.fit`), kept in each variant's profile (:mod:`bela.bots.profiles`);
+  bela4 bids on the heuristic's own fit (its ``bid_*`` knobs).
 * Bidding: bela3 (R26) calls the best suit on its first 6 cards; bela2 (R31) and belot2
   (R34) accept the turned suit when its estimate reaches a threshold (a seat holding the 7 of
   that suit counts the turned card as its own: it will swap, R32/R35; otherwise the turned
@@ -26,7 +27,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import TYPE_CHECKING
 
 from ..engine.actions import (
     CONTRACT_TOKENS,
@@ -47,9 +47,7 @@ from ..engine.state import Match
 from ..engine.variants import get_variant
 from ..engine.views import SeatView
 from ..solver.inference import bids_with_cards, turned_suit
-
-if TYPE_CHECKING:
-    from .heuristic import HeuristicParams
+from .profiles import HeuristicParams, profile
 
 SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
 
@@ -59,24 +57,6 @@ SUIT_FEATURES = ("base", "t7", "t8", "t9", "tT", "tJ", "tQ", "tK", "tA", "len3",
 VC_FEATURES = ("base", "J", "9", "A", "T", "K", "Q", "J9", "bela", "decl", "lead", "low")
 BC_FEATURES = ("base", "A", "T_with_A", "T_guarded", "T_bare", "K", "Q", "J", "low", "decl",
                "lead", "A_long")
-
-# Least-squares weights, feature by feature (see the tuples above), of the caller's margin:
-# bela3 the caller's score less the mean of the other two; bela2/belot2 the caller's score
-# less the opponent's (BC counts double, R36).  Regenerate with ``python -m bela.bots.fit``.
-WEIGHTS: dict[tuple[str, str], tuple[float, ...]] = {
-    # 40000 rounds, mean margin -15, R2 0.19 (lead is always 1: the first seat calls)
-    ("bela3", "suit"): (-42, 14, 16, 43, 27, 62, 31, 28, 30, 14, 29, 29, 16, 15, 13, 10, 2, 3,
-                        15, 4, -42, 0),
-    # 60000 rounds, mean margin -45, R2 0.13
-    ("bela2", "suit"): (-115, 11, 13, 41, 28, 64, 29, 27, 26, 6, 4, -1, 16, 14, 16, 11, 5, 3,
-                        16, 13, -2, 1),
-    # 80000 rounds (63308 suit, 7913 VC, 7868 BC); mean margins -40, -61, -60; R2 .17 .08 .09
-    ("belot2", "suit"): (-109, 12, 14, 37, 27, 64, 28, 28, 27, 9, 9, -6, 17, 9, 13, 10, 5, 3,
-                         17, 13, -2, 0),
-    ("belot2", "VC"): (-8, 17, 7, -4, -11, -15, -16, 3, 8, 18, -7, -26),
-    ("belot2", "BC"): (-1, 12, 20, 14, 7, -6, -12, -18, -25, 28, -7, 7),
-}
-
 
 def _hand_declarations(hand: int, variant: str) -> int:
     """The points of every declaration in ``hand``: each suit's sequences, then the fours."""
@@ -101,8 +81,7 @@ def _declaration_tables(variant: str) -> tuple[tuple[int, ...], tuple[tuple[int,
     return sequences, fours
 
 
-def suit_features(hand: int, trump: int, lead: bool, turned: int = -1,
-                  variant: str = "bela2") -> list[float]:
+def suit_features(hand: int, trump: int, lead: bool, turned: int, variant: str) -> list[float]:
     """Features of ``hand`` with ``trump`` as trump.  ``turned`` is the face-up card of bela2 /
     belot2 when ``trump`` is its suit: a hand holding the 7 of trump counts it as its own
     (R32, R35), otherwise ``opp_turned`` is its trump points / 10 (the opponent may swap)."""
@@ -141,8 +120,8 @@ def suit_features(hand: int, trump: int, lead: bool, turned: int = -1,
     return f
 
 
-def vc_features(hand: int, lead: bool) -> list[float]:
-    """Features of ``hand`` in VC (all trumps, R36)."""
+def vc_features(hand: int, lead: bool, variant: str) -> list[float]:
+    """Features of ``hand`` in VC (all trumps, R36) with ``variant``'s declarations."""
     def count(rank: int) -> float:
         return float(sum(hand >> (8 * s + rank) & 1 for s in range(4)))
     j9 = bela = 0
@@ -151,12 +130,12 @@ def vc_features(hand: int, lead: bool) -> list[float]:
         j9 += sb >> JACK & 1 and sb >> NINE & 1
         bela += sb >> KING & 1 and sb >> QUEEN & 1
     return [1.0, count(JACK), count(NINE), count(ACE), count(TEN), count(KING), count(QUEEN),
-            float(j9), float(bela), _hand_declarations(hand, "belot2") / 10, float(lead),
+            float(j9), float(bela), _hand_declarations(hand, variant) / 10, float(lead),
             count(SEVEN) + count(EIGHT)]
 
 
-def bc_features(hand: int, lead: bool) -> list[float]:
-    """Features of ``hand`` in BC (no trumps, R36)."""
+def bc_features(hand: int, lead: bool, variant: str) -> list[float]:
+    """Features of ``hand`` in BC (no trumps, R36) with ``variant``'s declarations."""
     aces = ten_a = ten_g = ten_b = kings = queens = jacks = low = a_long = 0
     for s in range(4):
         sb = hand >> (8 * s) & 0xFF
@@ -174,27 +153,28 @@ def bc_features(hand: int, lead: bool) -> list[float]:
         jacks += sb >> JACK & 1
         low += (sb & 0b111).bit_count()
     return [1.0, aces, ten_a, ten_g, ten_b, kings, queens, jacks, low,
-            _hand_declarations(hand, "belot2") / 10, float(lead), a_long]
+            _hand_declarations(hand, variant) / 10, float(lead), a_long]
 
 
 def features(variant: str, contract: int, hand: int, lead: bool, turned: int = -1
              ) -> tuple[str, list[float]]:
     """The model kind (``suit``, ``VC``, ``BC``) and the feature vector of a contract."""
     if contract == ALL_TRUMPS:
-        return "VC", vc_features(hand, lead)
+        return "VC", vc_features(hand, lead, variant)
     if contract == NO_TRUMPS:
-        return "BC", bc_features(hand, lead)
+        return "BC", bc_features(hand, lead, variant)
     return "suit", suit_features(hand, contract, lead, turned, variant)
 
 
 def estimate(variant: str, contract: int, hand: int, lead: bool, turned: int = -1) -> float:
     """The expected margin of the caller of ``contract`` holding ``hand`` (seen cards): the
-    weights of :data:`WEIGHTS` times the :func:`features`.
+    weights of the variant's profile times the :func:`features`.
 
     >>> from bela.engine.cards import Card
     >>> hand = sum(1 << int(c) for c in Card.parse("JH 9H AH 10S 7C 8D"))
     >>> kind, f = features("belot2", 0, hand, True)
-    >>> estimate("belot2", 0, hand, True) == sum(a * b for a, b in zip(WEIGHTS["belot2", kind], f))
+    >>> w = profile("belot2").weights[kind]
+    >>> estimate("belot2", 0, hand, True) == sum(a * b for a, b in zip(w, f))
     True
     """
     return estimates(variant, (contract,), hand, lead, turned)[0]
@@ -204,11 +184,12 @@ def estimates(variant: str, contracts: Sequence[int], hand: int, lead: bool,
               turned: int = -1) -> list[float]:
     """:func:`estimate` of each of ``contracts``, from per-suit tables of the weights (each
     suit's 8 cards add their part of the features), the declarations found once."""
+    weights = profile(variant).weights
     decls: dict[int, int] = {}
     out = []
     for contract in contracts:
         kind = "VC" if contract == ALL_TRUMPS else "BC" if contract == NO_TRUMPS else "suit"
-        w = WEIGHTS[(variant, kind)]
+        w = weights[kind]
         held = hand
         opp_turned = 0.0
         if kind == "suit":
@@ -222,7 +203,7 @@ def estimates(variant: str, contracts: Sequence[int], hand: int, lead: bool,
             total = trump[held >> (8 * contract) & 0xFF] + sum(
                 side[held >> (8 * s) & 0xFF] for s in range(4) if s != contract)
         else:
-            base, table = _contract_table(kind)
+            base, table = _contract_table(variant, kind)
             total = base + sum(table[held >> (8 * s) & 0xFF] for s in range(4))
         if held not in decls:
             decls[held] = _hand_declarations(held, variant)
@@ -241,9 +222,10 @@ _DECL_LEAD = {"suit": (SUIT_FEATURES.index("decl"), SUIT_FEATURES.index("lead"))
 def _linear(kind: str, variant: str, hand: int) -> float:
     """The estimate of ``hand`` (hearts trump) without the lead and the declarations: the
     part that is a sum over the suits."""
-    w = WEIGHTS[(variant, kind)]
+    w = profile(variant).weights[kind]
     f = (suit_features(hand, 0, False, -1, variant) if kind == "suit"
-         else vc_features(hand, False) if kind == "VC" else bc_features(hand, False))
+         else vc_features(hand, False, variant) if kind == "VC"
+         else bc_features(hand, False, variant))
     decl = _DECL_LEAD[kind][0]
     return sum(a * b for a, b in zip(w, f, strict=True)) - w[decl] * f[decl]
 
@@ -259,11 +241,11 @@ def _suit_tables(variant: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
 
 
 @cache
-def _contract_table(kind: str) -> tuple[float, tuple[float, ...]]:
-    """belot2's VC or BC estimate of an empty hand, and per 8 cards of a suit their part
+def _contract_table(variant: str, kind: str) -> tuple[float, tuple[float, ...]]:
+    """The VC or BC estimate of an empty hand (belot2), and per 8 cards of a suit their part
     over a void, read off :func:`vc_features` / :func:`bc_features`."""
-    empty = _linear(kind, "belot2", 0)
-    return empty, tuple(_linear(kind, "belot2", b) - empty for b in range(256))
+    empty = _linear(kind, variant, 0)
+    return empty, tuple(_linear(kind, variant, b) - empty for b in range(256))
 
 
 # -- bidding ---------------------------------------------------------------------------------
@@ -283,16 +265,14 @@ def bid(view: SeatView, params: HeuristicParams) -> Action:
     best = max(calls, key=lambda a: (est[a.contract], -a.contract))
     if PASS not in legal:
         return best
-    thr = order_threshold(view.variant, params, len(view.bids) >= 2, view.seat == view.dealer)
+    thr = order_threshold(params, len(view.bids) >= 2, view.seat == view.dealer)
     return best if est[best.contract] >= thr else PASS
 
 
-def order_threshold(variant: str, params: HeuristicParams, second_round: bool, dealer: bool
-                    ) -> float:
-    """The estimated margin from which a bidder of bela2 (R31) or belot2 (R34) orders."""
-    accept, order = {"bela2": (params.bela2_accept, (params.bela2_name,) * 2),
-                     "belot2": (params.belot2_accept, params.belot2_order)}[variant]
-    return (order if second_round else accept)[dealer]
+def order_threshold(params: HeuristicParams, second_round: bool, dealer: bool) -> float:
+    """The estimated margin from which a bidder of bela2 (R31) or belot2 (R34) orders: takes
+    the face-up card's suit in the first round, orders another contract in the second."""
+    return (params.order if second_round else params.accept)[dealer]
 
 
 def bid_contracts(variant: str, index: int, turned_suit: int | None) -> tuple[list[int], bool]:
@@ -320,9 +300,8 @@ class EstimateBids:
 
     >>> from bela.engine import Match
     >>> from bela.engine.views import seat_view
-    >>> from .heuristic import VARIANT_PARAMS
     >>> m = Match("belot2", seed=5); rnd = m.deal()
-    >>> bids = EstimateBids(VARIANT_PARAMS["belot2"])
+    >>> bids = EstimateBids(profile("belot2").heuristic)
     >>> 0 < bids(seat_view(m, 0), [None, 0xFF]) <= 1
     True
     """
@@ -344,8 +323,7 @@ class EstimateBids:
             best = max(est)
             p_order = 1.0
             if not forced:
-                thr = order_threshold(view.variant, self.params, index >= 2,
-                                      seat == view.dealer)
+                thr = order_threshold(self.params, index >= 2, seat == view.dealer)
                 p_order = 1 / (1 + math.exp(max(-50.0, min(50.0, (thr - best) / self.softness))))
             if token == "pass":
                 p = 1 - p_order
@@ -403,10 +381,9 @@ def discard_order(hand: int, trump: int, params: HeuristicParams) -> list[tuple[
     banked points plus :func:`keep_value` of the kept hand (then the lower ranks, then the
     lower cards).
 
-    >>> from bela.bots.heuristic import VARIANT_PARAMS
     >>> from bela.engine.cards import CardSet
     >>> hand = CardSet.parse("7H 8H AH TH JS 9S AS KD QD 7C 8C TC").mask
-    >>> [str(Card(c)) for c in discard_order(hand, 2, VARIANT_PARAMS["bela3"])[0]]
+    >>> [str(Card(c)) for c in discard_order(hand, 2, profile("bela3").heuristic)[0]]
     ['QD', 'KD']
     """
     pts = play_table(trump).points

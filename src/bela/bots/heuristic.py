@@ -2,7 +2,8 @@
 
 The card play below is shared by all variants; what each variant decides before the first
 card (bela3's forced call and discards, bela2's and belot2's turned card, VC / BC, swaps and
-redeals) is in :mod:`bela.bots.contracts`, and per-variant knobs in :data:`VARIANT_PARAMS`.
+redeals) is in :mod:`bela.bots.contracts`, and each variant's knobs in its
+profile (:mod:`bela.bots.profiles`).
 
 The bot sees only its :class:`~bela.engine.views.SeatView`.  On each decision it rebuilds
 what it may know from the view (cheap: at most 32 played cards):
@@ -51,7 +52,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 
 from ..engine.actions import Action, Call, Declare, Pass, Play
 from ..engine.cards import FULL_DECK, SUIT_MASKS
@@ -61,67 +61,9 @@ from ..engine.rules import bela_duties, play_table
 from ..engine.variants import get_variant
 from ..engine.views import SeatView
 from . import contracts
+from .profiles import DEFAULT_PARAMS, HeuristicParams, profile
 
 SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
-
-
-@dataclass(frozen=True)
-class HeuristicParams:
-    """The bot's knobs (tuned with :mod:`bela.bots.duplicate`)."""
-
-    # -- bidding: the expected point difference for the caller's side if this seat calls
-    # the suit, fitted (least squares) on heuristic self-play rounds with a forced call:
-    # a card of the trump suit by rank 7 8 9 T J Q K A, the number of trumps, side cards,
-    # bela (K+Q of trump) and declarations among the 6 visible cards.
-    bid_trump: tuple[float, ...] = (13, 18, 49, 28, 79, 25, 26, 33)
-    bid_length: tuple[float, ...] = (0, 0, 0, 19, 46, 52, 52, 52, 52)  # by number of trumps
-    bid_side_ace: float = 23
-    bid_side_ten_with_ace: float = 4
-    bid_side_ten_guarded: float = 10
-    bid_side_ten_bare: float = 6
-    bid_bela: float = 21
-    bid_declarations: float = 1.0  # per point of declarations in the visible cards
-    bid_base: float = -140  # the fit's intercept
-    bid_threshold: float = 0  # call when the best suit's expected difference reaches this
-    # -- play: value of keeping a card for later tricks = chance that it takes a later
-    # trick * (its points + keep_capture, the points of the others' cards it would take)
-    keep_capture: float = 10.0
-    keep_trump: tuple[float, ...] = (1.0, 0.6, 0.35, 0.2)  # by number of unseen higher trumps
-    keep_side_master: float = 0.5
-    keep_side_second: float = 0.1  # one unseen card of the suit above it
-    keep_side_ten: float = 0.1  # a ten whose ace is still out
-    lead_master_min_safe: float = 0.6  # lead a side master if no ruff is this likely
-    draw_low_trumps_min: int = 2  # the caller leads a low trump holding this many trumps
-    defender_trump_lead_cost: int = 6
-    return_trump: bool = True  # lead a low trump to the partner who called
-    # -- the other variants (bela3, bela2, belot2)
-    ally_weight: float = 0.0  # bela3: a non-caller's worth of the other non-caller's tricks
-    raspas_shed: float = 1.0  # belot2 raspas: weight of the risk of keeping a high card
-    raspas_capture: float = 10.0  # ... the points of the others' cards it would take
-    raspas_trump_risk: float = 0.3  # ... extra risk of a trump (a void forces it, R36)
-    raspas_lead_points: float = 4.0  # ... the points the opponent adds to a led card
-    # bidding thresholds on the estimated margin (bela.bots.contracts), by (non-dealer, dealer)
-    bela2_accept: tuple[float, float] = (0.0, 0.0)  # R31 round 1: accept the turned suit
-    bela2_name: float = 0.0  # R31 round 2: the non-dealer names another suit
-    belot2_accept: tuple[float, float] = (0.0, 0.0)  # R34 round 1
-    belot2_order: tuple[float, float] = (0.0, 0.0)  # R34 round 2 (else raspas may follow)
-    discard_trump: float = 60.0  # bela3 discards (R27): a trump kept is worth this ...
-    discard_void: float = 8.0  # ... and a void (with two trumps or more) this
-    redeal_samples: int = 24  # belot2 four 7s / 8s (R35): rounds played out to decide
-    redeal_below: float = 0.0  # ... redeal when the mean margin is below this
-
-
-DEFAULT_PARAMS = HeuristicParams()
-# Per-variant knobs, tuned with duplicate deals of each variant against DEFAULT_PARAMS
-# (bela2 +5.8, belot2 +4.3, bela3 +1.0 points per deal over 3000 / 1500 deals).
-_TWO_PLAYER = replace(DEFAULT_PARAMS, lead_master_min_safe=0.4, draw_low_trumps_min=3,
-                      keep_capture=15.0)
-VARIANT_PARAMS: dict[str, HeuristicParams] = {
-    "bela4": DEFAULT_PARAMS,
-    "bela3": replace(DEFAULT_PARAMS, keep_capture=15.0),
-    "bela2": replace(_TWO_PLAYER, bela2_accept=(0.0, -15.0)),
-    "belot2": replace(_TWO_PLAYER, belot2_accept=(0.0, -15.0)),
-}
 
 
 def _bits(mask: int) -> list[int]:
@@ -141,8 +83,8 @@ class HeuristicBot:
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
                  tuning: Mapping[str, HeuristicParams] | None = None) -> None:
         self.rng = random.Random(seed)
-        self.fixed = params  # None: each variant's own knobs (``tuning``)
-        self.tuning = VARIANT_PARAMS if tuning is None else tuning
+        self.fixed = params  # None: each variant's own knobs (``tuning``, else its profile's)
+        self.tuning = tuning
         self.params = params or DEFAULT_PARAMS
 
     # -- entry -------------------------------------------------------------------------------
@@ -151,7 +93,8 @@ class HeuristicBot:
         if not legal:
             raise ValueError("it is not this seat's turn")
         if self.fixed is None:
-            self.params = self.tuning.get(view.variant, DEFAULT_PARAMS)
+            self.params = (profile(view.variant).heuristic if self.tuning is None
+                           else self.tuning[view.variant])
         if view.phase == Phase.BIDDING:
             if get_variant(view.variant).partners:  # the bela4 partnership estimate (R7)
                 return self._bid(view)

@@ -22,18 +22,19 @@ master      ``pimc:prior=learned,objective=score,   the network's bids and first
                                                     prior and opponent model; bela3's
                                                     discards by simulation; belot2's
                                                     second-round order from an estimate
-                                                    of -10 (``LEARNED_ORDER``) and the
+                                                    of -10 (``learned_order``) and the
                                                     others' bids read as estimates
-                                                    (``LEARNED_BIDS``)
+                                                    (``learned_bids``: its profile's)
 =========== ======================================= =====================================
 
 The mistakes are the learned bot's (:class:`~bela.bots.learned.LearnedBot`): a card drawn
 from the softmax of its values (``temperature`` points), and a suit's count forgotten with
 probability ``forget``, a duty broken with probability ``revoke`` where ``enforce = off``
-lets it (R24; :mod:`bela.bots.claims` for the bots' claims).  :data:`ELO` holds each
-level's Elo over ``beginner`` per variant, computed by ``tools/strength.py`` from the
-committed ``bela arena`` results (``benchmarks/results/``, shown in docs/STRENGTH.md) into
-``levels.json`` beside this file, never copied by hand; the lobby shows it.
+lets it (R24; :mod:`bela.bots.claims` for the bots' claims).  Each variant's profile
+(:mod:`bela.bots.profiles`) holds each level's Elo over ``beginner`` there, computed by
+``tools/strength.py`` from the committed ``bela arena`` results (``benchmarks/results/``,
+shown in docs/STRENGTH.md) into ``levels.json`` beside this file, never copied by hand;
+the lobby shows it.
 
 >>> level_elo("bela4")["beginner"], level_elo("bela4")["master"] > level_elo("bela4")["club"]
 (0, True)
@@ -46,10 +47,8 @@ committed ``bela arena`` results (``benchmarks/results/``, shown in docs/STRENGT
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 from .base import with_settings
+from .profiles import profile
 
 LEVELS: dict[str, str] = {
     "beginner": "learned:temperature=12,forget=0.5,endgame=0,revoke=0.02",
@@ -57,10 +56,6 @@ LEVELS: dict[str, str] = {
     "expert": "learned",
     "master": "pimc:prior=learned,objective=score,bidding=learned,discard=search",
 }
-
-# Elo over ``beginner`` per variant, generated from the arena results (docs/STRENGTH.md).
-ELO: dict[str, dict[str, int]] = json.loads(
-    resources.files("bela.bots").joinpath("levels.json").read_text(encoding="utf-8"))["elo"]
 
 
 def level_spec(spec: str) -> str:
@@ -70,5 +65,6 @@ def level_spec(spec: str) -> str:
 
 
 def level_elo(variant: str) -> dict[str, int]:
-    """Each level's measured Elo over ``beginner`` in ``variant`` (empty if not measured)."""
-    return dict(ELO.get(variant, {}))
+    """Each level's measured Elo over ``beginner`` in ``variant`` (empty if not measured;
+    ValueError for a variant without a profile)."""
+    return dict(profile(variant).elo)

@@ -27,8 +27,8 @@ answers well within the latency target, see docs/experiments/2026-12.md), with t
 decision: a time budget (``budget`` seconds) and a work budget (``nodes``: the search nodes
 the solves of this decision may visit, about 12 million a second on one core).  It stops
 sampling at whichever comes first, after at least ``min_samples`` deals.  With
-``prior=learned`` and no ``samples`` given, the search is the variant's
-:data:`LEARNED_SEARCH` (:meth:`PimcBot.search`).  Without a time budget the play
+``prior=learned`` and no ``samples`` given, the search is the variant profile's
+``learned_search`` (:meth:`PimcBot.search`).  Without a time budget the play
 depends only on the seed and the view, so arena results are reproducible; the work budget
 keeps that while it bounds the slow decisions (the first tricks of a full deal).  The live
 server decides under a deadline (:mod:`bela.bots.clock`): card play, simulated bids and
@@ -62,14 +62,14 @@ cards, around each drawn deal's mean, valued as that deal's cards are) counts as
 drawn.  A model trained on the score (``bela train --target score``) gives score margins,
 placed around each deal's mean score; it serves as a prior only with ``objective=score``.
 And the network alone plays the first ``opening`` tricks (its best card, no search; by
-default the variant's :data:`OPENING`): there, with the most cards unseen, its values,
+default the variant profile's ``opening``): there, with the most cards unseen, its values,
 learned from the true deals of its own games, beat the search's sampled deals, and the
 search plays the rest, where the sampled deals are nearly determined; ``bidding=learned``
 takes its contract choice too (measured with ``bela arena``, docs/experiments/2026-12.md:
 in bela4 the contracts are most of the gain, the opening a little more and much less time).
 Where the heuristic decides whether to order at all, the first bidder of the second round
 (bela2 and belot2) orders from an estimated margin of ``order`` points: by default the
-heuristic's own, and with ``prior=learned`` the variant's :data:`LEARNED_ORDER`.
+heuristic's own, and with ``prior=learned`` the variant profile's ``learned_order``.
 
 The card play's sampled deals read the bids (``bids``) by the hand-made
 :class:`~bela.solver.inference.BidModel` (``model``), or in bela3, bela2 and belot2 as the
@@ -77,7 +77,7 @@ heuristic bids (``estimate``, :class:`~bela.bots.contracts.EstimateBids`): a bid
 when the best fitted estimate of the cards it saw reaches its threshold, and orders the
 contract estimated best more often than the others.  Every bot of this package decides to
 order or pass so, which makes the reading sharp between them; with ``prior=learned`` the
-variant's :data:`LEARNED_BIDS`.
+variant profile's ``learned_bids``.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ import random
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -104,77 +104,43 @@ from ..solver.dd import Position, Solver, default_solver
 from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler, SampledDeal, to_round
 from . import clock
-from .contracts import WEIGHTS, EstimateBids, ranked_discards
-from .heuristic import DEFAULT_PARAMS, VARIANT_PARAMS, HeuristicBot, HeuristicParams
+from .contracts import EstimateBids, ranked_discards
+from .heuristic import HeuristicBot
+from .profiles import PROFILES, HeuristicParams, profile
 
 # ``bids=estimate``: the variants whose bids the sampler can read as the heuristic's
 # estimates (:class:`~bela.bots.contracts.EstimateBids`): those the estimates were fitted
 # for (bela3, bela2, belot2); bela4 keeps the hand-made model
-ESTIMATED_BIDS = frozenset(variant for variant, _ in WEIGHTS)
+ESTIMATED_BIDS = frozenset(name for name, p in PROFILES.items() if p.weights)
 
 TIE_BREAK = 1e-3  # objective=score: points per point of the card's mean, to break ties
 
 # ``discard=search``: the heuristic's best bela3 discards that the simulation compares
 DISCARD_CANDIDATES = 8
 
-# The first tricks the network plays alone with ``prior=learned`` (``opening`` overrides),
-# per variant: ``master`` against ``pimc`` with and without them on the same deals
-# (docs/experiments/2026-12.md).
-# bela3's network plays its first tricks of ten cards clearly worse than the search (the
-# learned bot's rows there); in belot2 the search plays better from the second trick on (as
-# the learned bot's endgame of 8 cards there): master made +7.1 and +7.4 with 1 where it
-# made +5.8 and +7.1 with 2 (1,000 deals each, seeds 6 and 7).
-OPENING: dict[str, int] = {"bela4": 2, "bela2": 2, "belot2": 1, "bela3": 0}
-
-# The search with ``prior=learned`` when ``samples`` is not given, per variant: the deals
-# drawn per decision and the work budget of a decision (solver nodes).  In belot2 twice the
-# search made master stronger by about +1 point a deal (docs/experiments/2026-12.md: +9.5
-# over ``pimc`` where 64
-# deals made +8.6, 2,000 deals on one network; +9.7 with the network shipped since) at a
-# decision median of 57 ms.
-LEARNED_SEARCH: dict[str, tuple[int, int]] = {
-    "bela4": (64, 4_000_000), "bela2": (64, 4_000_000), "bela3": (64, 4_000_000),
-    "belot2": (128, 8_000_000)}
+# With ``prior=learned`` the first tricks the network plays alone, the search when
+# ``samples`` is not given, the second round's order threshold and the reading of the bids
+# are the variant's profile's (:class:`~bela.bots.profiles.VariantProfile`).
 SAMPLES = 16  # the deals per decision otherwise
 
-# With ``prior=learned`` (``order`` overrides), per variant: the estimated margin from which
-# the first bidder of the second round orders a contract (belot2 R34: the non-dealer; the
-# heuristic's fitted estimate, :func:`bela.bots.contracts.estimate`, whose own threshold
-# there is 0).  The estimate is of the heuristic's card play; master makes more of the
-# contracts it finds a little short: in belot2, from the games whose bidding -10 changes,
-# +0.96 points a deal against ``pimc`` over the 5,000 deals it was chosen on (the other
-# thresholds moved by 5 or 10 either way gained nothing), +0.21 over 2,000 fresh ones
-# (docs/experiments/2026-12.md).
-LEARNED_ORDER: dict[str, float] = {"belot2": -10.0}
 
-# With ``prior=learned`` (``bids`` overrides), per variant: how the card play's sampled deals
-# read the bids, ``estimate`` (:class:`~bela.bots.contracts.EstimateBids`) or the hand-made
-# ``model`` (:class:`~bela.solver.inference.BidModel`).  In belot2, on the first 1,000 deals
-# of seed 11 against ``pimc``, master made +0.64 (-1.50 .. +2.77) points a deal more with
-# ``estimate`` than with ``model`` (+1.04 with a floor of 0.05 and a choice of 15 points):
-# small, and within the noise; it is how the opponent bids.  Master with it makes +10.4
-# (+8.2 .. +12.6) over ``pimc`` on 3,000 fresh deals (docs/experiments/2026-12.md).
-LEARNED_BIDS: dict[str, str] = {"belot2": "estimate"}
-
-
-def order_tuning(order: float | None, defaults: Mapping[str, float]
-                 ) -> dict[str, HeuristicParams]:
+def order_tuning(order: float | None, learned: bool) -> dict[str, HeuristicParams]:
     """The heuristic's knobs per variant with the threshold of the second round's first
     bidder (bela2 R31 naming a suit, belot2 R34 the non-dealer's order) at ``order``, or
-    where it is None at the variant's value in ``defaults``, else the heuristic's own.
+    where it is None and ``learned`` at the profile's ``learned_order``, else the
+    heuristic's own.
 
-    >>> tuned = order_tuning(None, {"belot2": -10.0})
-    >>> tuned["belot2"].belot2_order, tuned["bela2"].bela2_name
-    ((-10.0, 0.0), 0.0)
-    >>> order_tuning(5.0, {})["bela2"].bela2_name
-    5.0
+    >>> tuned = order_tuning(None, learned=True)
+    >>> tuned["belot2"].order, tuned["bela2"].order
+    ((-10.0, 0.0), (0.0, 0.0))
+    >>> order_tuning(5.0, learned=False)["bela2"].order
+    (5.0, 0.0)
     """
-    tuned = dict(VARIANT_PARAMS)
-    for variant, params in VARIANT_PARAMS.items():
-        at = defaults.get(variant) if order is None else float(order)
-        if at is not None:
-            tuned[variant] = replace(params, belot2_order=(at, params.belot2_order[1]),
-                                     bela2_name=at)
+    tuned = {}
+    for variant, p in PROFILES.items():
+        params = p.heuristic
+        at = (p.learned_order if learned else None) if order is None else float(order)
+        tuned[variant] = params if at is None else replace(params, order=(at, params.order[1]))
     return tuned
 
 
@@ -234,7 +200,7 @@ class PimcBot:
                                   or not math.isfinite(order)):
             raise ValueError(f"order must be a number of points (the estimated margin from "
                              f"which to order in the second round), not {order!r}")
-        tuning = order_tuning(order, LEARNED_ORDER if prior == "learned" else {})
+        tuning = order_tuning(order, prior == "learned")
         self.fallback = HeuristicBot(seed, tuning=tuning)
         self.learned = None
         if prior == "learned":
@@ -249,15 +215,15 @@ class PimcBot:
 
     def opening_tricks(self, variant: str) -> int:
         """How many first tricks the network plays alone in ``variant``: none without
-        ``prior=learned``, else the ``opening`` setting or the variant's :data:`OPENING`."""
+        ``prior=learned``, else the ``opening`` setting or the variant profile's."""
         if self.learned is None:
             return 0
-        return OPENING.get(variant, 0) if self.opening is None else self.opening
+        return profile(variant).opening if self.opening is None else self.opening
 
     def search(self, variant: str) -> tuple[int, int | None]:
         """The deals drawn per decision in ``variant`` and the work budget (solver nodes, or
         none): ``samples`` and ``nodes`` as given; with ``prior=learned`` and no ``samples``
-        the variant's :data:`LEARNED_SEARCH` (``nodes`` still overrides its budget); else
+        the variant profile's ``learned_search`` (``nodes`` still overrides its budget); else
         :data:`SAMPLES` deals.
 
         >>> PimcBot(samples=8).search("belot2")
@@ -268,7 +234,7 @@ class PimcBot:
         if self.samples is not None:
             return self.samples, self.nodes
         if self.learned is not None:
-            samples, nodes = LEARNED_SEARCH.get(variant, (SAMPLES, 0))
+            samples, nodes = profile(variant).learned_search
             return samples, self.nodes or nodes or None
         return SAMPLES, self.nodes
 
@@ -361,7 +327,7 @@ class PimcBot:
         mean = {c: v / weight for c, v in mean.items()}
         if self.learned is not None and self.prior_weight > 0:
             # the prior: the network's differences between the cards around each deal's
-            # mean points (it fits the differences more closely than the level: rl.train),
+            # mean points (it fits the differences more closely than the level: training.train),
             # valued as that deal's cards
             prior = self.learned.card_values(view)
             centre = sum(prior.values()) / len(prior)
@@ -466,7 +432,7 @@ class PimcBot:
 
     def reading(self, variant: str) -> str:
         """How the sampler reads the bids in ``variant``: ``bids`` as given, else with
-        ``prior=learned`` the variant's :data:`LEARNED_BIDS`, else ``model``; bela4 always
+        ``prior=learned`` the variant profile's ``learned_bids``, else ``model``; bela4 always
         ``model``.
 
         >>> PimcBot().reading("belot2"), PimcBot(prior="learned").reading("belot2")
@@ -478,12 +444,12 @@ class PimcBot:
             return "model"
         if self.bids is not None:
             return self.bids
-        return LEARNED_BIDS.get(variant, "model") if self.learned is not None else "model"
+        return profile(variant).learned_bids if self.learned is not None else "model"
 
     def _sampler(self, view: SeatView) -> DealSampler:
         bids = None
         if self.reading(view.variant) == "estimate":
-            bids = EstimateBids(VARIANT_PARAMS[view.variant])
+            bids = EstimateBids(profile(view.variant).heuristic)
         try:
             return DealSampler(view, inference=self.inference, bids=bids)
         except InconsistentView:  # only possible when an opponent broke a duty unseen
@@ -511,7 +477,7 @@ class PimcBot:
         standard error)."""
         me, contract = view.seat, view.contract
         assert me is not None and contract is not None and view.first == me
-        params = VARIANT_PARAMS.get(view.variant, DEFAULT_PARAMS)
+        params = profile(view.variant).heuristic
         candidates = ranked_discards(view, params)[:DISCARD_CANDIDATES]
         if len(candidates) < 2 or self.bid_samples < 2:
             return candidates[0] if candidates else self.fallback.act(view)

@@ -25,7 +25,7 @@ from ..bots.duplicate import (
     init_ray,
     ray_available,
 )
-from ..engine.variants import VARIANTS
+from ..engine.variants import DEFAULT_VARIANT, VARIANTS
 from .progress import ProgressLines
 from .text import install_extra
 
@@ -175,7 +175,7 @@ def arena(
     bots: str = typer.Option("heuristic,random", "--bots",
                              help=f"Two bot specs, A,B ({', '.join(BOTS)}; settings as "
                              "pimc:samples=8,inference=off)."),
-    variant: str = typer.Option("bela4", help=f"Variant ({', '.join(VARIANTS)})."),
+    variant: str = typer.Option(DEFAULT_VARIANT, help=f"Variant ({', '.join(VARIANTS)})."),
     deals: int = typer.Option(2000, min=1, help="Duplicate deals to play."),
     seed: int = typer.Option(0, help="Seed for the deals and the bots: same seed, same games."),
     workers: int | None = typer.Option(

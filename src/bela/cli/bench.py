@@ -16,7 +16,7 @@ from ..engine import Match
 from ..engine.actions import Action, Play
 from ..engine.cards import Card
 from ..engine.enums import Phase
-from ..engine.variants import VARIANTS
+from ..engine.variants import DEFAULT_VARIANT, VARIANTS
 from ..engine.views import SeatView, seat_view
 
 RUNS = ("engine", "solver", "sampler", "selfplay", "latency", "decisions")
@@ -201,7 +201,7 @@ def bench_decisions(variant: str, bots: list[str], positions: int, seed: int
 
 
 def bench(
-    variant: str = typer.Option("bela4", help=f"Variant ({', '.join(VARIANTS)})."),
+    variant: str = typer.Option(DEFAULT_VARIANT, help=f"Variant ({', '.join(VARIANTS)})."),
     run: str = typer.Option("engine", help=f"What to time, comma separated: {', '.join(RUNS)}"
                             " or all."),
     seconds: float = typer.Option(5.0, min=0.1, help="engine: how long to play rounds."),

@@ -81,7 +81,7 @@ def seat_count(result: dict[str, Any], variant: str) -> int:
     for rd in result["rounds"]:
         if "declared" in rd:
             return len(rd["declared"])
-    return {"bela4": 4, "bela3": 3}.get(variant, 2)
+    return get_variant(variant).seats
 
 
 def sheet_table(result: dict[str, Any], variant: str, players: list[str] | None,

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from ..bots import BOTS
-from ..engine.variants import VARIANTS
+from ..engine.variants import DEFAULT_VARIANT, VARIANTS
 from .auth import Viewer
 from .errors import InvalidInput, NotFound
 from .ratings import MU, PROVISIONAL_GAMES, SIGMA, bot_of, shown
@@ -45,7 +45,7 @@ async def get_profile(player_id: str, request: Request, v: Viewer) -> dict[str, 
 
 @router.get("/api/leaderboard")
 async def get_leaderboard(request: Request,
-                          variant: Annotated[str, Query(max_length=16)] = "bela4",
+                          variant: Annotated[str, Query(max_length=16)] = DEFAULT_VARIANT,
                           limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
                           offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0
                           ) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from ..engine.declarations import declaration_value
 from ..engine.events import BidMade, ContractFixed, Declared, Event, RoundOver, TrickTaken
 from ..engine.explain import Refusal, ShownRevoke
 from ..engine.scoring import RoundResult
+from ..engine.variants import DEFAULT_VARIANT, VARIANTS
 from ..engine.variants.base import Variant
 from ..engine.views import DeclarationInfo, SeatView
 
@@ -91,8 +92,19 @@ class PasswordIn(_Body):
     new: Password
 
 
+def _known_variant(name: str) -> str:
+    """``name`` if the engine has a variant of that name."""
+    if name not in VARIANTS:
+        raise ValueError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
+    return name
+
+
+# the name of one of the engine's variants (422 bad_request otherwise)
+VariantName = Annotated[StrictStr, AfterValidator(_known_variant)]
+
+
 class TableIn(_Body):
-    variant: Literal["bela4", "bela3", "bela2", "belot2"] = "bela4"
+    variant: VariantName = DEFAULT_VARIANT
     options: dict[str, StrictStr | StrictInt] = Field(default_factory=dict, max_length=8)
     bot: StrictStr = Field(default="heuristic", max_length=32)
     seat: StrictInt | None = 0  # where the creator sits; null: not at all

@@ -48,7 +48,7 @@ from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..bots.levels import LEVELS, level_elo
-from ..engine.variants import VARIANTS
+from ..engine.variants import DEFAULT_VARIANT, VARIANTS
 from .auth import Player
 from .cluster import RELEASE
 from .errors import Conflict, InvalidInput, Refused, Unavailable
@@ -723,7 +723,7 @@ class QuickIn(BaseModel):
     fill the empty seats (null: the server's default)."""
 
     model_config = ConfigDict(extra="forbid")
-    variant: StrictStr = Field(default="bela4", max_length=32)
+    variant: StrictStr = Field(default=DEFAULT_VARIANT, max_length=32)
     wait: StrictInt | None = None
 
 

@@ -1,4 +1,5 @@
-"""Fit the contract estimates of :mod:`bela.bots.contracts` on heuristic self-play.
+"""Fit the contract estimates of :mod:`bela.bots.contracts` on heuristic self-play; their
+weights are kept in each variant's profile (:mod:`bela.bots.profiles`, ``weights``).
 
 Each sample is a seeded deal whose bidding is forced (a random seat, bidding round and
 contract that the rules allow), then played out by heuristic bots through the driver
@@ -7,7 +8,7 @@ margin (bela3: his score less the mean of the other two; bela2/belot2: his score
 opponent's) and the features are those of the cards the caller saw when bidding.  The
 weights are the least-squares solution (a tiny ridge keeps unused features at 0).
 
-    python -m bela.training.fit bela2 --rounds 40000      # prints the WEIGHTS entries
+    python -m bela.training.fit bela2 --rounds 40000   # prints the profile's weights entries
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def main() -> None:
         var = sum((y - mean) ** 2 for _, y in data) / len(data)
         print(f"# {kind}: {len(data)} rounds, mean margin {mean:+.1f}, R2 {1 - resid / var:.3f}")
         print("    " + ", ".join(f"{n}={x:.0f}" for n, x in zip(names[kind], w)))
-        print(f'    ("{args.variant}", "{kind}"): ({", ".join(f"{x:.0f}" for x in w)}),')
+        print(f'    "{kind}": ({", ".join(f"{x:.0f}" for x in w)}),')
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 The network (:mod:`.network`) reads the seat's view (:mod:`.features`) and gives every card
 the points its side is expected to take from here to the end of the round if it plays that
 card.  It was trained on the double-dummy values of the true deals (what ``pimc`` estimates
-by sampling deals), from positions of its own play (:mod:`bela.rl.train`), so a forward
+by sampling deals), from positions of its own play (:mod:`bela.training.train`), so a forward
 pass replaces the sampling and the search.  By default (``symmetric``) a card's value is the
 mean over the six namings of the side suits, the renamings the network was trained on (one
 batch of six rows), so no one naming's error decides; the bid margins alike;
@@ -13,7 +13,7 @@ the round's score margin the card leads to (:func:`model_target`): what ``pimc``
 with ``objective=score``, the few points that decide a fall weighed as the whole round.
 
 The last tricks (``endgame``: when the seat holds that many cards or fewer; by default the
-variant's :data:`ENDGAME`) are played by search instead: ``pimc``'s mean double-dummy value
+variant profile's ``endgame``) are played by search instead: ``pimc``'s mean double-dummy value
 of each card over deals sampled from the view (:meth:`LearnedBot.search_values`).  There a
 decision costs a few milliseconds and the deals left are nearly determined by what was
 played, while the network's values, good for the opening, miss the exact play of the end
@@ -67,7 +67,8 @@ from ...engine.actions import Action, Call, Pass, Play
 from ...engine.cards import SUIT_MASKS, Card, CardSet
 from ...engine.enums import Phase
 from ...engine.views import SeatView
-from ..heuristic import HeuristicBot, HeuristicParams
+from ..heuristic import HeuristicBot
+from ..profiles import HeuristicParams, profile
 from .features import (
     FEATURES_VERSIONS,
     bid_feature_size,
@@ -84,8 +85,8 @@ if TYPE_CHECKING:
 
 
 def shipped_model_path(variant: str) -> Path:
-    """Where the package's model for ``variant`` lies."""
-    return Path(str(resources.files(__package__).joinpath("models", f"{variant}.npz")))
+    """Where the package's model for ``variant`` lies (its profile's ``model``)."""
+    return Path(str(resources.files(__package__).joinpath("models", profile(variant).model)))
 
 
 @cache
@@ -102,7 +103,7 @@ def features_version(net: Mlp) -> int:
 def model_target(net: Mlp) -> str:
     """What a card-play network's values are: ``points`` (the card points the side takes
     from here, as every model before targets were kept) or ``score`` (the round's score
-    margin, :mod:`bela.rl.data`)."""
+    margin, :mod:`bela.training.data`)."""
     return str(net.meta.get("target", "points"))
 
 
@@ -128,16 +129,6 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
                              f"{variant} ({inputs})")
     return nets
 
-
-# The last tricks the bot plays by search, per variant (``endgame`` overrides): where a
-# ``pimc`` decision costs a few milliseconds (a median of 1-7 ms on one core with that many
-# cards in hand) and plays better than the network; measured with ``bela arena --bots
-# learned:endgame=N,learned:endgame=0`` and against ``pimc``
-# (docs/experiments/2026-12.md).  In bela3 the network
-# plays only the first of the ten tricks: with 7 searched it lost 3.3 points a deal to
-# ``pimc``, with 9 about even.  In bela2, where 11 cards stay out of play, the network
-# plays the last tricks better than 16 sampled deals.
-ENDGAME: dict[str, int] = {"bela4": 6, "bela3": 9, "belot2": 8, "bela2": 0}
 
 # The endgame search's work budget per decision (solver nodes, about 12 million a second on
 # one core): it bounds the slowest decisions (docs/experiments/2026-12.md, Performance) and
@@ -202,8 +193,8 @@ class LearnedBot:
 
     def endgame_tricks(self, variant: str) -> int:
         """How many last tricks the bot plays by search in ``variant``: its ``endgame``
-        setting, else the variant's :data:`ENDGAME`."""
-        return ENDGAME.get(variant, 0) if self.endgame is None else self.endgame
+        setting, else the variant profile's."""
+        return profile(variant).endgame if self.endgame is None else self.endgame
 
     def search_values(self, view: SeatView) -> dict[Card, float]:
         """The endgame's values: each legal card's mean double-dummy value over deals

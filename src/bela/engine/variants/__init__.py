@@ -10,6 +10,7 @@ from .bela4 import BELA4
 from .belot2 import BELOT2
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in (BELA4, BELA3, BELA2, BELOT2)}
+DEFAULT_VARIANT = BELA4.name  # what a table, a command or a request plays unless told
 
 
 def get_variant(name: str) -> Variant:
@@ -19,4 +20,5 @@ def get_variant(name: str) -> Variant:
         raise InvalidOptions(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})") from None
 
 
-__all__ = ["TARGET_RANGE", "VARIANTS", "Deal", "TableOptions", "Variant", "get_variant"]
+__all__ = ["DEFAULT_VARIANT", "TARGET_RANGE", "VARIANTS", "Deal", "TableOptions", "Variant",
+           "get_variant"]

@@ -1,0 +1,202 @@
+"""One profile per variant for everything the bots, the levels and the tools know of a
+variant beyond its rules (the rules and their facts are the engine's
+:class:`~bela.engine.variants.Variant`): the heuristic's knobs, the fitted contract
+estimates, the search's and the learned bot's settings, the shipped model and the levels'
+measured Elo.  Nothing else keys anything on a variant's name; a variant without a profile
+is refused by name.
+
+>>> profile("belot2").learned_search, profile("bela3").opening
+((128, 8000000), 0)
+>>> profile("bela5")
+Traceback (most recent call last):
+...
+ValueError: no profile for the variant 'bela5' (known: bela4, bela3, bela2, belot2)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from importlib import resources
+from types import MappingProxyType
+from typing import Literal
+
+from ..engine.variants import VARIANTS, Variant
+
+
+@dataclass(frozen=True)
+class HeuristicParams:
+    """The heuristic bot's knobs (:class:`~bela.bots.heuristic.HeuristicBot`; tuned with
+    :mod:`bela.bots.duplicate`)."""
+
+    # -- bidding: the expected point difference for the caller's side if this seat calls
+    # the suit, fitted (least squares) on heuristic self-play rounds with a forced call:
+    # a card of the trump suit by rank 7 8 9 T J Q K A, the number of trumps, side cards,
+    # bela (K+Q of trump) and declarations among the 6 visible cards.
+    bid_trump: tuple[float, ...] = (13, 18, 49, 28, 79, 25, 26, 33)
+    bid_length: tuple[float, ...] = (0, 0, 0, 19, 46, 52, 52, 52, 52)  # by number of trumps
+    bid_side_ace: float = 23
+    bid_side_ten_with_ace: float = 4
+    bid_side_ten_guarded: float = 10
+    bid_side_ten_bare: float = 6
+    bid_bela: float = 21
+    bid_declarations: float = 1.0  # per point of declarations in the visible cards
+    bid_base: float = -140  # the fit's intercept
+    bid_threshold: float = 0  # call when the best suit's expected difference reaches this
+    # -- play: value of keeping a card for later tricks = chance that it takes a later
+    # trick * (its points + keep_capture, the points of the others' cards it would take)
+    keep_capture: float = 10.0
+    keep_trump: tuple[float, ...] = (1.0, 0.6, 0.35, 0.2)  # by number of unseen higher trumps
+    keep_side_master: float = 0.5
+    keep_side_second: float = 0.1  # one unseen card of the suit above it
+    keep_side_ten: float = 0.1  # a ten whose ace is still out
+    lead_master_min_safe: float = 0.6  # lead a side master if no ruff is this likely
+    draw_low_trumps_min: int = 2  # the caller leads a low trump holding this many trumps
+    defender_trump_lead_cost: int = 6
+    return_trump: bool = True  # lead a low trump to the partner who called
+    # -- the other variants (bela3, bela2, belot2)
+    ally_weight: float = 0.0  # bela3: a non-caller's worth of the other non-caller's tricks
+    raspas_shed: float = 1.0  # belot2 raspas: weight of the risk of keeping a high card
+    raspas_capture: float = 10.0  # ... the points of the others' cards it would take
+    raspas_trump_risk: float = 0.3  # ... extra risk of a trump (a void forces it, R36)
+    raspas_lead_points: float = 4.0  # ... the points the opponent adds to a led card
+    # bidding thresholds on the estimated margin (bela.bots.contracts), by (non-dealer, dealer)
+    accept: tuple[float, float] = (0.0, 0.0)  # round 1 (R31, R34): take the face-up suit
+    order: tuple[float, float] = (0.0, 0.0)  # round 2: order another contract (R31: the
+    # non-dealer names a suit, the dealer must; R34: else raspas may follow)
+    discard_trump: float = 60.0  # bela3 discards (R27): a trump kept is worth this ...
+    discard_void: float = 8.0  # ... and a void (with two trumps or more) this
+    redeal_samples: int = 24  # belot2 four 7s / 8s (R35): rounds played out to decide
+    redeal_below: float = 0.0  # ... redeal when the mean margin is below this
+
+
+DEFAULT_PARAMS = HeuristicParams()
+
+
+@dataclass(frozen=True)
+class VariantProfile:
+    """What the bots and the levels know of one variant beyond its rules."""
+
+    variant: Variant  # the engine's variant: its rules and facts
+    heuristic: HeuristicParams  # the heuristic's knobs (bela4 bids on their ``bid_*`` fit)
+    # the caller's-margin estimates of :mod:`bela.bots.contracts` by contract kind (``suit``,
+    # ``VC``, ``BC``): the least-squares weights of its features (none in bela4, which bids
+    # on the heuristic's own fit)
+    weights: Mapping[str, tuple[float, ...]]
+    # ``pimc:prior=learned`` (:class:`~bela.bots.pimc.PimcBot`): the first tricks the network
+    # plays alone (``opening`` overrides); the deals drawn and the solver nodes of a decision
+    # when no ``samples`` is given; the estimated margin from which the second round's first
+    # bidder orders (``order`` overrides; None: the heuristic's own); how the card play's
+    # sampled deals read the bids (``bids`` overrides)
+    opening: int
+    learned_search: tuple[int, int]
+    learned_order: float | None
+    learned_bids: Literal["estimate", "model"]
+    endgame: int  # the last tricks the learned bot plays by search (``endgame`` overrides)
+    model: str  # the shipped learned model's file, in bela/bots/learned/models/
+    elo: Mapping[str, int]  # each level's measured Elo over beginner (empty: not measured)
+
+    @property
+    def name(self) -> str:
+        return self.variant.name
+
+
+# Each level's Elo over ``beginner`` per variant, computed by tools/strength.py from the
+# committed arena results into levels.json (docs/STRENGTH.md), never copied by hand.
+_ELO: dict[str, dict[str, int]] = json.loads(
+    resources.files("bela.bots").joinpath("levels.json").read_text(encoding="utf-8"))["elo"]
+
+
+def _elo(name: str) -> Mapping[str, int]:
+    """Each level's Elo over ``beginner`` in ``name`` (none for a variant not measured yet)."""
+    return MappingProxyType(dict(_ELO[name]) if name in _ELO else {})
+
+
+# The heuristic's knobs, tuned with duplicate deals of each variant against DEFAULT_PARAMS
+# (bela2 +5.8, belot2 +4.3, bela3 +1.0 points per deal over 3000 / 1500 deals).
+_TWO_PLAYER = replace(DEFAULT_PARAMS, lead_master_min_safe=0.4, draw_low_trumps_min=3,
+                      keep_capture=15.0)
+
+# The contract estimates' least-squares weights, feature by feature
+# (bela.bots.contracts.SUIT_FEATURES, VC_FEATURES, BC_FEATURES), of the caller's margin:
+# bela3 the caller's score less the mean of the other two; bela2/belot2 the caller's score
+# less the opponent's (BC counts double, R36).  Regenerate with ``python -m bela.training.fit``.
+
+# ``opening``: master against ``pimc`` with and without the network's first tricks on the
+# same deals (docs/experiments/2026-12.md).  bela3's network plays its first tricks of ten
+# cards clearly worse than the search (the learned bot's rows there); in belot2 the search
+# plays better from the second trick on (as the learned bot's endgame of 8 cards there):
+# master made +7.1 and +7.4 with 1 where it made +5.8 and +7.1 with 2 (1,000 deals each,
+# seeds 6 and 7).
+
+# ``learned_search``: in belot2 twice the search made master stronger by about +1 point a
+# deal (docs/experiments/2026-12.md: +9.5 over ``pimc`` where 64 deals made +8.6, 2,000
+# deals on one network; +9.7 with the network shipped since) at a decision median of 57 ms.
+
+# ``learned_order`` (belot2 R34: the non-dealer; the heuristic's fitted estimate,
+# :func:`bela.bots.contracts.estimate`, whose own threshold there is 0): the estimate is of
+# the heuristic's card play; master makes more of the contracts it finds a little short: in
+# belot2, from the games whose bidding -10 changes, +0.96 points a deal against ``pimc``
+# over the 5,000 deals it was chosen on (the other thresholds moved by 5 or 10 either way
+# gained nothing), +0.21 over 2,000 fresh ones (docs/experiments/2026-12.md).
+
+# ``learned_bids``: ``estimate`` (:class:`~bela.bots.contracts.EstimateBids`) or the
+# hand-made ``model`` (:class:`~bela.solver.inference.BidModel`).  In belot2, on the first
+# 1,000 deals of seed 11 against ``pimc``, master made +0.64 (-1.50 .. +2.77) points a deal
+# more with ``estimate`` than with ``model`` (+1.04 with a floor of 0.05 and a choice of 15
+# points): small, and within the noise; it is how the opponent bids.  Master with it makes
+# +10.4 (+8.2 .. +12.6) over ``pimc`` on 3,000 fresh deals (docs/experiments/2026-12.md).
+
+# ``endgame``: where a ``pimc`` decision costs a few milliseconds (a median of 1-7 ms on one
+# core with that many cards in hand) and plays better than the network; measured with
+# ``bela arena --bots learned:endgame=N,learned:endgame=0`` and against ``pimc``
+# (docs/experiments/2026-12.md).  In bela3 the network plays only the first of the ten
+# tricks: with 7 searched it lost 3.3 points a deal to ``pimc``, with 9 about even.  In
+# bela2, where 11 cards stay out of play, the network plays the last tricks better than 16
+# sampled deals.
+
+_MADE = (
+    VariantProfile(
+        VARIANTS["bela4"], DEFAULT_PARAMS, weights=MappingProxyType({}),
+        opening=2, learned_search=(64, 4_000_000), learned_order=None, learned_bids="model",
+        endgame=6, model="bela4.npz", elo=_elo("bela4")),
+    VariantProfile(
+        VARIANTS["bela3"], replace(DEFAULT_PARAMS, keep_capture=15.0), weights=MappingProxyType({
+            # 40000 rounds, mean margin -15, R2 0.19 (lead is always 1: the first seat calls)
+            "suit": (-42, 14, 16, 43, 27, 62, 31, 28, 30, 14, 29, 29, 16, 15, 13, 10, 2, 3,
+                     15, 4, -42, 0)}),
+        opening=0, learned_search=(64, 4_000_000), learned_order=None, learned_bids="model",
+        endgame=9, model="bela3.npz", elo=_elo("bela3")),
+    VariantProfile(
+        VARIANTS["bela2"], replace(_TWO_PLAYER, accept=(0.0, -15.0)), weights=MappingProxyType({
+            # 60000 rounds, mean margin -45, R2 0.13
+            "suit": (-115, 11, 13, 41, 28, 64, 29, 27, 26, 6, 4, -1, 16, 14, 16, 11, 5, 3,
+                     16, 13, -2, 1)}),
+        opening=2, learned_search=(64, 4_000_000), learned_order=None, learned_bids="model",
+        endgame=0, model="bela2.npz", elo=_elo("bela2")),
+    VariantProfile(
+        VARIANTS["belot2"], replace(_TWO_PLAYER, accept=(0.0, -15.0)), weights=MappingProxyType({
+            # 80000 rounds (63308 suit, 7913 VC, 7868 BC); mean margins -40, -61, -60;
+            # R2 .17 .08 .09
+            "suit": (-109, 12, 14, 37, 27, 64, 28, 28, 27, 9, 9, -6, 17, 9, 13, 10, 5, 3,
+                     17, 13, -2, 0),
+            "VC": (-8, 17, 7, -4, -11, -15, -16, 3, 8, 18, -7, -26),
+            "BC": (-1, 12, 20, 14, 7, -6, -12, -18, -25, 28, -7, 7)}),
+        opening=1, learned_search=(128, 8_000_000), learned_order=-10.0,
+        learned_bids="estimate", endgame=8, model="belot2.npz", elo=_elo("belot2")),
+)
+
+# The profiles in the engine's order of its variants (tests/bots/test_profiles.py: one for
+# every variant, none for another)
+PROFILES: dict[str, VariantProfile] = {
+    name: p for name in VARIANTS for p in _MADE if p.name == name}
+
+
+def profile(variant: str) -> VariantProfile:
+    """The profile of the variant named ``variant`` (ValueError naming the known ones)."""
+    try:
+        return PROFILES[variant]
+    except KeyError:
+        raise ValueError(f"no profile for the variant {variant!r} "
+                         f"(known: {', '.join(PROFILES)})") from None
