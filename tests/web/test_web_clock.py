@@ -27,6 +27,7 @@ from web_helpers import (  # noqa: E402
     click_first_legal,
     close_pages,
     enter_name,
+    facts,
     open_page,
     park,
     texts,
@@ -160,7 +161,7 @@ class FakeTable:
                        "player_id": pid if s == seat else f"p{s}", "connected": True,
                        "autopilot": False} for s in range(4)],
             "private": False, "invite": "/?table=clockfake", "totals": [0, 0], "winner": None,
-            "bot_fallback": False, "turn_clock": 60}
+            "bot_fallback": False, "turn_clock": 60, "facts": facts("bela4")}
 
     def __call__(self, ws: Any) -> None:
         self.ws = ws

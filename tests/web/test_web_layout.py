@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 
-from web_helpers import DESKTOP, PHONE, texts  # noqa: E402
+from web_helpers import DESKTOP, PHONE, facts, texts  # noqa: E402
 
 LANDSCAPE = {"width": 844, "height": 390}
 SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
@@ -96,7 +96,8 @@ def state(v: dict[str, Any], lang: str = "hr", prompt: bool = True,
         "prefs": {"lang": lang, "deck": deck}, "guest": {"player_id": f"p{v['seat']}"},
         "tableId": "t1", "status": "running", "conn": "open", "toast": None, "rounds": {},
         "summary": {"id": "t1", "variant": v["variant"], "status": "running", "seats": seats,
-                    "options": v["options"], "bot": "heuristic", "bot_fallback": False},
+                    "options": v["options"], "bot": "heuristic", "bot_fallback": False,
+                    "facts": facts(v["variant"])},
         "view": v,
         "ui": {"sheet": False, "lastTrick": False, "belaCard": None, "discardSel": [],
                "declAnswered": None if prompt else f"{v['round_index']}:{v['seat']}",

@@ -22,6 +22,7 @@ from web_helpers import (  # noqa: E402
     assert_no_errors,
     close_pages,
     enter_name,
+    facts,
     open_page,
     play_match_with_bots,
     texts,
@@ -56,7 +57,8 @@ class Fake:
                                 "player_id": pid if s == seat else f"p{s}", "connected": True,
                                 "autopilot": False, "autopilot_in": None} for s in range(4)],
             "private": False, "invite": f"/?table={TABLE}", "totals": [0, 0], "winner": None,
-            "bot_fallback": False, "turn_clock": None, "rated": False, "ratings": None}
+            "bot_fallback": False, "turn_clock": None, "rated": False, "ratings": None,
+            "facts": facts("bela4")}
 
     def __call__(self, ws: Any) -> None:
         self.ws = ws
