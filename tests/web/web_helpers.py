@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -112,11 +113,34 @@ def stays(page: Any, value: Callable[[], Any], seconds: float, what: str = "it")
         assert now == first, f"{what} changed: {first!r} -> {now!r}"
 
 
+_FENCES = itertools.count(1)
+
+
+def taken(page: Any, fake: Any) -> None:
+    """Until the page has taken every message the fake server (``fake.send``, its
+    ``summary``) sent before: a summary marked with a new number follows them, and the page
+    holds it (a socket's messages come in order)."""
+    n = next(_FENCES)
+    fake.send({"type": "table", "table": {**fake.summary, "fence": n}})
+    page.wait_for_function("(n) => window.__bela.summary && window.__bela.summary.fence === n",
+                           arg=n)
+
+
+def received(page: Any, fake: Any) -> None:
+    """Until the fake server (``fake.got``) has every message the page sent before: a
+    message of the test's own follows them on the page's socket."""
+    n = next(_FENCES)
+    page.evaluate("(n) => window.__bela.ws.send(JSON.stringify({type: 'fence', n}))", n)
+    wait_until(page, lambda: {"type": "fence", "n": n} in fake.got, what="the page's messages")
+
+
 def settled(page: Any, timeout: float = 3.0) -> None:
     """Until the page's animations and transitions (a card sliding in, a trick collected)
-    have ended: a screenshot then shows the table at rest."""
+    have ended: a screenshot then shows the table at rest (a running pulse, as the urgent
+    clock's, goes on for ever and is not waited for)."""
     page.wait_for_function(
-        "() => document.getAnimations().every((a) => a.playState !== 'running')",
+        """() => document.getAnimations().every((a) => a.playState !== 'running'
+              || a.effect.getTiming().iterations === Infinity)""",
         timeout=timeout * 1000)
 
 

@@ -26,6 +26,16 @@ const QUICK_WAITS = [15, 30, 60, 120]; // quick play's waits offered (seconds), 
 const QUICK_WAIT = 30; // preselected
 const QUICK_SEEN = "bela.quick"; // the quick-play table this browser opened last
 const LEADERS_PAGE = 50;
+const LOBBY_REFRESH_S = 4; // the lobby's list is asked for again this often (seconds) ...
+const REFRESH_RANGE = [0.2, 60]; // ... or as the page's ?refresh= says, within these
+
+/** The lobby's refresh interval in milliseconds: ?refresh=<seconds> (the browser tests
+ *  wait for a refresh without waiting out the default), else LOBBY_REFRESH_S. */
+function lobbyRefreshMs() {
+  const asked = Number(new URLSearchParams(location.search).get("refresh"));
+  const [low, high] = REFRESH_RANGE;
+  return 1000 * (Number.isFinite(asked) && asked > 0 ? Math.min(high, Math.max(low, asked)) : LOBBY_REFRESH_S);
+}
 const MIN_PASSWORD = 8, MAX_PASSWORD = 128;
 
 // The server's refusals said in the UI's words (i18n "err_<code>"); any other code shows
@@ -1365,7 +1375,7 @@ async function main() {
     if (S.page !== "lobby") return;
     loadTables();
     if (S.quick && S.quick.status === "matched") loadQuick(); // its table may have finished
-  }, 4000);
+  }, lobbyRefreshMs());
 }
 
 main();
