@@ -31,6 +31,7 @@ from web_helpers import (  # noqa: E402
     open_page,
     park,
     play_match_with_bots,
+    stays,
     texts,
 )
 
@@ -331,8 +332,8 @@ def test_play_now_seats_the_player_with_bots(browser: Any, bela_url: str,
     listed = page.locator(f"#running-list [data-table='{summary['id']}']")
     listed.wait_for()
     assert listed.locator(".tag.rated").inner_text() == HR["rated_tag"]
-    page.wait_for_timeout(1500)
     assert "table=" not in page.url
+    stays(page, lambda: page.url, 1.5, "the address")  # the table is not opened again
     if page.locator("#quick-open").count():
         assert page.locator("#quick-open").get_attribute("data-cmd") == f"open:{summary['id']}"
     assert_no_errors(page)

@@ -17,19 +17,26 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 
 pytest.importorskip("playwright.sync_api")
 
 from web_helpers import (  # noqa: E402
+    REFRESH,
     assert_no_errors,
     click_first_legal,
     close_pages,
     enter_name,
+    facts,
+    lobby_refreshes,
     open_page,
     park,
+    stays,
+    taken,
     texts,
+    wait_until,
 )
 
 HR, EN = texts("hr"), texts("en")
@@ -101,7 +108,8 @@ def test_the_create_form_and_the_countdown(browser: Any, bela_url: str, artifact
     assert mine.get_attribute("role") == "timer"
     # the timer rewrites the countdown only: a mark on the table's element stays
     page.evaluate("() => { document.getElementById('game').dataset.mark = 'kept'; }")
-    page.wait_for_timeout(2300)
+    wait_until(page, lambda: _seconds(mine.inner_text(), HR["clock_mine"]) <= first - 2,
+               what="the countdown two seconds on")
     shown = page.evaluate("""() => [...document.querySelectorAll('[data-clock]')].map(
         (e) => e.textContent)""")  # both countdowns, read at once
     later = _seconds(shown[-1], HR["clock_mine"])
@@ -160,7 +168,7 @@ class FakeTable:
                        "player_id": pid if s == seat else f"p{s}", "connected": True,
                        "autopilot": False} for s in range(4)],
             "private": False, "invite": "/?table=clockfake", "totals": [0, 0], "winner": None,
-            "bot_fallback": False, "turn_clock": 60}
+            "bot_fallback": False, "turn_clock": 60, "facts": facts("bela4")}
 
     def __call__(self, ws: Any) -> None:
         self.ws = ws
@@ -213,8 +221,8 @@ def test_the_player_is_told_when_the_bot_played_for_him(browser: Any, bela_url: 
     assert "urgent" in (mine.get_attribute("class") or "")
     plate = page.locator(f".seat[data-seat='{seat}'] [data-clock='seat']")
     assert "urgent" in (plate.get_attribute("class") or "")
-    page.wait_for_timeout(1200)
-    assert _seconds(mine.inner_text(), HR["clock_mine"]) < first
+    wait_until(page, lambda: _seconds(mine.inner_text(), HR["clock_mine"]) < first,
+               what="the countdown a second on")
     page.screenshot(path=str(artifacts / "clock-urgent-hr.png"))
 
     # our own pass: no word about the bot; the next player's clock shows on his plate
@@ -244,7 +252,7 @@ def test_the_player_is_told_when_the_bot_played_for_him(browser: Any, bela_url: 
     fake.send({"type": "state", "seq": 8, "status": "running",
                "last": {"seat": seat, "action": "pass"}, "clock": None, "events": [],
                "view": after})
-    page.wait_for_timeout(300)
+    taken(page, fake)
     assert page.evaluate("() => window.__bela.toast") is None
 
     # we passed at the last moment, but the bot's move came first: our pass is stale
@@ -406,8 +414,9 @@ def test_an_expired_guest_is_renewed_once_in_the_lobby(browser: Any, bela_url: s
     old = _stored_token(page)
     lobby = park(page)  # else the lobby's refresh may meet the expiry before the page opens
     seen = _expire(page, old)
+    refreshes = lobby_refreshes(page)
     with page.expect_response(lambda r: r.url.endswith("/api/guests")) as renewal:
-        page.goto(lobby)
+        page.goto(urljoin(lobby, f"/?{REFRESH}"))
     assert renewal.value.ok, f"POST /api/guests: {renewal.value.status} {renewal.value.text()}"
     text = HR["guest_renewed"].replace("{name}", "Ana")
     page.wait_for_function("t => document.getElementById('lobby-msg')?.textContent === t",
@@ -419,7 +428,9 @@ def test_an_expired_guest_is_renewed_once_in_the_lobby(browser: Any, bela_url: s
     assert page.locator(".who-am-i").inner_text() == HR["play_as"].replace("{name}", "Ana")
     assert page.locator("form[data-form=guest]").count() == 0  # no need to type the name
     refused = seen["refused"]
-    page.wait_for_timeout(4500)  # the lobby's refresh: the new token, no more refusals
+    # the lobby's refreshes: the new token, no more refusals
+    asked = refreshes()
+    wait_until(page, lambda: refreshes() >= asked + 2, what="two refreshes of the lobby")
     assert seen["refused"] == refused <= 4, seen
     assert seen["guests"] == [{"name": "Ana"}]
     assert_no_errors(page)
@@ -453,7 +464,10 @@ def test_an_expired_guest_at_a_table_is_renewed_once(browser: Any, bela_url: str
     page.click("[data-cmd='sit:1']")
     host.wait_for_function("() => window.__bela.summary.seats[1].name === 'Bruno'")
     expired, refused = seen["expired_sockets"], seen["refused"]
-    page.wait_for_timeout(3000)  # no loop: no more refusals, no more new guests
+    # no loop (a reconnect would come within 0.5 s, the next ones 1 s and 2 s later): no more
+    # refusals, no more new guests
+    stays(page, lambda: (seen["expired_sockets"], seen["refused"], len(seen["guests"])), 3.0,
+          "the refusals")
     assert (seen["expired_sockets"], seen["refused"]) == (expired, refused), seen
     assert expired <= 2 and refused <= 3, seen
     assert seen["guests"] == [{"name": "Bruno"}]

@@ -25,6 +25,7 @@ from web_helpers import (  # noqa: E402
     enter_name,
     open_page,
     play_until,
+    settled,
     view,
 )
 
@@ -66,7 +67,7 @@ def test_four_browsers_play_a_full_bela4_round(browser: Any, bela_url: str,
     def shoot(_clicks: int) -> None:
         v = view(host)
         if not shots["done"] and v and v["phase"] == "play" and len(v["trick"]) >= 2:
-            host.wait_for_timeout(350)
+            settled(host)
             host.screenshot(path=str(artifacts / "bela4-four-players-desktop.png"))
             pages[1].screenshot(path=str(artifacts / "bela4-four-players-phone.png"))
             shots["done"] = True
@@ -245,7 +246,7 @@ def test_one_human_and_three_bots_finish_a_match(browser: Any, bela_url: str,
 
 def _table_shots(page: Any, artifacts: Path) -> None:
     """The table in both deck styles at desktop and phone sizes; the last trick on request."""
-    page.wait_for_timeout(350)
+    settled(page)
     page.screenshot(path=str(artifacts / "table-desktop-hungarian.png"))
     page.keyboard.press("l")
     lt = page.locator("#last-trick")
@@ -267,7 +268,7 @@ def _table_shots(page: Any, artifacts: Path) -> None:
     assert page.locator("#sheet").count() == 0
     page.screenshot(path=str(artifacts / "table-desktop-french.png"))
     page.set_viewport_size(PHONE)
-    page.wait_for_timeout(150)
+    settled(page)
     page.screenshot(path=str(artifacts / "table-phone-french.png"))
     page.select_option("#deck-select", "hungarian")
     assert page.locator(".hand .card-svg[data-deck='hungarian']").count() == n
@@ -414,7 +415,7 @@ def test_other_variants_against_bots(browser: Any, bela_url: str, artifacts: Pat
                 page.wait_for_function("() => window.__bela.view.phase !== 'discard'")
                 continue
             if "shot" not in seen and v["phase"] == "play" and v["trick"]:
-                page.wait_for_timeout(350)  # the card slides in from its seat
+                settled(page)  # the card slides in from its seat
                 page.screenshot(path=str(artifacts / f"{variant}-table.png"))
                 seen.add("shot")
         if not click_first_legal(page):

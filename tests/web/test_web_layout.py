@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 
-from web_helpers import DESKTOP, PHONE, texts  # noqa: E402
+from web_helpers import DESKTOP, PHONE, facts, settled, texts  # noqa: E402
 
 LANDSCAPE = {"width": 844, "height": 390}
 SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
@@ -96,7 +96,8 @@ def state(v: dict[str, Any], lang: str = "hr", prompt: bool = True,
         "prefs": {"lang": lang, "deck": deck}, "guest": {"player_id": f"p{v['seat']}"},
         "tableId": "t1", "status": "running", "conn": "open", "toast": None, "rounds": {},
         "summary": {"id": "t1", "variant": v["variant"], "status": "running", "seats": seats,
-                    "options": v["options"], "bot": "heuristic", "bot_fallback": False},
+                    "options": v["options"], "bot": "heuristic", "bot_fallback": False,
+                    "facts": facts(v["variant"])},
         "view": v,
         "ui": {"sheet": False, "lastTrick": False, "belaCard": None, "discardSel": [],
                "declAnswered": None if prompt else f"{v['round_index']}:{v['seat']}",
@@ -142,7 +143,7 @@ def _overlap(a: dict[str, float], b: dict[str, float], tol: float = 1.0) -> bool
 def _show(page: Any, st: dict[str, Any], size: dict[str, int]) -> dict[str, Any]:
     page.set_viewport_size(size)
     page.evaluate("(S) => window.showTable(S)", st)
-    page.wait_for_timeout(50)
+    settled(page)
     return page.evaluate(BOXES)  # type: ignore[no-any-return]
 
 
@@ -194,7 +195,7 @@ def test_the_turn_clock_fits_beside_the_status_line(layout_page: Any, artifacts:
     layout_page.evaluate("""(S) => {
         S.clock = {seat: S.view.seat, deadline: performance.now() + 8000};
         window.showTable(S); }""", state(v))
-    layout_page.wait_for_timeout(50)
+    settled(layout_page)
     b = layout_page.evaluate(BOXES)
     clocks = layout_page.evaluate("""() => [...document.querySelectorAll('[data-clock]')].map(
         (e) => { const r = e.getBoundingClientRect();

@@ -137,13 +137,13 @@ def test_counted_and_built_keys_exist() -> None:
     for rank in "J9ATKQ":
         assert f"decl_four_{rank}" in hr, rank
     for key in ("decl_seq_3", "decl_seq_4", "decl_seq_5", "decl_seq_n", "decl_belot",
-                "exchange_swap", "exchange_swap_opened", "exchange_redeal", "exchange_both",
-                "exchange_none", "exchange_none_opened",
+                "exchange_swap_turned", "exchange_swap_opened", "exchange_redeal", "exchange_both",
+                "exchange_none", "exchange_none_redeal", "swap_turned", "swap_opened",
                 "claim_right", "claim_wrong", "claim_right_me", "claim_wrong_me",
                 "swapped_me", "redealt_me", "caller_me", "you_won", "you_lost"):
         assert key in hr, key
     assert hr["round_n"].startswith("Dijeljenje") and hr["match_over"] == "Kraj partije"
-    assert "novo dijeljenje" not in hr["exchange_swap"]
+    assert "novo dijeljenje" not in hr["exchange_swap_turned"]
     for lang, texts in (("hr", hr), ("en", en)):
         for key, text in texts.items():
             assert ".md" not in text, (lang, key, text)
@@ -227,3 +227,51 @@ def test_every_refusal_kind_has_words() -> None:
     hr, en = _texts("hr"), _texts("en")
     for key in [*keys.values(), "reason_other", "would_break", "revoke_played"]:
         assert key in hr and key in en, key
+
+
+# -- issue 40: variant facts come from the server -------------------------------------------
+# The browser never tells variants apart by their names: GET /api/variants and the table
+# summaries' `facts` carry the sides, partners, the face-up card's name, the exchange, ...
+# A variant's name may travel as data (an id sent back, an i18n key built from it), never as
+# a literal: no comparison with it, no object key of it, no list of the variants.
+def variant_literals(text: str) -> list[str]:
+    """The variant names written as literals (strings or object keys) in ``text``; its
+    comments may name them."""
+    from bela.engine.variants import VARIANTS
+
+    names = "|".join(map(re.escape, VARIANTS))
+    text = re.sub(r"/\*.*?\*/|<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"(^|\s)//.*", r"\1", text)
+    quoted = re.findall(rf"""["'`]({names})["'`]""", text)
+    keys = re.findall(rf"""(?<![\w$.])({names})\s*:(?!\s*//)""", text)
+    return quoted + keys
+
+
+OLD_VARIANT_JS = [
+    'const sides = view ? view.sides : (summary && summary.variant === "bela4" ? 2 : n);',
+    "if (tok === 'swap') return t(view.variant === 'belot2' ? 'swap_opened' : 'swap');",
+    'export const VARIANTS = ["bela4", "bela3", "bela2", "belot2"];',
+    "const SIDES = { bela4: 2, bela3: 3 };",
+    'const SEATS = { "bela2": 2 };',
+    "switch (v.variant) { case `bela3`: break; }",
+    'const lv = S.createVariant || "bela4";',
+]
+
+
+def test_the_variant_check_finds_the_old_branches() -> None:
+    for line in OLD_VARIANT_JS:
+        assert variant_literals(line), line
+    # data and per-variant prose are fine: a key built from the id, a text naming it
+    assert not variant_literals('t("vname_" + v.id); const k = `variant_${id}`;')
+    assert not variant_literals('  vname_bela4: "Bela u četvero",')
+    assert not variant_literals("const f = x; // the winner is a side (bela4: a pair's)")
+
+
+def test_the_browser_compares_no_variant_name() -> None:
+    """No web file of the client compares a variant's name or keys anything by it: what a
+    variant is comes from the server (GET /api/variants, the summary's ``facts``)."""
+    files = sorted([*WEB.glob("*.js"), *WEB.glob("*.html"), *WEB.glob("**/*.json")])
+    assert any(f.name == "table.js" for f in files)
+    for f in files:
+        found = variant_literals(f.read_text(encoding="utf-8"))
+        assert not found, f"{f.name} names variants: {found}"

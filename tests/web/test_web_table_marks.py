@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from typing import Any
 
 import pytest
@@ -22,9 +23,14 @@ from web_helpers import (  # noqa: E402
     assert_no_errors,
     close_pages,
     enter_name,
+    facts,
     open_page,
     play_match_with_bots,
+    received,
+    stays,
+    taken,
     texts,
+    wait_until,
 )
 
 HR, EN = texts("hr"), texts("en")
@@ -56,7 +62,8 @@ class Fake:
                                 "player_id": pid if s == seat else f"p{s}", "connected": True,
                                 "autopilot": False, "autopilot_in": None} for s in range(4)],
             "private": False, "invite": f"/?table={TABLE}", "totals": [0, 0], "winner": None,
-            "bot_fallback": False, "turn_clock": None, "rated": False, "ratings": None}
+            "bot_fallback": False, "turn_clock": None, "rated": False, "ratings": None,
+            "facts": facts("bela4")}
 
     def __call__(self, ws: Any) -> None:
         self.ws = ws
@@ -116,26 +123,28 @@ def test_a_lone_legal_card_plays_itself_unless_turned_off(browser: Any, bela_url
     assert page.locator("#autoplay-check").is_checked()  # on by default
     fake.state(5, v)
     page.wait_for_selector(f".hand [data-card='{card}'].legal")
-    page.wait_for_timeout(300)
-    assert fake.acts() == []  # a short pause first: the player may still click
-    page.wait_for_timeout(700)
+    shown = time.monotonic()
+    wait_until(page, lambda: fake.acts() != [], what="the lone card played by itself")
+    assert time.monotonic() - shown > 0.3  # a short pause first: the player may still click
     assert fake.acts() == [{"type": "act", "action": card, "seq": 5}]
     page.click(f".hand [data-card='{card}']")  # a late click sends nothing more
-    page.wait_for_timeout(200)
+    received(page, fake)
     assert len(fake.acts()) == 1
     # a click before the pause ends: played once
     fake.state(6, v)
     page.wait_for_function("() => window.__bela.seq === 6")
     page.click(f".hand [data-card='{card}']", position={"x": 6, "y": 14})
-    page.wait_for_timeout(900)
+    received(page, fake)
     assert [a["seq"] for a in fake.acts()] == [5, 6]
+    # past the pause (0.6 s from the state): the card is not played again
+    stays(page, lambda: len(fake.acts()), 0.9, "the actions sent")
     # turned off: nothing plays by itself; the choice is kept
     page.click("#autoplay-check")
     stored = json.loads(page.evaluate("() => localStorage.getItem('bela.prefs')"))
     assert stored["autoplay"] is False
     fake.state(7, v)
     page.wait_for_function("() => window.__bela.seq === 7")
-    page.wait_for_timeout(1000)
+    stays(page, lambda: len(fake.acts()), 1.0, "the actions sent")  # past the pause
     assert [a["seq"] for a in fake.acts()] == [5, 6]
     assert not page.locator("#autoplay-check").is_checked()
     assert_no_errors(page)
@@ -159,9 +168,8 @@ def test_a_thinking_bot_and_an_absent_players_countdown(browser: Any, bela_url: 
     tag = page.locator(f".seat[data-seat='{away}'] [data-away]")
     first = tag.inner_text()
     assert first == _fill(HR["away_in"], n=6) or first == _fill(HR["away_in"], n=5), first
-    page.wait_for_timeout(1300)
-    later = int(re.sub(r"\D", "", tag.inner_text()))
-    assert later < int(re.sub(r"\D", "", first)), (first, tag.inner_text())
+    left = lambda text: int(re.sub(r"\D", "", text))  # noqa: E731
+    wait_until(page, lambda: left(tag.inner_text()) < left(first), what="the countdown a second on")
     # the bot takes the seat: the countdown goes, "nije tu" stays
     fake.summary["seats"][away].update(autopilot=True, autopilot_in=None)
     fake.send({"type": "table", "table": fake.summary})
@@ -170,7 +178,7 @@ def test_a_thinking_bot_and_an_absent_players_countdown(browser: Any, bela_url: 
     # a bot over its delay: marked on its plate until its move
     assert page.locator("[data-thinking]").count() == 0
     fake.send({"type": "thinking", "seat": bot, "seq": 4})  # of a state gone by: nothing
-    page.wait_for_timeout(200)
+    taken(page, fake)
     assert page.locator("[data-thinking]").count() == 0
     fake.send({"type": "thinking", "seat": bot, "seq": 5})
     mark = page.locator(f".seat[data-seat='{bot}'] [data-thinking]")
@@ -208,7 +216,7 @@ def test_the_claim_is_asked_in_the_page(browser: Any, bela_url: str) -> None:
     assert page.locator("#claim-ask").count() == 0
     page.click("[data-cmd=claim]")
     page.click("#claim-yes")
-    page.wait_for_timeout(200)
+    received(page, fake)
     assert fake.acts() == [{"type": "act", "action": f"claim {seat}", "seq": 5}]
     assert page.locator("#claim-ask").count() == 0
     assert dialogs == []  # never the browser's confirm()

@@ -18,7 +18,16 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 
-from web_helpers import assert_no_errors, close_pages, enter_name, open_page, texts  # noqa: E402
+from web_helpers import (  # noqa: E402
+    REFRESH,
+    assert_no_errors,
+    close_pages,
+    enter_name,
+    open_page,
+    stays,
+    texts,
+    wait_until,
+)
 
 HR, EN = texts("hr"), texts("en")
 OWNER_CONTROLS = ("bots", "start", "close")
@@ -41,8 +50,8 @@ def _sockets_opened(page: Any) -> list[str]:
 
 def _assert_no_reconnect(page: Any, opened: list[str]) -> None:
     """No socket for 2.5 s (the first reconnect would come after 0.5 s) and none held."""
-    page.wait_for_timeout(2500)
     assert opened == [], opened
+    stays(page, lambda: list(opened), 2.5, "the sockets opened")
     state = page.evaluate("() => ({ws: window.__bela.ws, conn: window.__bela.conn})")
     assert state == {"ws": None, "conn": "closed"}, state
 
@@ -184,7 +193,7 @@ def _fake_table(i: int) -> dict[str, Any]:
 
 
 def test_the_lobby_pages_and_words_the_refusals(browser: Any, bela_url: str) -> None:
-    """53 tables: the first 50, then "more" reads the rest (offset 50) and the 4 s refresh
+    """53 tables: the first 50, then "more" reads the rest (offset 50) and the refresh
     goes on over both pages; a refused new table says why (Retry-After seconds included)."""
     total = 53
     asked: list[tuple[int, int]] = []
@@ -207,7 +216,7 @@ def test_the_lobby_pages_and_words_the_refusals(browser: Any, bela_url: str) -> 
                       headers=refusal.get("headers", {}),
                       body=json.dumps({"error": {"code": refusal["code"], "message": "x"}}))
 
-    page = open_page(browser, bela_url, lang="en")
+    page = open_page(browser, f"{bela_url}/?{REFRESH}", lang="en")
     page.route(re.compile(r"/api/tables\?"), listing)
     page.route(re.compile(r"/api/tables$"), create)
     page.reload()
@@ -222,8 +231,8 @@ def test_the_lobby_pages_and_words_the_refusals(browser: Any, bela_url: str) -> 
     assert more.count() == 0
     assert rows.last.get_attribute("data-table") == "fake052"
     asked.clear()
-    page.wait_for_timeout(4500)  # the lobby's refresh: both pages again, nothing lost
-    assert (0, 50) in asked and (50, 50) in asked, asked
+    # the lobby's refresh: both pages again, nothing lost
+    wait_until(page, lambda: (0, 50) in asked and (50, 50) in asked, what="a refresh of both pages")
     assert rows.count() == 53 and more.count() == 0
 
     enter_name(page, "Ana")

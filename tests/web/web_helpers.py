@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -88,6 +89,74 @@ def play_until(pages: Sequence[Any], done: Callable[[], bool], timeout: float,
     return clicks
 
 
+def wait_until(page: Any, ready: Callable[[], bool], timeout: float = 5.0,
+               what: str = "the expected state") -> None:
+    """Poll ``ready()`` (a condition on the test's side: messages a fake server got, requests
+    the page made) until it holds, failing after ``timeout`` seconds; the page's events run
+    meanwhile."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not come within {timeout} s")
+        page.wait_for_timeout(40)
+
+
+def stays(page: Any, value: Callable[[], Any], seconds: float, what: str = "it") -> None:
+    """``value()`` does not change for ``seconds`` (what must not happen, as a reconnect
+    loop or a timer's move, would have happened by then): polled, failing at the first
+    change."""
+    first = value()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+        now = value()
+        assert now == first, f"{what} changed: {first!r} -> {now!r}"
+
+
+_FENCES = itertools.count(1)
+
+
+def taken(page: Any, fake: Any) -> None:
+    """Until the page has taken every message the fake server (``fake.send``, its
+    ``summary``) sent before: a summary marked with a new number follows them, and the page
+    holds it (a socket's messages come in order)."""
+    n = next(_FENCES)
+    fake.send({"type": "table", "table": {**fake.summary, "fence": n}})
+    page.wait_for_function("(n) => window.__bela.summary && window.__bela.summary.fence === n",
+                           arg=n)
+
+
+def received(page: Any, fake: Any) -> None:
+    """Until the fake server (``fake.got``) has every message the page sent before: a
+    message of the test's own follows them on the page's socket."""
+    n = next(_FENCES)
+    page.evaluate("(n) => window.__bela.ws.send(JSON.stringify({type: 'fence', n}))", n)
+    wait_until(page, lambda: {"type": "fence", "n": n} in fake.got, what="the page's messages")
+
+
+def settled(page: Any, timeout: float = 3.0) -> None:
+    """Until the page's animations and transitions (a card sliding in, a trick collected)
+    have ended: a screenshot then shows the table at rest (a running pulse, as the urgent
+    clock's, goes on for ever and is not waited for)."""
+    page.wait_for_function(
+        """() => document.getAnimations().every((a) => a.playState !== 'running'
+              || a.effect.getTiming().iterations === Infinity)""",
+        timeout=timeout * 1000)
+
+
+def lobby_refreshes(page: Any) -> Callable[[], int]:
+    """A counter of the lobby's list requests (GET /api/tables?...) the page makes from now
+    on: each refresh of the lobby asks for it."""
+    seen: list[str] = []
+    page.on("request", lambda r: seen.append(r.url) if "/api/tables?" in r.url else None)
+    return lambda: len(seen)
+
+
+# the lobby refreshing every quarter second (app.js: ?refresh= in seconds), for the tests
+# that wait for a refresh
+REFRESH = "refresh=0.25"
+
+
 def diagnose(pages: Sequence[Any]) -> str:
     """Each page's state (and a screenshot in the artifacts) for a failed test."""
     from pathlib import Path
@@ -119,6 +188,14 @@ def texts(lang: str) -> dict[str, str]:
     block = re.search(rf"const {lang.upper()} = \{{(.*?)\n\}};", src, re.S)
     assert block, lang
     return dict(re.findall(r'(\w+): "((?:[^"\\]|\\.)*)"', block.group(1)))
+
+
+def facts(variant: str) -> dict[str, Any]:
+    """The variant's facts a table summary carries (``facts``), as the server sends them."""
+    from bela.engine.variants import get_variant
+    from bela.server.hub import variant_facts
+
+    return variant_facts(get_variant(variant))
 
 
 def close_pages(*pages: Any) -> None:

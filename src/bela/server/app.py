@@ -45,7 +45,7 @@ from .errors import (
     Unauthenticated,
     Unavailable,
 )
-from .hub import Conn, Hub
+from .hub import Conn, Hub, variant_facts
 from .lobby import Lobby
 from .metrics import Metrics, internal_address
 from .model import ServerConfig
@@ -506,8 +506,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
 
     @app.get("/api/variants")
     async def variants() -> dict[str, Any]:
-        return {"variants": [{"id": v.name, "seats": v.seats, "options": list(v.options),
-                              "defaults": v.make_options({}).as_dict()}
+        return {"variants": [{"id": v.name, "options": list(v.options),
+                              "defaults": v.make_options({}).as_dict(), **variant_facts(v)}
                              for v in VARIANTS.values()],
                 "choices": {name: [str(c) for c in choice]
                             for name, choice in OPTION_CHOICES.items()},

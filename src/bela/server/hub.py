@@ -9,13 +9,16 @@ and tells; it never changes a table.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..engine.actions import CALLS
 from ..engine.events import Event, seen_by
 from ..engine.variants import get_variant
+from ..engine.variants.base import Variant
 from ..engine.views import seat_view
 from .model import Table
 from .protocol import event_json, public_token, view_json
@@ -29,6 +32,35 @@ def dumps(msg: dict[str, Any]) -> str:
     """A message's compact JSON text."""
     return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
 
+
+
+def variant_facts(v: Variant) -> dict[str, Any]:
+    """What a client needs to know of a variant, from the engine (docs/PROTOCOL.md,
+    ``GET /api/variants``): clients never tell variants apart by their names."""
+    return _facts(v.name)
+
+
+@functools.cache
+def _facts(name: str) -> dict[str, Any]:
+    v = get_variant(name)
+    seats = range(v.seats)
+    side_of = [v.side_of(s) for s in seats]
+    faced = "turned" in v.public_keys
+    contracts = [*range(4), *v.extra_contracts]
+    cases = [v.exchange_possible(c, turned, raspas) for c in contracts
+             for turned in ([*range(32)] if faced else [None])
+             for raspas in ((False, True) if v.raspas else (False,))]
+    return {
+        "seats": v.seats, "sides": v.sides, "side_of": side_of,
+        "partners": [next((o for o in seats if o != s and side_of[o] == side_of[s]), None)
+                     for s in seats],
+        "face_up": v.face_up_name if faced else None,
+        "exchange": {"actions": list(v.exchange_actions),
+                     "asked": "every_round" if all(cases) else "when_possible"}
+        if any(cases) else None,
+        "mus": v.mus, "raspas": v.raspas, "discards": v.discards,
+        "extra_contracts": [CALLS[c].token() for c in v.extra_contracts],
+    }
 
 class Conn:
     """One WebSocket connection: who it is and its queue of outgoing messages;
@@ -153,6 +185,7 @@ class Hub:
             "turn_clock": table.turn_clock,
             "rated": table.rated,
             "ratings": table.ratings,
+            "facts": variant_facts(v),
         }
 
     def state_text(self, table: Table, seat: int | None, events: tuple[Event, ...] = ()) -> str:

@@ -11,7 +11,7 @@ import {
   DECKS, cardBackSVG, cardSVG, ensureSprite, isTrump, rankOf, sortHand, suitIcon, suitOf,
 } from "./cards.js";
 import { api, newGuest, storeCode, storedGuest } from "./api.js";
-import { declShape, declText, declareGroups, makeNames } from "./table.js";
+import { declShape, declText, declareGroups, faceUp, makeNames, teamOf } from "./table.js";
 import { esc } from "./util.js";
 
 const POLL_MS = 400; // the review's progress is asked for this often
@@ -46,6 +46,7 @@ const A = {
   bidding: {}, // round -> {bids} | {error} | {busy}
   open: new Set(), // the rounds unfolded in the action list
   playOn: { seat: null, busy: false, error: null },
+  variants: null, // GET /api/variants: each variant's facts (sides, partners, face-up card)
 };
 window.__analysis = A; // for debugging and the browser tests
 
@@ -145,13 +146,20 @@ function names() {
   const rec = A.record;
   const n = seatCount();
   const v = A.pos && A.pos.view;
-  const sides = v && v.sides ? v.sides : rec.variant === "bela4" ? 2 : n;
+  const facts = recordFacts();
+  const sides = v && v.sides ? v.sides : facts ? facts.sides : n;
   const players = Array.isArray(rec.players) ? rec.players : [];
   return makeNames({
     prefs: A.prefs,
     view: { seat: null, seats: n, sides },
-    summary: { variant: rec.variant, seats: [...Array(n).keys()].map((s) => ({ seat: s, name: players[s] || "" })) },
+    summary: { variant: rec.variant, facts, seats: [...Array(n).keys()].map((s) => ({ seat: s, name: players[s] || "" })) },
   });
+}
+
+/** The facts of the record's variant (GET /api/variants), or null. */
+function recordFacts() {
+  const all = A.variants ? A.variants.variants : [];
+  return all.find((x) => A.record && x.id === A.record.variant) || null;
 }
 
 function numText(x, digits = 1) {
@@ -646,7 +654,8 @@ function renderSeat(p, v, N, seat, where) {
   const bids = (v.bids || []).filter((b) => b.seat === seat).map((b) => `<span class="bid">${bidHTML(b.bid, N)}</span>`).join("");
   const decl = ((v.declared || [])[seat] || []).map((d) => `<span class="decl" title="${esc(declText(d))}">${esc(t("declared"))}: ${d.value}</span>`).join("");
   const belas = (v.belas || []).filter((b) => b.seat === seat).map((b) => `<span class="bela-badge">${esc(t("bela"))}! ${suitIcon(b.suit, N.deck)}</span>`).join("");
-  const team = A.record.variant === "bela4" ? ` team-${seat % 2}` : "";
+  const side = teamOf(N.facts, seat);
+  const team = side !== null ? ` team-${side}` : "";
   return `<div class="an-seat pos-${where}${p.turn === seat ? " turn" : ""}${own ? " own" : ""}${team}" data-seat="${seat}">
     <div class="an-seat-head"><span class="seat-name">${esc(N.seatName(seat))}</span>${
       seat === v.dealer ? `<span class="chip dealer" title="${esc(t("dealer"))}">D</span>` : ""}${
@@ -670,7 +679,7 @@ function renderTrick(p, v, N, pos) {
 function renderFaceUp(v, N) {
   const pub = v.public || {};
   const parts = [];
-  if (pub.turned) parts.push(`<span class="an-faceup">${esc(t(v.variant === "belot2" ? "opened" : "turned"))} ${cardChip(pub.turned, N)}</span>`);
+  if (pub.turned) parts.push(`<span class="an-faceup">${esc(t(faceUp(N.facts)))} ${cardChip(pub.turned, N)}</span>`);
   if (pub.bottom) parts.push(`<span class="an-faceup">${esc(t("bottom"))} ${cardChip(pub.bottom, N)}</span>`);
   if (v.discards && v.discards.length) parts.push(`<span class="an-faceup">${esc(t("discards"))} ${v.discards.map((c) => cardChip(c, N)).join(" ")}</span>`);
   return parts.length ? `<div class="an-faceups">${parts.join("")}</div>` : "";
@@ -1024,7 +1033,7 @@ function onDrop(ev) {
 }
 
 // -- start ------------------------------------------------------------------------------
-function main() {
+async function main() {
   setLang(A.prefs.lang);
   ensureSprite();
   renderHeader();
@@ -1036,6 +1045,7 @@ function main() {
   document.addEventListener("dragover", onDrag);
   document.addEventListener("dragleave", onDrag);
   document.addEventListener("drop", onDrop);
+  try { A.variants = await api("GET", "/api/variants"); } catch { A.variants = null; }
   const q = new URLSearchParams(location.search);
   const id = q.get("table");
   if (id) {

@@ -14,6 +14,7 @@ import {
   redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
+import { defaultVariant, variantFacts } from "./variants.js";
 
 const HOLD_MS = 900; // a finished trick stays on the table this long
 const AUTOPLAY_MS = 600; // a lone legal card plays itself after this pause (prefs.autoplay)
@@ -25,6 +26,16 @@ const QUICK_WAITS = [15, 30, 60, 120]; // quick play's waits offered (seconds), 
 const QUICK_WAIT = 30; // preselected
 const QUICK_SEEN = "bela.quick"; // the quick-play table this browser opened last
 const LEADERS_PAGE = 50;
+const LOBBY_REFRESH_S = 4; // the lobby's list is asked for again this often (seconds) ...
+const REFRESH_RANGE = [0.2, 60]; // ... or as the page's ?refresh= says, within these
+
+/** The lobby's refresh interval in milliseconds: ?refresh=<seconds> (the browser tests
+ *  wait for a refresh without waiting out the default), else LOBBY_REFRESH_S. */
+function lobbyRefreshMs() {
+  const asked = Number(new URLSearchParams(location.search).get("refresh"));
+  const [low, high] = REFRESH_RANGE;
+  return 1000 * (Number.isFinite(asked) && asked > 0 ? Math.min(high, Math.max(low, asked)) : LOBBY_REFRESH_S);
+}
 const MIN_PASSWORD = 8, MAX_PASSWORD = 128;
 
 // The server's refusals said in the UI's words (i18n "err_<code>"); any other code shows
@@ -92,7 +103,7 @@ const root = () => document.getElementById("app");
 function renderHeader() {
   const h = document.getElementById("header");
   const who = S.guest ? `<span class="who-am-i">${esc(t("play_as", { name: S.guest.name }))}</span>` : "";
-  const lv = (S.leaders && S.leaders.variant) || S.createVariant || "bela4";
+  const lv = (S.leaders && S.leaders.variant) || S.createVariant || defaultVariant(S.variants);
   const nav = `<nav class="site-nav">
       <a href="${esc(leadersHref(lv))}" data-cmd="leaders:${esc(lv)}" id="nav-leaders"${S.page === "leaders" ? ` aria-current="page"` : ""}>${esc(t("leaderboard"))}</a>${
       S.guest ? `<a href="${esc(profileHref(S.guest.player_id))}" data-cmd="profile:${esc(S.guest.player_id)}" id="nav-profile"${
@@ -378,7 +389,7 @@ function renderQuickPanel() {
       <p class="row"><b>${esc(t("quick_matched"))}</b> <button class="btn small" data-cmd="open:${esc(q.table)}" id="quick-open">${
         esc(t("quick_open"))}</button></p></div>` : "";
   if (!S.variants) return `${back}<p class="muted">${esc(t("connecting"))}</p>`;
-  const chosen = S.quickVariant || S.createVariant || "bela4";
+  const chosen = S.quickVariant || S.createVariant || defaultVariant(S.variants);
   const waits = quickWaits();
   const pick = waits.includes(QUICK_WAIT) ? QUICK_WAIT : waits[Math.min(1, waits.length - 1)];
   return `${back}<form class="create-form quick-form" data-form="quick">
@@ -462,12 +473,12 @@ async function startQuick(variant, wait) {
 }
 
 function variantInfo(id) {
-  return S.variants && S.variants.variants.find((v) => v.id === id);
+  return variantFacts(S.variants, id);
 }
 
 function renderCreateForm() {
   if (!S.variants) return `<p class="muted">${esc(t("connecting"))}</p>`;
-  const chosen = S.createVariant || "bela4";
+  const chosen = S.createVariant || defaultVariant(S.variants);
   const info = variantInfo(chosen);
   const { choices } = S.variants; // each option's values, from the engine (GET /api/variants)
   const opts = info.options.filter((o) => Object.hasOwn(choices, o)).map((o) => {
@@ -611,7 +622,8 @@ function renderHistory() {
   const games = S.history || [];
   if (!games.length) return `<p class="muted">${esc(t("no_history"))}</p>`;
   return `<ul class="table-list">${games.map((g, i) => {
-    const mine = g.variant === "bela4" ? g.seat % 2 : g.seat;
+    const facts = variantInfo(g.variant); // the winner is a side: a seat's (bela4: a pair's)
+    const mine = facts ? facts.side_of[g.seat] : g.seat;
     const result = g.winner === null ? "" : g.winner === mine ? t("history_won") : t("history_lost");
     return `<li data-history="${i}"><div><b>${esc(t("vname_" + g.variant))}</b> ${esc(g.totals.join(" : "))}
       <span class="tag">${esc(result)}</span><div class="muted">${esc(g.players.map((p) => p || "?").join(", "))}</div></div>
@@ -912,7 +924,7 @@ function route() {
   const page = id ? "table" : player ? "profile" : leaders !== null ? "leaders" : "lobby";
   const first = !routed;
   const moved = first || page !== S.page || player !== S.profileId
-    || (page === "leaders" && (!S.leaders || S.leaders.variant !== (leaders || "bela4")));
+    || (page === "leaders" && (!S.leaders || S.leaders.variant !== (leaders || defaultVariant(S.variants))));
   if (id !== S.tableId || first) { // the first time too: the lobby lists its tables at once
     routed = true;
     disconnect();
@@ -930,7 +942,7 @@ function route() {
     if (page !== "table") S.toast = null;
     if (page === "lobby") { loadTables(); if (S.guest && !first) loadQuick(); }
     else if (page === "profile") loadProfile(player);
-    else if (page === "leaders") loadLeaders(leaders || "bela4");
+    else if (page === "leaders") loadLeaders(leaders || defaultVariant(S.variants));
     if (!first && page !== "table") window.scrollTo(0, 0);
   }
   renderHeader();
@@ -982,6 +994,7 @@ let leadersAsked = 0;
 
 async function loadLeaders(variant, more = false) {
   const asked = ++leadersAsked;
+  if (!variant) { S.leaders = { variant, data: null, error: null }; return; } // GET /api/variants tells
   const old = S.leaders && S.leaders.variant === variant && S.leaders.data ? S.leaders.data : null;
   const offset = more && old ? old.entries.length : 0;
   if (!more) S.leaders = { variant, data: null, error: null };
@@ -1255,7 +1268,7 @@ async function onSubmit(ev) {
     document.getElementById("show-password")?.focus();
   } else if (form.dataset.form === "quick") {
     if (!S.guest) { toast(t("need_name"), "warn"); document.getElementById("guest-name")?.focus(); return; }
-    S.quickVariant = String(data.get("quick_variant") || "bela4");
+    S.quickVariant = String(data.get("quick_variant") || defaultVariant(S.variants));
     await startQuick(S.quickVariant, Number(data.get("quick_wait")) || QUICK_WAIT);
   } else if (form.dataset.form === "create") {
     if (!S.guest) { toast(t("need_name"), "warn"); document.getElementById("guest-name")?.focus(); return; }
@@ -1354,13 +1367,15 @@ async function main() {
   renderHeader();
   if (S.page === "lobby" && S.guest && S.guest.token !== before) loadTables(); // a new or changed guest
   try { S.variants = await api("GET", "/api/variants"); } catch { S.variants = null; }
+  // the leaderboard asked for without a variant shows the first one, known only now
+  if (S.page === "leaders" && S.leaders && !S.leaders.variant) loadLeaders(defaultVariant(S.variants));
   if (!S.tableId) render();
   if (S.guest) loadQuick(); // still waiting for a quick match after a reload, or matched
   setInterval(() => {
     if (S.page !== "lobby") return;
     loadTables();
     if (S.quick && S.quick.status === "matched") loadQuick(); // its table may have finished
-  }, 4000);
+  }, lobbyRefreshMs());
 }
 
 main();

@@ -720,7 +720,7 @@ function show(view, id = null) {
   S.armed = false;
   S.refused = false;
   if (view === "new" && S.rules) {
-    const variant = (S.draft && S.draft.variant) || "bela4";
+    const variant = (S.draft && S.draft.variant) || Object.keys(S.rules.variants)[0]; // the server's first
     const rules = rulesOf(variant);
     S.draft = { variant, target: String(rules.defaults.target), options: { ...rules.defaults }, names: [] };
   }

@@ -6,8 +6,7 @@
 import { lang, t, tn } from "./i18n.js";
 import { suitIcon } from "./cards.js";
 import { esc } from "./util.js";
-
-export const VARIANTS = ["bela4", "bela3", "bela2", "belot2"];
+import { defaultVariant } from "./variants.js";
 
 function locale() {
   return lang() === "hr" ? "hr-HR" : "en-GB";
@@ -146,7 +145,7 @@ export function renderProfile(S) {
       <h2><span class="profile-name">${esc(name)}</span> <span class="tag kind-${kind}">${esc(t("kind_" + kind))}</span>${
         mine ? ` <span class="tag you">${esc(t("you"))}</span>` : ""}</h2>
       <p>${since}</p>
-      <p class="row"><a class="btn small" href="${esc(leadersHref(firstVariant(d)))}" data-cmd="leaders:${firstVariant(d)}">${esc(t("leaderboard"))}</a>
+      <p class="row"><a class="btn small" href="${esc(leadersHref(firstVariant(d, S)))}" data-cmd="leaders:${esc(firstVariant(d, S))}">${esc(t("leaderboard"))}</a>
         <a class="btn small ghost" href="/" data-cmd="lobby">${esc(t("back_lobby"))}</a></p>
     </section>
     ${variants || `<section class="panel"><p class="muted">${esc(t("no_variants"))}</p></section>`}
@@ -155,9 +154,9 @@ export function renderProfile(S) {
   </div>`;
 }
 
-function firstVariant(d) {
+function firstVariant(d, S) {
   const v = (d.variants || []).find((x) => x.games) || (d.variants || [])[0];
-  return v ? v.variant : "bela4";
+  return v ? v.variant : defaultVariant(S.variants);
 }
 
 function renderVariantStats(v, deck) {
@@ -206,8 +205,8 @@ function renderMatches(matches, d) {
 
 // -- the leaderboard ---------------------------------------------------------------------
 export function renderLeaders(S) {
-  const L = S.leaders || { variant: "bela4" };
-  const ids = S.variants ? S.variants.variants.map((v) => v.id) : VARIANTS;
+  const L = S.leaders || { variant: defaultVariant(S.variants) };
+  const ids = S.variants ? S.variants.variants.map((v) => v.id) : [];
   const nav = `<nav class="variant-switch" aria-label="${esc(t("variant_switch"))}">${ids.map((v) =>
     `<a class="btn small${v === L.variant ? " primary" : ""}" href="${esc(leadersHref(v))}" data-cmd="leaders:${v}"${
       v === L.variant ? ` aria-current="page"` : ""}>${esc(t("vname_" + v))}</a>`).join("")}</nav>`;

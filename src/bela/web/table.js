@@ -27,7 +27,9 @@ export function makeNames(S) {
     const s = summary && summary.seats[seat];
     return (s && s.name) || t("seat_n", { n: seat + 1 });
   };
-  const sides = view ? view.sides : (summary && summary.variant === "bela4" ? 2 : n);
+  // the variant's facts (the summary's, from GET /api/variants): never told by its name
+  const facts = (summary && summary.facts) || null;
+  const sides = view ? view.sides : facts ? facts.sides : n;
   const sideSeats = (side) => [...Array(n).keys()].filter((s) => s % sides === side);
   const sideName = (side) => {
     if (sides === n) return seatName(side);
@@ -58,8 +60,20 @@ export function makeNames(S) {
     if (c.length === 1) return `${suitIcon(c, deck)} ${esc(suitName(c))}`;
     return esc(contractText(c));
   };
-  return { deck, mySeat, n, sides, seatName, sideName, suitText, suitName, cardText, contractText,
+  return { deck, mySeat, n, sides, facts, seatName, sideName, suitText, suitName, cardText, contractText,
     contractHTML, sideSeats, order, callerText };
+}
+
+/** The side a seat plays for where seats play in pairs (bela4: 0+2 against 1+3), else
+ *  null: each seat plays for himself.  ``facts``: the variant's (GET /api/variants). */
+export function teamOf(facts, seat) {
+  if (!facts || !facts.partners || facts.partners[seat] === null || facts.partners[seat] === undefined) return null;
+  return facts.side_of[seat];
+}
+
+/** Whether the variant's exchange may offer a redeal (belot2, R35). */
+function redealOffered(facts) {
+  return !!(facts && facts.exchange && facts.exchange.actions.includes("redeal"));
 }
 
 export function mySeatIn(S) {
@@ -151,11 +165,16 @@ export function declShape(codes) {
   return { kind: codes.length === 8 ? "belot" : "sequence", length: codes.length, top };
 }
 
+/** What the rules call the face-up card: "turned" (bela2) or "opened" (belot2, R34). */
+export function faceUp(facts) {
+  return (facts && facts.face_up) || "turned";
+}
+
 function tokenLabel(tok, view, N) {
   if (tok === "pass") return esc(t("pass"));
   if (tok === "VC") return esc(t("vc"));
   if (tok === "BC") return esc(t("bc"));
-  if (tok === "swap") return esc(t(view.variant === "belot2" ? "swap_opened" : "swap"));
+  if (tok === "swap") return esc(t(`swap_${faceUp(N.facts)}`));
   if (tok === "redeal") return esc(t("redeal"));
   if (tok === "keep") return esc(t("keep"));
   if (/^[HDSC]$/.test(tok)) {
@@ -240,7 +259,8 @@ function renderWaitingRoom(S) {
     } else if (s.seat === mine && open) {
       btn = `<button class="btn small ghost" data-cmd="leave">${esc(t("leave_seat"))}</button>`;
     }
-    const team = sum.variant === "bela4" ? `<span class="team team-${s.seat % 2}">${s.seat % 2 ? "B" : "A"}</span>` : "";
+    const side = teamOf(sum.facts, s.seat);
+    const team = side !== null ? `<span class="team team-${side}">${side ? "B" : "A"}</span>` : "";
     return `<li class="seat-row" data-seat="${s.seat}">${team}<span class="seat-no">${esc(t("seat_n", { n: s.seat + 1 }))}</span>
       <span class="who">${who}</span>${btn}</li>`;
   }).join("");
@@ -375,7 +395,8 @@ function renderSeat({ S, v, N, pos }, seat) {
     .map((e) => `<div class="note">${esc(t((e.action === "swap" ? "swapped" : "redealt") + (seat === v.seat ? "_me" : ""), { name: N.seatName(seat) }))}</div>`).join("");
   const backs = seat === v.seat ? "" : `<div class="backs" aria-label="${v.hand_sizes[seat]}">${
     Array.from({ length: v.hand_sizes[seat] }, () => `<span class="back-mini">${cardBackSVG()}</span>`).join("")}</div>`;
-  const team = v.variant === "bela4" ? ` team-${seat % 2}` : "";
+  const side = teamOf(N.facts, seat);
+  const team = side !== null ? ` team-${side}` : "";
   return `<div class="seat pos-${p}${v.turn === seat ? " turn" : ""}${seat === v.seat ? " me" : ""}${team}" data-seat="${seat}">
     <div class="seat-head">${info.player_id
       ? `<a class="seat-name" href="${esc(profileHref(info.player_id))}" target="_blank" rel="noopener" title="${esc(t("profile"))}: ${esc(info.name || "")}">${esc(N.seatName(seat))}</a>`
@@ -395,7 +416,7 @@ function renderCenter(ctx) {
   if (!plays.length) {
     if (v.phase === "bidding" || v.phase === "exchange" || v.phase === "discard") {
       const note = v.phase === "bidding" ? "bidding" : v.phase === "discard" ? "discarding"
-        : v.variant === "belot2" ? "exchanging_redeal" : "exchanging";
+        : redealOffered(N.facts) ? "exchanging_redeal" : "exchanging";
       return `<div class="center-note">${esc(t(note))}</div>`;
     }
     return "";
@@ -471,7 +492,7 @@ function resultBody({ N }, r) {
 function renderFaceUp({ v, N }) {
   const pub = v.public || {};
   const parts = [];
-  if (pub.turned) parts.push(`<div class="faceup"><span>${esc(t(v.variant === "belot2" ? "opened" : "turned"))}</span>${cardImg(pub.turned, N, "small")}</div>`);
+  if (pub.turned) parts.push(`<div class="faceup"><span>${esc(t(faceUp(N.facts)))}</span>${cardImg(pub.turned, N, "small")}</div>`);
   if (pub.bottom) parts.push(`<div class="faceup"><span>${esc(t("bottom"))}</span>${cardImg(pub.bottom, N, "small")}</div>`);
   if (v.discards && v.discards.length) parts.push(`<div class="faceup"><span>${esc(t("discards"))}</span><span class="pair">${v.discards.map((c) => cardImg(c, N, "small")).join("")}</span></div>`);
   if (!parts.length) return "";
@@ -567,7 +588,7 @@ function renderActions(ctx) {
   if (!myTurn) return out.join("");
   const legal = v.legal;
   if (v.phase === "exchange" && legal.length === 1) { // only keep: the server answers it (R32, R35)
-    return `<div class="prompt exchange-prompt passive"><span class="prompt-title">${esc(t(exchangeTitle(v)))}</span></div>` + out.join("");
+    return `<div class="prompt exchange-prompt passive"><span class="prompt-title">${esc(t(exchangeTitle(v, N.facts)))}</span></div>` + out.join("");
   }
   const hint = shownHint(S);
   const hinted = (tok) => (hint && hint.best === tok ? " hinted" : "");
@@ -577,12 +598,12 @@ function renderActions(ctx) {
   }
   if (v.phase === "bidding") {
     const btns = legal.map((tok) => `<button class="btn act bid-btn${hinted(tok)}" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
-    const must = v.variant === "bela4" && !legal.includes("pass") ? `<p class="muted">${esc(t("must_call"))}</p>` : "";
+    const must = N.facts && N.facts.mus && !legal.includes("pass") ? `<p class="muted">${esc(t("must_call"))}</p>` : "";
     const title = legal.includes("pass") ? t("your_bid") : t("your_bid_must");
     out.unshift(`<div class="prompt bidding-prompt"><span class="prompt-title">${esc(title)}</span><div class="row">${btns}</div>${must}</div>`);
   } else if (v.phase === "exchange") {
     const btns = legal.map((tok) => `<button class="btn act${hinted(tok)}" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
-    out.unshift(`<div class="prompt exchange-prompt"><span class="prompt-title">${esc(t(exchangeTitle(v)))}</span><div class="row">${btns}</div></div>`);
+    out.unshift(`<div class="prompt exchange-prompt"><span class="prompt-title">${esc(t(exchangeTitle(v, N.facts)))}</span><div class="row">${btns}</div></div>`);
   } else if (v.phase === "discard") {
     const sel = S.ui.discardSel;
     const ready = sel.length === 2;
@@ -615,13 +636,13 @@ function hintLabel(tok, v, N) {
 }
 
 /** The exchange prompt's title: it names only what the seat may actually do (R32, R35). */
-export function exchangeTitle(v) {
+export function exchangeTitle(v, facts) {
   const swap = v.legal.includes("swap"), redeal = v.legal.includes("redeal");
   if (swap && redeal) return "exchange_both";
   if (redeal) return "exchange_redeal";
-  const opened = v.variant === "belot2";  // every seat is asked (R32, R35): maybe with no right
-  if (!swap) return opened ? "exchange_none_opened" : "exchange_none";
-  return opened ? "exchange_swap_opened" : "exchange_swap";
+  // every seat is asked (R32, R35): maybe with no right
+  if (!swap) return redealOffered(facts) ? "exchange_none_redeal" : "exchange_none";
+  return `exchange_swap_${faceUp(facts)}`;
 }
 
 // -- the hand ---------------------------------------------------------------------------

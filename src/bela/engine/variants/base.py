@@ -108,6 +108,8 @@ class Variant:
     extra_contracts: tuple[int, ...] = ()  # contracts beyond a trump suit (belot2: VC, BC)
     raspas: bool = False  # four passes play the deal without a contract (belot2, R34)
     trump_sequence_first: bool = False  # R37: of equal sequences the trump one is senior
+    exchange_actions: tuple[str, ...] = ()  # the exchange's choices (bela2: swap; belot2: + redeal)
+    mus: bool = False  # R7: after three passes the dealer must call ("mus", bela4)
 
     # -- sides and seats -------------------------------------------------------------------
     def side_of(self, seat: int) -> int:

@@ -92,4 +92,5 @@ BELA2 = Bela2(
     options=("target", "equal_declarations", "tie"),  # R24: R12 and R22 apply
     deal_keys=("turned",),
     public_keys=("turned",),
+    exchange_actions=("swap",),  # R32
 )

@@ -11,4 +11,5 @@ BELA4 = Variant(
     default_target=1001,
     hand_cards=8,
     seen_before_bid=6,  # R6: the talon is seen after the own bid
+    mus=True,  # R7
 )

@@ -154,4 +154,5 @@ BELOT2 = Belot2(
     raspas=True,  # R34
     trump_sequence_first=True,  # R37
     redeal_ranks=(SEVEN, EIGHT),  # R35
+    exchange_actions=("swap", "redeal"),  # R35
 )
