@@ -40,7 +40,11 @@ def test_the_tables_are_on_the_first_screen(browser: Any, bela_url: str, artifac
                                             size: dict[str, int]) -> None:
     page = open_page(browser, bela_url, lang="hr", viewport=size)
     page.wait_for_selector("#create-table")
-    for panel in ("#tables-panel", "#running-panel"):
+    # the open tables' list starts on the first screen; so do the running ones while no open
+    # table is listed above them (the shared test server may hold other tests' open tables)
+    page.wait_for_selector("#table-list")
+    empty = page.locator("#table-list [data-table]").count() == 0
+    for panel in ("#tables-panel", "#running-panel") if empty else ("#tables-panel",):
         box = page.locator(f"{panel} h2").bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"], (
             panel, box)
