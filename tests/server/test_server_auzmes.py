@@ -84,7 +84,7 @@ def test_the_autopilot_claims_a_proven_revoke_before_the_next_card(tmp_path: Pat
             revoked = False
             while True:
                 await _until(lambda r=rnd: r.is_over or (  # type: ignore[misc]
-                    r.turn in conns and actor._bot_turn() is None))
+                    r.turn in conns and actor.bots.turn() is None))
                 if rnd.is_over:
                     break
                 assert not any(r.seat == 1 for r in seat_view(m, 0, rnd).revokes_shown), \
