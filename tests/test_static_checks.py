@@ -200,3 +200,37 @@ def test_no_variant_name_keys_knowledge_outside_the_engine_and_the_profiles() ->
     for plain in ('"""bela4 == belot2"""', 'm = Match("bela4")', 'def f(v: str = "bela4"): ...',
                   'if v.name == name: pass', 'W = {"suit": 1}'):
         assert not variant_keyed(plain, names), plain
+
+
+MAX_CLASS_LINES = 300  # issue 40: the server split along its concerns, no god class
+
+
+def long_classes(folders: Collection[Path], most: int = MAX_CLASS_LINES) -> list[str]:
+    """``path:line Name (N lines)`` for each class in the Python files under ``folders``
+    longer than ``most`` lines, from its ``class`` line to its last."""
+    found = []
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef):
+                    lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if lines > most:
+                        where = f"{folder.name}/{path.relative_to(folder).as_posix()}"
+                        found.append(f"{where}:{node.lineno} {node.name} ({lines} lines)")
+    return found
+
+
+# Over the limit until the storage and cluster split lands (issue 40 item 5): Database
+# (storage/db.py, 595 lines) and Cluster (server/cluster.py, 516); Store (server/store.py)
+# is under it already.  Strict: the mark must go when they are split.
+@pytest.mark.xfail(strict=True, reason="Database and Cluster are not split yet")
+def test_no_class_of_the_server_or_the_storage_is_over_300_lines() -> None:
+    found = long_classes([ROOT / "src" / "bela" / "server", ROOT / "src" / "bela" / "storage"])
+    assert not found, "\n".join(found)
+
+
+def test_the_class_length_check_counts_a_class_to_its_last_line(tmp_path: Path) -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(4))
+    (tmp_path / "m.py").write_text(f"class Long:\n{body}\n\nclass Short:\n    pass\n")
+    assert [f.split(" ", 1)[1] for f in long_classes([tmp_path], most=4)] == ["Long (5 lines)"]

@@ -56,8 +56,8 @@ def _run(tmp_path: Path, scenario: Callable[[Lobby, list[dict[str, Any]]], Await
 
 
 async def _started(lobby: Lobby, players: list[dict[str, Any]]) -> Table:
-    table = lobby.create(players[0], "bela2", {}, "heuristic", 0, seed=5)
-    lobby.sit(table, players[1], 1)
+    table = lobby.factory.create(players[0], "bela2", {}, "heuristic", 0, seed=5)
+    lobby.seating.sit(table, players[1], 1)
     await lobby.start(table, players[0])
     assert table.seq == 1 and table.match is not None and table.match.round is not None
     return table
@@ -182,8 +182,8 @@ def test_a_refused_bot_move_is_tried_again_every_second(
             store_action(*args)
 
         monkeypatch.setattr(lobby.store.db, "add_action", refuse_twice)
-        table = lobby.create(players[0], "bela2", {}, "random", None, seed=5)
-        lobby.fill_bots(table, players[0], None)
+        table = lobby.factory.create(players[0], "bela2", {}, "random", None, seed=5)
+        lobby.seating.fill_bots(table, players[0], None)
         await lobby.start(table, players[0])
         while table.seq < 2:
             await asyncio.sleep(0.02)

@@ -50,7 +50,7 @@ def test_the_domain_raises_refusals_not_statuses(tmp_path: Path) -> None:
         assert missing.value.code == "unknown_table" and not hasattr(missing.value, "status")
         pid, _ = db.create_player("Ana")
         with pytest.raises(Forbidden) as seeded:  # allow_seed is off
-            lobby.create({"id": pid, "name": "Ana"}, "bela4", {}, "random", 0, seed=3)
+            lobby.factory.create({"id": pid, "name": "Ana"}, "bela4", {}, "random", 0, seed=3)
         assert seeded.value.code == "seed_not_allowed"
     finally:
         db.close()

@@ -65,10 +65,10 @@ def test_the_autopilot_claims_a_proven_revoke_before_the_next_card(tmp_path: Pat
     Bruno's own card proves the revoke, Ana's autopilot claims (Cila is a person and seat 3
     is Bruno's partner), before anybody plays on, and is right."""
     async def scenario(lobby: Lobby, players: list[dict[str, Any]]) -> None:
-        table = lobby.create(players[0], "bela4", OFF, "heuristic", 0, seed=3)
-        lobby.sit(table, players[1], 1)
-        lobby.sit(table, players[2], 2)
-        lobby.fill_bots(table, players[0], None)
+        table = lobby.factory.create(players[0], "bela4", OFF, "heuristic", 0, seed=3)
+        lobby.seating.sit(table, players[1], 1)
+        lobby.seating.sit(table, players[2], 2)
+        lobby.seating.fill_bots(table, players[0], None)
         conns = {s: Conn(_no_send, players[s]["id"], s) for s in (1, 2)}
         for conn in conns.values():
             await lobby.connect(table, conn)
@@ -84,7 +84,7 @@ def test_the_autopilot_claims_a_proven_revoke_before_the_next_card(tmp_path: Pat
             revoked = False
             while True:
                 await _until(lambda r=rnd: r.is_over or (  # type: ignore[misc]
-                    r.turn in conns and actor._bot_turn() is None))
+                    r.turn in conns and actor.bots.turn() is None))
                 if rnd.is_over:
                     break
                 assert not any(r.seat == 1 for r in seat_view(m, 0, rnd).revokes_shown), \
@@ -133,10 +133,10 @@ def test_no_bot_revokes_at_a_rated_table(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(actor_module, "make_bot", lambda spec, seed=None: _Revoker())
 
     async def scenario(lobby: Lobby, players: list[dict[str, Any]]) -> None:
-        table = lobby.create(players[0], "bela4", {**OFF, "target": 1}, "heuristic", None,
+        table = lobby.factory.create(players[0], "bela4", {**OFF, "target": 1}, "heuristic", None,
                              seed=4)
         table.rated = rated  # a given seed makes a table unrated: set as a rated one
-        lobby.fill_bots(table, players[0], None)
+        lobby.seating.fill_bots(table, players[0], None)
         await lobby.start(table, players[0])
         await _until(lambda: table.status == TableStatus.FINISHED)
         assert table.match is not None

@@ -148,8 +148,8 @@ def _run_actor(tmp_path: Path, first: str) -> None:
         pid, _token = db.create_player("Ana")
         ana = {"id": pid, "name": "Ana"}
         try:
-            table = lobby.create(ana, "bela2", {}, "heuristic", 0, seed=5, turn_clock=60)
-            lobby.fill_bots(table, ana, None)
+            table = lobby.factory.create(ana, "bela2", {}, "heuristic", 0, seed=5, turn_clock=60)
+            lobby.seating.fill_bots(table, ana, None)
             conn = Conn(_no_send, pid, 0)
             await lobby.connect(table, conn)
             await lobby.start(table, ana)

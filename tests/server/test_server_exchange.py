@@ -86,8 +86,8 @@ def _run(tmp_path: Path, scenario: Scenario) -> dict[int | None, Recording]:
                                                      allow_seed=True))
         players = [{"id": db.create_player(name)[0], "name": name} for name in ("Ana", "Bo")]
         try:
-            table = lobby.create(players[0], "belot2", {}, "heuristic", 0, seed=5)
-            lobby.sit(table, players[1], 1)
+            table = lobby.factory.create(players[0], "belot2", {}, "heuristic", 0, seed=5)
+            lobby.seating.sit(table, players[1], 1)
             await lobby.start(table, players[0])
             for seat in (0, 1, None):
                 conns[seat] = Recording(players[0 if seat is None else seat]["id"], seat)

@@ -191,8 +191,8 @@ def test_a_stale_process_is_fenced_off_and_reloads_the_table(
             for name in ("Ana", "Bruno"):
                 pid, _token = db1.create_player(name)
                 players.append({"id": pid, "name": name})
-            table1 = lobby1.create(players[0], "bela2", {}, "heuristic", 0, seed=5)
-            lobby1.sit(table1, players[1], 1)
+            table1 = lobby1.factory.create(players[0], "bela2", {}, "heuristic", 0, seed=5)
+            lobby1.seating.sit(table1, players[1], 1)
             await lobby1.start(table1, players[0])
             assert table1.seq == 1 and table1.match is not None
             assert table1.match.round is not None

@@ -12,7 +12,11 @@ import pytest
 from server_helpers import guest, server, start
 from starlette.testclient import TestClient, WebSocketDenialResponse
 
+from bela.server import factory as factory_module
+from bela.server import listing as listing_module
 from bela.server import lobby as lobby_module
+from bela.server import seating as seating_module
+from bela.server import sweep as sweep_module
 from bela.server.app import create_app
 from bela.server.model import ServerConfig
 from bela.server.ratelimit import RateLimits
@@ -41,12 +45,14 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     c = Clock()
-    monkeypatch.setattr(lobby_module, "time", c)
+    for module in (lobby_module, factory_module, listing_module, seating_module,
+                   sweep_module):  # the lobby's parts
+        monkeypatch.setattr(module, "time", c)
     return c
 
 
 def sweep(client: TestClient, now: float) -> list[str]:
-    closed: list[str] = client.portal.call(client.app.state.lobby.sweep, now)
+    closed: list[str] = client.portal.call(client.app.state.sweeper.sweep, now)
     return closed
 
 
@@ -265,25 +271,25 @@ def test_the_lobby_list_is_rebuilt_only_after_a_change(tmp_path: Path) -> None:
         _, bruno = guest(client, "Bruno")
         tid = new_table(client, ana)["id"]
         first = client.get("/api/tables")
-        builds = lobby.listing_builds
+        builds = lobby.listed.builds
         for _ in range(5):
             again = client.get("/api/tables")
             assert again.content == first.content
-        assert lobby.listing_builds == builds  # nothing changed: the cached answer
+        assert lobby.listed.builds == builds  # nothing changed: the cached answer
         assert client.post(f"/api/tables/{tid}/sit", json={"seat": 1},
                            headers=bruno).status_code == 200
         seats = client.get("/api/tables").json()[0]["seats"]
         assert [s["name"] for s in seats] == ["Ana", "Bruno"]
-        assert lobby.listing_builds == builds + 1
+        assert lobby.listed.builds == builds + 1
     with server(tmp_path, listing_ttl=0.2) as client:  # the running tables' changes
         lobby = client.app.state.lobby
         client.get("/api/tables")
-        builds = lobby.listing_builds
+        builds = lobby.listed.builds
         client.get("/api/tables")
-        assert lobby.listing_builds == builds
+        assert lobby.listed.builds == builds
         time.sleep(0.25)
         client.get("/api/tables")
-        assert lobby.listing_builds == builds + 1
+        assert lobby.listed.builds == builds + 1
 
 
 def test_finished_tables_leave_the_lobby_list(tmp_path: Path) -> None:

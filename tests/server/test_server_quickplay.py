@@ -182,6 +182,7 @@ class _FakeLobby:
         self.store = _FakeStore()
         self.bots = ["random", "heuristic"]
         self.tables: dict[str, Any] = {}  # id -> a table (its status)
+        self.catalog = self  # the bot catalog: available_bots below
 
     def available_bots(self) -> list[str]:
         return list(self.bots)

@@ -78,8 +78,8 @@ def test_a_slow_bot_is_marked_thinking_at_the_bot_delay_only(
     monkeypatch.setattr(actor_module, "make_bot", lambda spec, seed=None: Slow(seed))
 
     async def scenario(lobby: Lobby, ana: dict[str, Any]) -> None:
-        table = lobby.create(ana, "bela2", {}, "random", None, seed=5)
-        lobby.fill_bots(table, ana, None)
+        table = lobby.factory.create(ana, "bela2", {}, "random", None, seed=5)
+        lobby.seating.fill_bots(table, ana, None)
         watcher = Conn(_no_send, ana["id"], None)
         await lobby.start(table, ana)
         await lobby.connect(table, watcher)
@@ -108,8 +108,8 @@ def test_an_absent_players_seat_says_when_its_bot_takes_over(tmp_path: Path) -> 
     """While the grace period runs, the summary's seat carries ``autopilot_in`` (seconds
     left); it is gone once the player is back."""
     async def scenario(lobby: Lobby, ana: dict[str, Any]) -> None:
-        table = lobby.create(ana, "bela2", {}, "random", 0, seed=5)
-        lobby.fill_bots(table, ana, None)
+        table = lobby.factory.create(ana, "bela2", {}, "random", 0, seed=5)
+        lobby.seating.fill_bots(table, ana, None)
         await lobby.start(table, ana)
         await asyncio.sleep(0.05)
         seats = lobby.hub.summary(table)["seats"]
@@ -126,8 +126,8 @@ def test_a_rated_finish_gives_each_seats_rating_change(tmp_path: Path) -> None:
     """A rated match played out (the absent player's autopilot and the bot): the finished
     table's summary lists each seat's rating before and after, as stored."""
     async def scenario(lobby: Lobby, ana: dict[str, Any]) -> None:
-        table = lobby.create(ana, "bela2", {"target": 1}, "random", 0, rated=True)
-        lobby.fill_bots(table, ana, None)
+        table = lobby.factory.create(ana, "bela2", {"target": 1}, "random", 0, rated=True)
+        lobby.seating.fill_bots(table, ana, None)
         assert lobby.hub.summary(table)["ratings"] is None
         await lobby.start(table, ana)
         for _ in range(500):

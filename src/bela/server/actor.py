@@ -188,7 +188,6 @@ class TableActor:
                  on_idle: Callable[[Table], None], on_conflict: Callable[[Table], None],
                  metrics: Metrics, bots: botpool.BotPool | None = None) -> None:
         self.table = table
-        self.bots = bots
         self.store = store
         self.hub = hub
         self.config = config
@@ -202,16 +201,12 @@ class TableActor:
         self._loop = asyncio.get_running_loop()
         self._task: asyncio.Task[None] | None = None
         self._stopped = False
-        self._grace: dict[int, tuple[int, asyncio.TimerHandle]] = {}  # seat -> serial, timer
-        self._grace_serial = 0
+        self.clock = TableClock(table, hub, config, self._loop, self.post)  # grace, turns
+        self.bots = TableBots(table, hub, config, bots, metrics, self.log, self.clock,
+                              self._loop, self.post)  # the bots playing the seats
         self._deal_timer: asyncio.TimerHandle | None = None
         self._retry_timer: asyncio.TimerHandle | None = None
-        self._bot_key: tuple[int, int] | None = None  # (seat, seq) of the bot move under way
-        self._thinker: asyncio.Task[None] | None = None
         self._refusals = 0  # consecutive steps of the table the database refused
-        self._clock_key: tuple[int, int] | None = None  # (seat, seq) the turn clock runs for
-        self._clock_timer: asyncio.TimerHandle | None = None
-        self._overdue: tuple[int, int] | None = None  # (seat, seq) whose clock ran out
         self._moved_away = False  # stopped because another process wrote to the table
 
     # -- the mailbox ---------------------------------------------------------------------------
@@ -226,7 +221,7 @@ class TableActor:
     async def ask(self, msg: Message) -> Reply:
         """Queue a message and wait until it is handled: its reply."""
         if self._stopped:
-            return self._gone(msg)
+            return gone_reply(self.table, msg, self._moved_away)
         reply: asyncio.Future[Reply] = self._loop.create_future()
         self._queue.put_nowait((msg, reply, time.perf_counter()))
         return await reply
@@ -243,7 +238,8 @@ class TableActor:
             seq = self.table.seq
             try:
                 answer = self._handle(msg)
-                self._kick()
+                self.clock.arm()  # after every message: the turn clock follows the table,
+                self.bots.kick()  # and a bot starts thinking when one is to act
             except LogConflict:  # another process wrote to the table: it is not ours
                 self.metrics.errors.labels(kind="log_conflict").inc()
                 self.log.warning("table %s: another process wrote to its log; handing it "
@@ -274,27 +270,15 @@ class TableActor:
 
     def _halt(self) -> None:
         self._stopped = True
-        self._cancel_grace()
-        for timer in (self._deal_timer, self._retry_timer, self._clock_timer):
+        self.clock.stop()
+        for timer in (self._deal_timer, self._retry_timer):
             if timer is not None:
                 timer.cancel()
-        self.table.clock = None
-        if self._thinker is not None:
-            self._thinker.cancel()
+        self.bots.stop()
         while not self._queue.empty():
             msg, reply, _queued = self._queue.get_nowait()
             if reply is not None and not reply.done():
-                reply.set_result(self._gone(msg))
-
-    def _gone(self, msg: Message) -> Reply:
-        """The reply of a stopped actor."""
-        if isinstance(msg, Act) and self._moved_away:
-            return error("table_moving", "the table moved to another server process: "
-                         "connect again")
-        if isinstance(msg, Act):
-            return inactive_refusal(self.table, msg.conn) or error(
-                "not_running", "the table is closed")
-        return None
+                reply.set_result(gone_reply(self.table, msg, self._moved_away))
 
     def _handle(self, msg: Message) -> Reply:
         match msg:
@@ -303,22 +287,18 @@ class TableActor:
             case BotMove(seat, seq, decision):
                 self._bot_move(seat, seq, decision)
             case Thinking(seat, seq):
-                if self._bot_key == (seat, seq) and self.table.seq == seq:  # else moved on
-                    self.table.thinking = seat
-                    self.hub.broadcast_thinking(self.table)
+                self.bots.thinking(seat, seq)
             case BotRetry(seat, seq):
-                if self._bot_key == (seat, seq):
-                    self._bot_key = None  # _kick starts the bot again
+                self.bots.retry(seat, seq)
             case NextDeal():
                 self._deal_timer = None
                 self._deal()
             case Finish():
                 self._finish()
             case GraceOver(seat, serial):
-                self._grace_over(seat, serial)
+                self.clock.grace_over(seat, serial)
             case ClockOver(seat, seq):
-                if self._clock_key == (seat, seq):  # else stale: the table moved on
-                    self._overdue = (seat, seq)  # _kick starts the bot for this turn
+                self.clock.clock_over(seat, seq)
             case Join(conn):
                 self._join(conn)
             case Leave(conn):
@@ -336,7 +316,7 @@ class TableActor:
             return
         for i, seat in enumerate(self.table.seats):
             if not seat.is_bot and not self.hub.seat_connected(self.table, i):
-                self._start_grace(i)
+                self.clock.start_grace(i)
         if m.round is None:
             self._deal()
         elif m.round.is_over:
@@ -345,9 +325,9 @@ class TableActor:
     def _join(self, conn: Conn) -> None:
         self.hub.add(self.table, conn)
         if conn.seat is not None:
-            self._cancel_grace(conn.seat)
+            self.clock.cancel_grace(conn.seat)
             self.table.seats[conn.seat].autopilot = False  # the player is back: no more bot
-            self._arm_clock()  # at his turn, his clock starts
+            self.clock.arm()  # at his turn, his clock starts
         self.hub.welcome(self.table, conn)
 
     def _leave(self, conn: Conn) -> None:
@@ -356,61 +336,15 @@ class TableActor:
         if (seat is not None and self.table.status == TableStatus.RUNNING
                 and not self.table.seats[seat].is_bot
                 and not self.hub.seat_connected(self.table, seat)):
-            self._start_grace(seat)
+            self.clock.start_grace(seat)
         self.hub.announce(self.table)
-
-    def _start_grace(self, seat: int) -> None:
-        self._cancel_grace(seat)
-        self._grace_serial += 1
-        msg = GraceOver(seat, self._grace_serial)
-        self._grace[seat] = (msg.serial,
-                             self._loop.call_later(self.config.grace, self.post, msg))
-        self.table.seats[seat].away_until = time.monotonic() + self.config.grace
-
-    def _cancel_grace(self, seat: int | None = None) -> None:
-        """Cancel the grace period of ``seat`` (``None``: of every seat)."""
-        for s in list(self._grace) if seat is None else [seat]:
-            entry = self._grace.pop(s, None)
-            if entry is not None:
-                entry[1].cancel()
-                self.table.seats[s].away_until = None
-
-    def _grace_over(self, seat: int, serial: int) -> None:
-        entry = self._grace.get(seat)
-        if entry is None or entry[0] != serial:
-            return  # a grace period cancelled after it ended: the player came back
-        del self._grace[seat]
-        s = self.table.seats[seat]
-        s.away_until = None
-        if (self.hub.seat_connected(self.table, seat) or s.is_bot
-                or self.table.status != TableStatus.RUNNING):
-            return
-        s.autopilot = True
-        self.hub.broadcast_table(self.table)
 
     def _act(self, conn: Conn, token: str, seq: int | None) -> Reply:
         table = self.table
-        refusal = inactive_refusal(table, conn)
-        if refusal is not None:
-            return refusal
-        assert table.match is not None and conn.seat is not None
-        if seq is not None and seq != table.seq:
-            return error("stale", f"you acted on state {seq}, but the table is at state "
-                         f"{table.seq}; nothing was changed", seq=table.seq)
-        try:
-            action = parse_action(token)
-        except (ActionParseError, ValueError) as exc:
-            return error("bad_action", str(exc))
-        rnd = table.match.round
-        if rnd is None or rnd.is_over:
-            return error("not_your_turn", "the round is over; wait for the next deal")
-        if isinstance(action, Claim):
-            if action.seat != conn.seat:
-                return error("wrong_seat", f"you sit in seat {conn.seat}: claim {conn.seat} "
-                             "is the claim you can make", "R24")
-        elif rnd.turn != conn.seat:  # public in every phase (the exchange asks all, R32, R35)
-            return error("not_your_turn", f"it is seat {rnd.turn}'s turn, not yours "
-                         f"(seat {conn.seat})")
+        action = checked_action(table, conn, token, seq)
+        if isinstance(action, dict):  # refused
+            return action
+        assert conn.seat is not None
         try:
             events = self._commit(conn.seat, action, "human")
         except IllegalAction as exc:
@@ -488,50 +422,29 @@ class TableActor:
         self._broadcast_state()
 
     def _finish(self, events: tuple[Event, ...] = ()) -> None:
-        """Store the match's result, with each seat's line and the ratings it moves (one
-        transaction, :mod:`bela.server.ratings`), and send its last state (with ``events``,
-        those of the action that ended it).  When the database refuses, the state of that
-        action (stored already) goes out at once, still ``running``, and the result is tried
-        again."""
-        table, m = self.table, self.table.match
-        assert m is not None
+        """Store the match's result (:func:`store_result`) and send its last state (with
+        ``events``, those of the action that ended it).  When the database refuses, the
+        state of that action (stored already) goes out at once, still ``running``, and the
+        result is tried again."""
+        table = self.table
+        assert table.match is not None
         if table.status == TableStatus.FINISHED:
             return
-        record = to_record(m, players=table.names)
-        record["table"] = table.id
-        record["seed"] = table.seed
-        result = score(m)
-        # a play-on's log starts with rounds played elsewhere: no player's line
-        lines = [] if table.origin else ratings.lines(table, result)
-        moved: dict[str, dict[str, Any]] = {}
         try:
-            try:
-                rate, moved = _kept(ratings.rate_fn(
-                    table, lines, self.store.meetings(table, lines)))
-                self.store.finish(table, result, record, lines, rate)
-            except ratings.RatingFailed as exc:  # a bug must not keep the match unfinished
-                self.log.error("table %s: its ratings could not be worked out (%s): stored "
-                               "unrated", table.id, exc)
-                self.store.finish(table, result, record, lines, None)
+            store_result(table, self.store, self.log)
         except Exception:
             if events:
                 self.hub.broadcast_state(table, events)
             self._refused("the match's result", Finish())
             return
         self._refusals = 0
-        table.status = TableStatus.FINISHED
-        table.result, table.record = result, record
-        if moved:  # the summary shows each seat's rating change (a rated match)
-            table.ratings = [{"seat": int(ln["seat"]), "before": moved[ln["entry"]]["before"],
-                              "after": moved[ln["entry"]]["after"]}
-                             for ln in lines if ln["entry"] in moved]
-        self._cancel_grace()
+        self.clock.cancel_grace()
         self._broadcast_state(events)
         self.hub.broadcast_table(table)
 
     def _broadcast_state(self, events: tuple[Event, ...] = ()) -> None:
         """The new state to every connection, with the turn clock it starts."""
-        self._arm_clock()
+        self.clock.arm()
         self.hub.broadcast_state(self.table, events)
 
     def _refused(self, what: str, retry: Message) -> None:
@@ -547,8 +460,83 @@ class TableActor:
                       what, self._refusals, exc_info=True)
         self._retry_timer = self._loop.call_later(RETRY, self.post, retry)
 
+    # -- bots ----------------------------------------------------------------------------------
+    def _bot_move(self, seat: int, seq: int, decision: Decision) -> None:
+        if self.table.seq != seq or self.bots.turn() != seat:
+            return  # stale: the table moved on, or the player came back
+        if decision.failure is not None:
+            self.bots.failed(seat, decision.failure)
+        try:
+            events = self._commit(seat, decision.action, "bot")
+        except LogConflict:
+            raise
+        except Exception:
+            self._refused("a bot's move", BotRetry(seat, seq))
+            return
+        self._moved(events)
+
+
+class TableClock:
+    """The timers of a table's seats: each absent player's grace period (:class:`GraceOver`
+    when it ends) and the turn clock of the player to act (:class:`ClockOver` when it runs
+    out), each posted to the actor with ``post``."""
+
+    def __init__(self, table: Table, hub: Hub, config: ServerConfig,
+                 loop: asyncio.AbstractEventLoop, post: Callable[[Message], None]) -> None:
+        self.table = table
+        self.hub = hub
+        self.config = config
+        self._loop = loop
+        self.post = post
+        self._grace: dict[int, tuple[int, asyncio.TimerHandle]] = {}  # seat -> serial, timer
+        self._grace_serial = 0
+        self.key: tuple[int, int] | None = None  # (seat, seq) the turn clock runs for
+        self._timer: asyncio.TimerHandle | None = None
+        self.overdue: tuple[int, int] | None = None  # (seat, seq) whose clock ran out
+
+    def stop(self) -> None:
+        """Every timer cancelled (the actor stops)."""
+        self.cancel_grace()
+        if self._timer is not None:
+            self._timer.cancel()
+        self.table.clock = None
+
+    # -- grace periods -------------------------------------------------------------------------
+    def start_grace(self, seat: int) -> None:
+        self.cancel_grace(seat)
+        self._grace_serial += 1
+        msg = GraceOver(seat, self._grace_serial)
+        self._grace[seat] = (msg.serial,
+                             self._loop.call_later(self.config.grace, self.post, msg))
+        self.table.seats[seat].away_until = time.monotonic() + self.config.grace
+
+    def cancel_grace(self, seat: int | None = None) -> None:
+        """Cancel the grace period of ``seat`` (``None``: of every seat)."""
+        for s in list(self._grace) if seat is None else [seat]:
+            entry = self._grace.pop(s, None)
+            if entry is not None:
+                entry[1].cancel()
+                self.table.seats[s].away_until = None
+
+    def grace_over(self, seat: int, serial: int) -> None:
+        entry = self._grace.get(seat)
+        if entry is None or entry[0] != serial:
+            return  # a grace period cancelled after it ended: the player came back
+        del self._grace[seat]
+        s = self.table.seats[seat]
+        s.away_until = None
+        if (self.hub.seat_connected(self.table, seat) or s.is_bot
+                or self.table.status != TableStatus.RUNNING):
+            return
+        s.autopilot = True
+        self.hub.broadcast_table(self.table)
+
     # -- the turn clock ------------------------------------------------------------------------
-    def _arm_clock(self) -> None:
+    def clock_over(self, seat: int, seq: int) -> None:
+        if self.key == (seat, seq):  # else stale: the table moved on
+            self.overdue = (seat, seq)  # the bots' kick starts the bot for this turn
+
+    def arm(self) -> None:
         """Keep the turn clock on the player to act: it starts (``turn_clock`` seconds) for
         each new state or returning player with a turn, and stops when nobody is to act or a
         bot plays the seat (a bot's seat, an absent player's autopilot)."""
@@ -559,17 +547,55 @@ class TableActor:
                 and m.round is not None and not m.round.is_over
                 and not table.seats[m.round.turn].bot_controlled):
             key = (m.round.turn, table.seq)
-        if key == self._clock_key:
+        if key == self.key:
             return
-        if self._clock_timer is not None:
-            self._clock_timer.cancel()
-        self._clock_key, self._clock_timer, table.clock = key, None, None
+        if self._timer is not None:
+            self._timer.cancel()
+        self.key, self._timer, table.clock = key, None, None
         if key is not None and clock is not None:
-            self._clock_timer = self._loop.call_later(clock, self.post, ClockOver(*key))
+            self._timer = self._loop.call_later(clock, self.post, ClockOver(*key))
             table.clock = (key[0], time.monotonic() + clock)
 
-    # -- bots ----------------------------------------------------------------------------------
-    def _bot_turn(self) -> int | None:
+
+class TableBots:
+    """The bots that play a table's seats (a bot's seat, an absent player's, a player's
+    whose turn clock ran out) and the moves the server answers for a player: at most one
+    thinks at a time, off the event loop, and its move is posted to the actor as a
+    :class:`BotMove`.  ``pool``: where a strong bot thinks (none: in threads)."""
+
+    def __init__(self, table: Table, hub: Hub, config: ServerConfig,
+                 pool: botpool.BotPool | None, metrics: Metrics, log: TableLog,
+                 clock: TableClock, loop: asyncio.AbstractEventLoop,
+                 post: Callable[[Message], None]) -> None:
+        self.table = table
+        self.hub = hub
+        self.config = config
+        self.pool = pool
+        self.metrics = metrics
+        self.log = log
+        self.clock = clock
+        self._loop = loop
+        self.post = post
+        self.key: tuple[int, int] | None = None  # (seat, seq) of the bot move under way
+        self._thinker: asyncio.Task[None] | None = None
+
+    def stop(self) -> None:
+        """A thinking bot is cancelled (the actor stops)."""
+        if self._thinker is not None:
+            self._thinker.cancel()
+
+    def thinking(self, seat: int, seq: int) -> None:
+        """The bot of ``seat`` at ``seq`` has not decided yet: every connection hears."""
+        if self.key == (seat, seq) and self.table.seq == seq:  # else moved on
+            self.table.thinking = seat
+            self.hub.broadcast_thinking(self.table)
+
+    def retry(self, seat: int, seq: int) -> None:
+        """The database refused the bot's move at (``seat``, ``seq``): it thinks again."""
+        if self.key == (seat, seq):
+            self.key = None  # kick starts the bot again
+
+    def turn(self) -> int | None:
         """The seat a bot acts for now: a seat a bot plays whose view proves an opponent's
         revoke, to claim it (R24, the first from the seat to act on); else the seat to act
         if a bot plays it now (a bot's seat, an absent player's, or a player's whose turn
@@ -587,23 +613,21 @@ class TableActor:
                 if (self.table.seats[s].bot_controlled
                         and claim_for(seat_view(m, s)) is not None):
                     return s
-        if (self.table.seats[seat].bot_controlled or self._overdue == (seat, self.table.seq)
+        if (self.table.seats[seat].bot_controlled or self.clock.overdue == (seat, self.table.seq)
                 or m.round.lone_keep):
             return seat
         return None
 
-    def _kick(self) -> None:
-        """After every message: the turn clock follows the table, and a bot starts
-        thinking when one is to act and is not yet (a thinking bot whose state is gone
-        stops)."""
-        self._arm_clock()
-        seat = self._bot_turn()
+    def kick(self) -> None:
+        """After every message (and the turn clock's): a bot starts thinking when one is to
+        act and is not yet (a thinking bot whose state is gone stops)."""
+        seat = self.turn()
         key = None if seat is None else (seat, self.table.seq)
-        if key == self._bot_key:
+        if key == self.key:
             return
         if self._thinker is not None:
             self._thinker.cancel()
-        self._bot_key, self._thinker = key, None
+        self.key, self._thinker = key, None
         self.table.thinking = None  # a new turn, or the move came: the mark goes
         if seat is not None and self.table.match is not None:
             view = seat_view(self.table.match, seat)  # immutable: the bot thinks off the loop
@@ -621,8 +645,8 @@ class TableActor:
         started = self._loop.time()  # time.monotonic(), the clock the deadline is read on
         spec = self.table.bot
         answer = None
-        if (self.bots is not None and botpool.strong(spec)
-                and (self.table.seats[seat].bot_controlled or self._overdue == (seat, seq))):
+        if (self.pool is not None and botpool.strong(spec)
+                and (self.table.seats[seat].bot_controlled or self.clock.overdue == (seat, seq))):
             answer = answer_time(self.config, view)
         due = self.config.bot_delay if answer is None else answer
         # the thinking mark at bot_delay: with an answer time past it always (a fixed
@@ -664,16 +688,16 @@ class TableActor:
             return Decision(claim)
         if view.legal == (DECLINE,):
             return Decision(DECLINE)
-        if self.bots is None or not botpool.strong(spec):
+        if self.pool is None or not botpool.strong(spec):
             return await asyncio.to_thread(
                 decide, lambda v: make_bot(spec, seed=seed).act(v), view, seed, revokes)
         key = self._fair_key()
         if due is None:
-            return await self.bots.decide(spec, seed, view, revokes, key=key)
+            return await self.pool.decide(spec, seed, view, revokes, key=key)
         # its search ends a margin before the move is due (the answer's way back)
         margin = min(MARGIN, (due - self._loop.time()) / 3)
         job = asyncio.ensure_future(
-            self.bots.decide(spec, seed, view, revokes, deadline=due - margin, key=key))
+            self.pool.decide(spec, seed, view, revokes, deadline=due - margin, key=key))
         fallback = asyncio.ensure_future(asyncio.to_thread(  # ready before it is due
             decide, lambda v: make_bot(FALLBACK_BOT, seed=seed).act(v), view, seed, revokes))
         try:
@@ -688,21 +712,7 @@ class TableActor:
             job.cancel()  # late, or the table moved on: nothing to decide
             fallback.cancel()
 
-    def _bot_move(self, seat: int, seq: int, decision: Decision) -> None:
-        if self.table.seq != seq or self._bot_turn() != seat:
-            return  # stale: the table moved on, or the player came back
-        if decision.failure is not None:
-            self._bot_failed(seat, decision.failure)
-        try:
-            events = self._commit(seat, decision.action, "bot")
-        except LogConflict:
-            raise
-        except Exception:
-            self._refused("a bot's move", BotRetry(seat, seq))
-            return
-        self._moved(events)
-
-    def _bot_failed(self, seat: int, failure: BaseException) -> None:
+    def failed(self, seat: int, failure: BaseException) -> None:
         """The table's bot could not move: a fallback moved instead.  Logged once a table."""
         table = self.table
         table.bot_failures += 1
@@ -716,6 +726,75 @@ class TableActor:
         else:
             self.log.debug("table %s: the bot %r failed again (%d moves)", table.id, table.bot,
                       table.bot_failures)
+
+
+
+def checked_action(table: Table, conn: Conn, token: str, seq: int | None
+                   ) -> Action | dict[str, Any]:
+    """The action ``token`` of ``conn`` at state ``seq`` if the table takes it now (its
+    legality aside: :meth:`Match.apply` decides), else the error message refusing it."""
+    refusal = inactive_refusal(table, conn)
+    if refusal is not None:
+        return refusal
+    assert table.match is not None and conn.seat is not None
+    if seq is not None and seq != table.seq:
+        return error("stale", f"you acted on state {seq}, but the table is at state "
+                     f"{table.seq}; nothing was changed", seq=table.seq)
+    try:
+        action = parse_action(token)
+    except (ActionParseError, ValueError) as exc:
+        return error("bad_action", str(exc))
+    rnd = table.match.round
+    if rnd is None or rnd.is_over:
+        return error("not_your_turn", "the round is over; wait for the next deal")
+    if isinstance(action, Claim):
+        if action.seat != conn.seat:
+            return error("wrong_seat", f"you sit in seat {conn.seat}: claim {conn.seat} "
+                         "is the claim you can make", "R24")
+    elif rnd.turn != conn.seat:  # public in every phase (the exchange asks all, R32, R35)
+        return error("not_your_turn", f"it is seat {rnd.turn}'s turn, not yours "
+                     f"(seat {conn.seat})")
+    return action
+
+
+def gone_reply(table: Table, msg: Message, moved_away: bool) -> Reply:
+    """The reply of a stopped actor to ``msg`` (``moved_away``: another process runs the
+    table now)."""
+    if isinstance(msg, Act) and moved_away:
+        return error("table_moving", "the table moved to another server process: "
+                     "connect again")
+    if isinstance(msg, Act):
+        return inactive_refusal(table, msg.conn) or error("not_running", "the table is closed")
+    return None
+
+
+def store_result(table: Table, store: Store, log: TableLog) -> None:
+    """Store the result of ``table``'s match that is over, with each seat's line and the
+    ratings it moves (one transaction, :mod:`bela.server.ratings`), and keep it in
+    ``table`` (``finished``, its result, record and rating changes); raises, changing
+    nothing, when the database refuses."""
+    m = table.match
+    assert m is not None
+    record = to_record(m, players=table.names)
+    record["table"] = table.id
+    record["seed"] = table.seed
+    result = score(m)
+    # a play-on's log starts with rounds played elsewhere: no player's line
+    lines = [] if table.origin else ratings.lines(table, result)
+    moved: dict[str, dict[str, Any]] = {}
+    try:
+        rate, moved = _kept(ratings.rate_fn(table, lines, store.meetings(table, lines)))
+        store.finish(table, result, record, lines, rate)
+    except ratings.RatingFailed as exc:  # a bug must not keep the match unfinished
+        log.error("table %s: its ratings could not be worked out (%s): stored unrated",
+                  table.id, exc)
+        store.finish(table, result, record, lines, None)
+    table.status = TableStatus.FINISHED
+    table.result, table.record = result, record
+    if moved:  # the summary shows each seat's rating change (a rated match)
+        table.ratings = [{"seat": int(ln["seat"]), "before": moved[ln["entry"]]["before"],
+                          "after": moved[ln["entry"]]["after"]}
+                         for ln in lines if ln["entry"] in moved]
 
 
 def _kept(rate: RateFn | None

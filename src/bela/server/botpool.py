@@ -21,7 +21,7 @@ decisions under way fall back in the same way (their failure: the
 
 The decisions wait in the pool's fair queue, at most one per live table (a table thinks
 about one move at a time), so the queue needs no bound: a job goes to a worker only when
-one is free, and the waiting jobs' keys (a table's creator's address: the actor's
+one is free, and the waiting jobs' keys (a table's creator's address: the table bots'
 ``_fair_key``) take turns (:meth:`BotPool._pump`), so one address's many tables take one
 turn together and cannot push another's job behind all of theirs.  A decision carries its
 deadline (:mod:`bela.bots.clock`): its search stops in time, a job whose table moved on

@@ -676,7 +676,7 @@ class QuickPlay:
     async def _make(self, variant: str, group: list[Entry]) -> str:
         """The table of ``group`` with the level (else the bot) nearest its rating: its
         id."""
-        bots = self.router.lobby.available_bots()
+        bots = self.router.lobby.catalog.available_bots()
         levels = [b for b in LEVELS if b in bots]
         stored = self.router.lobby.store.db.ratings([bot_entry(b) for b in bots], variant)
         ratings = {b: shown(stored[bot_entry(b)]["mu"], stored[bot_entry(b)]["sigma"])

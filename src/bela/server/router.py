@@ -36,18 +36,18 @@ async def _summary(lobby: Lobby, table: Table, player: Player | None,
 
 async def _sit(lobby: Lobby, table: Table, player: Player | None, args: dict[str, Any]) -> None:
     assert player is not None
-    lobby.sit(table, player, args["seat"], args.get("code"))
+    lobby.seating.sit(table, player, args["seat"], args.get("code"))
 
 
 async def _leave(lobby: Lobby, table: Table, player: Player | None,
                  args: dict[str, Any]) -> None:
     assert player is not None
-    lobby.leave(table, player)
+    lobby.seating.leave(table, player)
 
 
 async def _bots(lobby: Lobby, table: Table, player: Player | None, args: dict[str, Any]) -> None:
     assert player is not None
-    lobby.fill_bots(table, player, args.get("seats"))
+    lobby.seating.fill_bots(table, player, args.get("seats"))
 
 
 async def _start(lobby: Lobby, table: Table, player: Player | None,
@@ -197,7 +197,7 @@ class Router:
             rconn = self.cluster.join(table, args["_from"], args["_epoch"], args["conn"],
                                       args.get("player_id"))
             try:
-                self.lobby.admit(table, rconn, args.get("code"))
+                self.lobby.seating.admit(table, rconn, args.get("code"))
             except Exception:
                 self.cluster.remote.pop(key, None)
                 raise
@@ -218,24 +218,25 @@ class Router:
 
     # -- tables ----------------------------------------------------------------------------
     async def create(self, player: Player, **kwargs: Any) -> dict[str, Any]:
-        """A new table, run here (see :meth:`Lobby.create`): its summary for its creator."""
-        table = self.lobby.create(player, **kwargs)
+        """A new table, run here (see :meth:`TableFactory.create`): its summary for its
+        creator."""
+        table = self.lobby.factory.create(player, **kwargs)
         if self.cluster is not None:
             await self.cluster.claim(table.id)
         return self.lobby.summary(table, player)
 
     async def create_match(self, variant: str, players: list[Player], bot: str) -> str:
-        """A quick-play table, run here and started (see :meth:`Lobby.create_match`): its
-        id."""
-        table = await self.lobby.create_match(variant, players, bot)
+        """A quick-play table, run here and started (see
+        :meth:`TableFactory.create_match`): its id."""
+        table = await self.lobby.factory.create_match(variant, players, bot)
         if self.cluster is not None:
             await self.cluster.claim(table.id)
         return table.id
 
     async def play_on(self, player: Player, log: dict[str, Any], seat: int) -> dict[str, Any]:
         """A table going on from a record's position, run here and started (see
-        :meth:`Lobby.play_on`): its summary for its creator."""
-        table = await self.lobby.play_on(player, log, seat)
+        :meth:`TableFactory.play_on`): its summary for its creator."""
+        table = await self.lobby.factory.play_on(player, log, seat)
         if self.cluster is not None:
             await self.cluster.claim(table.id)
         return self.lobby.summary(table, player)
@@ -244,7 +245,7 @@ class Router:
         """A page of the lobby list (JSON) and the length of the whole list: this process's
         tables, or every instance's (read from Redis at most every ``listing_ttl``)."""
         if self.cluster is None:
-            return self.lobby.listing(offset, limit)
+            return self.lobby.listed.page(offset, limit)
         now = time.monotonic()
         if self._listed is None or now - self._listed_at >= self.lobby.config.listing_ttl:
             self._listed = await self.cluster.listing()
@@ -261,7 +262,7 @@ class Router:
             owner = await self._owner(table_id)
             if owner is None:
                 table = self.lobby.require(table_id)
-                self.lobby.admit(table, conn, code)
+                self.lobby.seating.admit(table, conn, code)
                 await self.lobby.connect(table, conn)
                 return LocalSession(self.lobby, table, conn)
             assert self.cluster is not None
