@@ -6,6 +6,9 @@ A bot is named by a spec, ``NAME`` or ``NAME:KEY=VALUE,...`` with the bot's sett
 'random'
 >>> make_bot("pimc:samples=8,inference=off", 1).samples
 8
+
+Each bot's settings are typed (:mod:`bela.bots.settings`) and refused with a message
+naming the setting and its allowed values.
 """
 
 from __future__ import annotations
