@@ -248,8 +248,8 @@ class PimcBot:
         """The bot's action (what :meth:`act` returns) and, when it chooses a card among
         two or more, the values it chose from: the mean double-dummy value of each legal
         card over one set of sampled deals (as :meth:`card_values`; in the first tricks
-        of :meth:`opening_tricks` the network's values, :meth:`LearnedBot.card_values
-        <bela.bots.learned.LearnedBot.card_values>`); the action plays the
+        of :meth:`opening_tricks` the network's values, :meth:`Evaluator.card_values
+        <bela.bots.evaluators.Evaluator.card_values>`); the action plays the
         card with the best value (:meth:`best_card`: the highest, the lowest in raspas,
         ties to the first card in card order).  The values are empty for any other
         decision (a bid, a single legal card, a declaration...)."""
