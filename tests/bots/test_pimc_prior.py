@@ -12,10 +12,13 @@ import pytest
 from test_learned import tiny_model
 from test_search_bots import card_decisions, play_out
 
-from bela.bots import make_bot, profiles
-from bela.bots.learned import LearnedBot
-from bela.bots.pimc import TIE_BREAK, PimcBot
+from bela.bots import make_bot, profiles, search
+from bela.bots.evaluators import UNIFORM
+from bela.bots.learned import LearnedBot, Network
+from bela.bots.learned.bot import OPPONENT_TEMPERATURE
+from bela.bots.pimc import TIE_BREAK, WEIGH, PimcBot
 from bela.bots.profiles import profile
+from bela.bots.search import PRIOR_WEIGHT
 from bela.engine import Match, Play
 from bela.engine.actions import Call
 from bela.engine.variants import VARIANTS
@@ -31,7 +34,7 @@ def test_prior_search_plays_legal_rounds(tmp_path: Path, variant: str) -> None:
     assert play_out(variant, [spec, "heuristic"], 1).round.is_over
 
 
-def opponent_probability(view_then: object, card: int, bot: LearnedBot, t: float) -> float:
+def opponent_probability(view_then: object, card: int, bot: Network, t: float) -> float:
     values = bot.card_values(view_then)  # type: ignore[arg-type]
     if len(values) < 2:
         return 1.0
@@ -42,7 +45,7 @@ def opponent_probability(view_then: object, card: int, bot: LearnedBot, t: float
 
 
 def expected_weights(view: SeatView, deals: list[SampledDeal], plays: list[tuple[int, int]],
-                     bot: LearnedBot, t: float) -> np.ndarray:
+                     bot: Network, t: float) -> np.ndarray:
     """Each deal's probability of ``plays`` (the other seats' plays weighed, oldest first),
     every seat's view rebuilt at the moment it played; scaled so the likeliest weighs 1."""
     raw = []
@@ -68,24 +71,25 @@ def test_deals_are_weighted_by_the_other_seats_plays(tmp_path: Path, variant: st
     """A deal's weight is the network's probability of each other seat's last plays in
     the hands that deal gives it, that seat's view rebuilt when it played (then scaled so
     the likeliest deal weighs 1); the values are the weighted means, with the network's
-    values (moved to the same mean level) counted as prior_weight more deals.  The weights
+    values (moved to the same mean level) counted as PRIOR_WEIGHT more deals.  The weights
     take one pass of the network a row, the prior the learned bot's mean over the namings
     of the side suits."""
     path = tiny_model(tmp_path, variant, seed=5)
     net_bot = LearnedBot(0, model=str(path))
-    one_pass = LearnedBot(0, model=str(path), symmetric=False)
+    one_pass = Network(str(path), symmetric=False)
     checked = 0
     for view in card_decisions(variant, 12):
         if not view.trick:
             continue
         bot = PimcBot(3, samples=5, min_samples=5, budget=10, prior="learned",
-                      model=str(path), temperature=8.0, prior_weight=2.0)
+                      model=str(path))
         values = bot.card_values(view)
         rng = random.Random(3)
         sampler = DealSampler(view)
         deals = [sampler.draw(rng) for _ in range(5)]
         others = [p for p in view.trick if p[0] != view.seat]
-        weights = expected_weights(view, deals, others, one_pass, 8.0)
+        weights = expected_weights(view, deals, others[-WEIGH:], one_pass,
+                                   OPPONENT_TEMPERATURE)
         assert bot._weights(view, deals) == pytest.approx(list(weights), rel=1e-4)
         exact = [solve(to_round(view, d), line=False).values for d in deals]
         prior = net_bot.card_values(view)
@@ -96,53 +100,30 @@ def test_deals_are_weighted_by_the_other_seats_plays(tmp_path: Path, variant: st
         for card, v in values.items():
             assert min(e[card] for e in exact) - 1e-6 <= mean[card] <= max(
                 e[card] for e in exact) + 1e-6
-            expected = (n_eff * mean[card] + 2.0 * (prior[card] + shift)) / (n_eff + 2.0)
+            k = PRIOR_WEIGHT
+            expected = (n_eff * mean[card] + k * (prior[card] + shift)) / (n_eff + k)
             assert v == pytest.approx(expected, rel=1e-4)
         checked += 1
     assert checked >= 3
 
 
-@pytest.mark.parametrize("variant", ["belot2", "bela3"])
-def test_the_opponent_model_can_reach_back_over_the_round(tmp_path: Path,
-                                                          variant: str) -> None:
-    """``reach=round``: a deal's weight is the network's probability of the other seats'
-    last ``weigh`` plays of the whole round, not only the current (or last) trick's, each
-    seat's view rebuilt when it played."""
-    path = tiny_model(tmp_path, variant, seed=5)
-    one_pass = LearnedBot(0, model=str(path), symmetric=False)
-    checked = 0
-    for view in card_decisions(variant, 40):
-        played = [p for trick, _ in view.tricks for p in trick] + list(view.trick)
-        plays = [p for p in played if p[0] != view.seat][-4:]
-        if not view.tricks or len(plays) <= len([p for p in view.trick if p[0] != view.seat]):
-            continue  # nothing before the current trick to reach back to
-        bot = PimcBot(3, samples=5, min_samples=5, prior="learned", model=str(path),
-                      temperature=8.0, weigh=4, reach="round")
-        rng = random.Random(3)
-        sampler = DealSampler(view)
-        deals = [sampler.draw(rng) for _ in range(5)]
-        weights = expected_weights(view, deals, plays, one_pass, 8.0)
-        assert bot._weights(view, deals) == pytest.approx(list(weights), rel=1e-4)
-        checked += 1
-    assert checked >= 3
-    with pytest.raises(ValueError, match="reach"):
-        make_bot("pimc:prior=learned,reach=match")
-
-
 def test_prior_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="prior"):
         make_bot("pimc:prior=oracle")
-    with pytest.raises(ValueError, match="temperature"):
-        make_bot("pimc:prior=learned,temperature=0")
+    # the experiments' switches are gone (docs/experiments/2026-12.md: where they replay)
+    for removed in ("temperature=5", "reach=round", "weigh=8", "prior_weight=12",
+                    "bidding=sim", "threshold=3"):
+        with pytest.raises(ValueError, match=removed.partition("=")[0]):
+            make_bot(f"pimc:prior=learned,{removed}")
     # the documented switch: a spec's ``off`` is the prior off, for pimc and for master
-    assert make_bot("pimc:prior=off").learned is None
+    assert make_bot("pimc:prior=off").prior is UNIFORM  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="give prior=learned"):
         make_bot("master:prior=off")
 
 
 @pytest.mark.parametrize("variant", ["bela2", "belot2"])
-def test_a_score_model_is_a_prior_around_each_deals_mean_score(tmp_path: Path,
-                                                               variant: str) -> None:
+def test_a_score_model_is_a_prior_around_each_deals_mean_score(
+        tmp_path: Path, variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A model trained on the score (``bela train --target score``) gives score margins: as
     the prior they keep their differences and sit at each deal's mean score over the legal
     cards (raspas: points, as a points model).  Without the opponent model and a prior
@@ -151,10 +132,12 @@ def test_a_score_model_is_a_prior_around_each_deals_mean_score(tmp_path: Path,
     path = tiny_model(tmp_path, variant, seed=2, target="score")
     net_bot = LearnedBot(0, model=str(path))
     assert net_bot.target(variant) == "score"
+    monkeypatch.setattr(search, "PRIOR_WEIGHT", 1e6)
     checked = 0
     for view in card_decisions(variant, 8):
         bot = PimcBot(4, samples=3, min_samples=3, prior="learned", model=str(path),
-                      prior_weight=1e6, weigh=0, objective="score")
+                      objective="score")
+        monkeypatch.setattr(bot, "_weights", lambda view, deals: [1.0] * len(deals))
         values = bot.card_values(view)
         rng = random.Random(4)
         sampler = bot._sampler(view)  # belot2: the bids read as estimates (learned_bids)

@@ -97,7 +97,7 @@ def test_pimc_orders_a_cold_trump_suit() -> None:
 
 def test_a_time_budget_caps_the_bidding_simulation(monkeypatch: pytest.MonkeyPatch) -> None:
     """With ``budget`` the bid's simulation stops after ``min_samples`` deals, as the card
-    play does; the pass threshold is the mean over the deals drawn."""
+    play does."""
     from bela.solver.sampler import DealSampler
 
     drawn = []
@@ -106,7 +106,7 @@ def test_a_time_budget_caps_the_bidding_simulation(monkeypatch: pytest.MonkeyPat
     m = Match("bela4", seed=3, options={"target": 5001})
     m.deal()
     view = seat_view(m, m.round.turn)
-    action = PimcBot(1, bid_samples=10, min_samples=3, budget=0.0, bidding="sim").act(view)
+    action = PimcBot(1, bid_samples=10, min_samples=3, budget=0.0)._bid(view)
     assert action in view.legal and len(drawn) == 3
 
 

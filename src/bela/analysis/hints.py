@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..bots import contracts
-from ..bots.heuristic import HeuristicBot
+from ..bots.heuristic import BID_THRESHOLD, HeuristicBot
 from ..bots.profiles import profile
 from ..engine.actions import Action, Call, Pass
 from ..engine.cards import Card
@@ -75,7 +75,7 @@ def bid_advice(view: SeatView) -> BidAdvice:
         values.update(zip(calls, est, strict=True))
     for a in view.legal:
         if isinstance(a, Pass):  # the margin from which the heuristic calls
-            values[a] = (params.bid_threshold if partners else contracts.order_threshold(
+            values[a] = (BID_THRESHOLD if partners else contracts.order_threshold(
                 params, len(view.bids) >= 2, view.seat == view.dealer))
     choice = max(values, key=lambda a: _rank(a, values[a]))
     return BidAdvice(values, choice)

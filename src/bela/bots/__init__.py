@@ -6,6 +6,9 @@ A bot is named by a spec, ``NAME`` or ``NAME:KEY=VALUE,...`` with the bot's sett
 'random'
 >>> make_bot("pimc:samples=8,inference=off", 1).samples
 8
+
+Each bot's settings are typed (:mod:`bela.bots.settings`) and refused with a message
+naming the setting and its allowed values.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from .base import Bot
 from .heuristic import HeuristicBot
 from .levels import LEVELS, level_spec
 from .random_bot import RandomBot
+from .settings import LearnedConfig, PimcConfig
 
 
 def _pimc(seed: int | None = None, **settings: Any) -> Bot:
     from .pimc import PimcBot  # the solver needs numba: imported only when asked for
 
-    return PimcBot(seed, **settings)
+    return PimcBot(seed, PimcConfig.parse(settings))
 
 
 def _ismcts(seed: int | None = None, **settings: Any) -> Bot:
@@ -34,7 +38,7 @@ def _ismcts(seed: int | None = None, **settings: Any) -> Bot:
 def _learned(seed: int | None = None, **settings: Any) -> Bot:
     from .learned import LearnedBot
 
-    return LearnedBot(seed, **settings)
+    return LearnedBot(seed, LearnedConfig.parse(settings))
 
 
 def _level(name: str) -> Callable[..., Bot]:

@@ -51,6 +51,11 @@ from .profiles import HeuristicParams, profile
 
 SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
 
+# Constants of the heuristic's contracts (no variant's profile varies them)
+DISCARD_TRUMP = 60.0  # bela3 discards (R27): a trump kept is worth this ...
+DISCARD_VOID = 8.0  # ... and a void (with two trumps or more) this
+REDEAL_BELOW = 0.0  # belot2 (R35): redeal when the simulated mean margin is below this
+
 SUIT_FEATURES = ("base", "t7", "t8", "t9", "tT", "tJ", "tQ", "tK", "tA", "len3", "len4",
                  "len5+", "side_A", "side_T_with_A", "side_T_guarded", "side_T_bare", "side_K",
                  "voids", "bela", "decl", "lead", "opp_turned")
@@ -340,14 +345,14 @@ def keep_value(hand: int, trump: int, params: HeuristicParams) -> float:
     """How much the 10 cards ``hand`` are worth to the bela3 caller in tricks (a rough count
     for comparing discards): trumps above all, aces, guarded tens, voids to ruff with."""
     trumps = (hand & SUIT_MASKS[trump]).bit_count()
-    v = params.discard_trump * trumps
+    v = DISCARD_TRUMP * trumps
     for s in range(4):
         if s == trump:
             continue
         sb = hand >> (8 * s) & 0xFF
         n = sb.bit_count()
         if n == 0:
-            v += params.discard_void if trumps >= 2 else params.discard_void / 2
+            v += DISCARD_VOID if trumps >= 2 else DISCARD_VOID / 2
             continue
         if sb >> ACE & 1:
             v += 22
@@ -407,7 +412,7 @@ def exchange(view: SeatView, params: HeuristicParams) -> Action:
         return DECLINE
     keep = SWAP if SWAP in legal else DECLINE
     if REDEAL in legal and params.redeal_samples > 0:
-        if simulated_margin(view, keep, params) < params.redeal_below:
+        if simulated_margin(view, keep, params) < REDEAL_BELOW:
             return REDEAL
     return keep
 

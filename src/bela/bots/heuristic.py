@@ -39,7 +39,7 @@ Declarations (the Declare with all groups) and bela are always announced (R13, R
 
 Without partners (bela3, bela2, belot2) a follower weighs the trick by who is likely to take
 it: +1 itself, -1 an opponent (a bela3 non-caller may value the other non-caller's tricks at
-``ally_weight``, R28); in raspas (belot2, R37) the signs flip: it ducks under the lead with its
+:data:`ALLY_WEIGHT`, R28); in raspas (belot2, R37) the signs flip: it ducks under the lead with its
 highest safe card, gives away aces and tens when void, takes (when it must) with the card
 most likely to be caught later, and leads cards the opponent has to take (low cards of a
 suit, a low trump that must be beaten, R36).
@@ -64,6 +64,35 @@ from . import contracts
 from .profiles import DEFAULT_PARAMS, HeuristicParams, profile
 
 SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
+
+# The heuristic's constants (the knobs no variant's profile varies; those that vary are
+# :class:`~bela.bots.profiles.HeuristicParams`).
+# -- bidding (bela4): the expected point difference for the caller's side if this seat calls
+# the suit, fitted (least squares) on heuristic self-play rounds with a forced call: a card
+# of the trump suit by rank 7 8 9 T J Q K A, the number of trumps, side cards, bela (K+Q of
+# trump) and declarations among the 6 visible cards.
+BID_TRUMP = (13, 18, 49, 28, 79, 25, 26, 33)
+BID_LENGTH = (0, 0, 0, 19, 46, 52, 52, 52, 52)  # by number of trumps
+BID_SIDE_ACE = 23
+BID_SIDE_TEN_WITH_ACE = 4
+BID_SIDE_TEN_GUARDED = 10
+BID_SIDE_TEN_BARE = 6
+BID_BELA = 21
+BID_DECLARATIONS = 1.0  # per point of declarations in the visible cards
+BID_BASE = -140  # the fit's intercept
+BID_THRESHOLD = 0  # call when the best suit's expected difference reaches this
+# -- play: the chance that a kept card takes a later trick
+KEEP_TRUMP = (1.0, 0.6, 0.35, 0.2)  # by number of unseen higher trumps
+KEEP_SIDE_MASTER = 0.5
+KEEP_SIDE_SECOND = 0.1  # one unseen card of the suit above it
+KEEP_SIDE_TEN = 0.1  # a ten whose ace is still out
+DEFENDER_TRUMP_LEAD_COST = 6
+RETURN_TRUMP = True  # lead a low trump to the partner who called
+ALLY_WEIGHT = 0.0  # bela3: a non-caller's worth of the other non-caller's tricks
+RASPAS_SHED = 1.0  # belot2 raspas: weight of the risk of keeping a high card
+RASPAS_CAPTURE = 10.0  # ... the points of the others' cards it would take
+RASPAS_TRUMP_RISK = 0.3  # ... extra risk of a trump (a void forces it, R36)
+RASPAS_LEAD_POINTS = 4.0  # ... the points the opponent adds to a led card
 
 
 def _bits(mask: int) -> list[int]:
@@ -120,27 +149,26 @@ class HeuristicBot:
     # -- bidding (R7) ------------------------------------------------------------------------
     def suit_scores(self, hand: int) -> list[float]:
         """Strength of ``hand`` (visible cards) with each suit as trump."""
-        p = self.params
-        decl = sum(declaration_value(d) for d in find_declarations(hand)) * p.bid_declarations
+        decl = sum(declaration_value(d) for d in find_declarations(hand)) * BID_DECLARATIONS
         side = [0.0] * 4
         for s in range(4):
             bits = hand >> (8 * s) & 0xFF
             v = 0.0
             if bits >> ACE & 1:
-                v += p.bid_side_ace
+                v += BID_SIDE_ACE
                 if bits >> TEN & 1:
-                    v += p.bid_side_ten_with_ace
+                    v += BID_SIDE_TEN_WITH_ACE
             elif bits >> TEN & 1:
-                v += p.bid_side_ten_guarded if bits & ~(1 << TEN) else p.bid_side_ten_bare
+                v += BID_SIDE_TEN_GUARDED if bits & ~(1 << TEN) else BID_SIDE_TEN_BARE
             side[s] = v
         scores = []
         for s in range(4):
             bits = hand >> (8 * s) & 0xFF
-            v = p.bid_base + decl + sum(side[o] for o in range(4) if o != s)
-            v += sum(p.bid_trump[r] for r in range(8) if bits >> r & 1)
-            v += p.bid_length[bits.bit_count()]
+            v = BID_BASE + decl + sum(side[o] for o in range(4) if o != s)
+            v += sum(BID_TRUMP[r] for r in range(8) if bits >> r & 1)
+            v += BID_LENGTH[bits.bit_count()]
             if bits >> KING & 1 and bits >> QUEEN & 1:
-                v += p.bid_bela
+                v += BID_BELA
             scores.append(v)
         return scores
 
@@ -151,7 +179,7 @@ class HeuristicBot:
             return view.legal[0]
         scores = self.suit_scores(view.hand.mask)
         best = max(calls, key=lambda a: (scores[a.contract], -a.contract))
-        if can_pass and scores[best.contract] < self.params.bid_threshold:
+        if can_pass and scores[best.contract] < BID_THRESHOLD:
             return next(a for a in view.legal if isinstance(a, Pass))
         return best
 
@@ -178,7 +206,7 @@ class _Play:
         self.our_call = caller is not None and caller % view.sides == me % view.sides
         # what a trick won by each seat is worth to this seat, per point (not bela4, which
         # keeps its partnership formula): +1 own, -1 an opponent's; in bela3 a non-caller
-        # values the other non-caller's tricks at ``ally_weight`` (both want the caller to
+        # values the other non-caller's tricks at :data:`ALLY_WEIGHT` (both want the caller to
         # fall, R28); in raspas every sign flips (R37: points taken count against you)
         u = [-1.0] * n
         u[me] = 1.0
@@ -186,7 +214,7 @@ class _Play:
             teams = variant.play_teams(caller)
             for s in range(n):
                 if s != me and teams[s] == teams[me]:
-                    u[s] = params.ally_weight
+                    u[s] = ALLY_WEIGHT
         self.u = [-x for x in u] if self.raspas else u
         self.hand = view.hand.mask
         played = view.played.mask
@@ -328,11 +356,11 @@ class _Play:
         p = self.p
         higher = (t.above[c] & self.unseen).bit_count()
         if self.tm >> c & 1:
-            w = p.keep_trump[min(higher, len(p.keep_trump) - 1)]
+            w = KEEP_TRUMP[min(higher, len(KEEP_TRUMP) - 1)]
         elif higher == 0:
-            w = p.keep_side_master
+            w = KEEP_SIDE_MASTER
         elif higher == 1:
-            w = p.keep_side_ten if c & 7 == TEN else p.keep_side_second
+            w = KEEP_SIDE_TEN if c & 7 == TEN else KEEP_SIDE_SECOND
         else:
             return 0.0
         return w * (t.points[c] + p.keep_capture)
@@ -347,8 +375,8 @@ class _Play:
         higher = sum(pr[x] for x in _bits(suit & t.above[c]))
         risk = lower / (lower + higher + 1.0)
         if self.tm >> c & 1:
-            risk = min(1.0, risk + self.p.raspas_trump_risk)
-        return self.p.raspas_shed * risk * (t.points[c] + self.p.raspas_capture)
+            risk = min(1.0, risk + RASPAS_TRUMP_RISK)
+        return RASPAS_SHED * risk * (t.points[c] + RASPAS_CAPTURE)
 
     # -- choice ------------------------------------------------------------------------------
     def choose(self, legal: int) -> int:
@@ -415,7 +443,7 @@ class _Play:
                 return max(masters, key=lambda c: t.strength[c])
             if self.view.caller == self.me and my_trumps.bit_count() >= p.draw_low_trumps_min:
                 return min(_bits(my_trumps), key=lambda c: (t.strength[c], c))
-            if p.return_trump and self.view.caller == self.partner:
+            if RETURN_TRUMP and self.view.caller == self.partner:
                 return min(_bits(my_trumps), key=lambda c: (t.strength[c], c))
         # 2. Cash side-suit masters that no opponent is likely to ruff.
         best = -1
@@ -443,7 +471,7 @@ class _Play:
             suit = SUIT_MASKS[c >> 3]
             if tm >> c & 1:
                 if not self.our_call:
-                    cost += p.defender_trump_lead_cost
+                    cost += DEFENDER_TRUMP_LEAD_COST
             else:
                 if c & 7 == TEN and t.above[c] & self.unseen:
                     cost += 5  # the ace is out: the ten would be lost
@@ -482,7 +510,7 @@ class _Play:
                 void = self._p_none(opp, suit)
                 take = (self._p_none(opp, below) * (1.0 - self._p_none(opp, above))
                         + void * (1.0 - self._p_none(opp, tm)))
-            value = (2.0 * take - 1.0) * (t.points[c] + self.p.raspas_lead_points) \
+            value = (2.0 * take - 1.0) * (t.points[c] + RASPAS_LEAD_POINTS) \
                 + self.danger(c) - t.strength[c] * 0.01
             if best < 0 or value > best_val:
                 best, best_val = c, value

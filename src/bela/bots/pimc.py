@@ -3,14 +3,13 @@
 For a card decision the bot draws deals consistent with its view (:mod:`bela.solver.sampler`,
 with the inferences from voids, duties, declarations and bids, or only the cards seen with
 ``inference=False``), solves each deal double-dummy (:mod:`bela.solver.dd`) and plays the
-card with the best mean value.  Bidding is simulated the same way: for every contract it may
-order, the deal is solved from the first lead and scored as the round would be (declarations,
-bela, pass or fall).  With ``bidding="hybrid"`` (the default) the heuristic's fitted
-estimates decide whether to order at all and the simulation chooses the contract; with
-``"sim"`` it orders the best contract when its mean margin reaches ``threshold`` and passes
-otherwise; ``"heuristic"`` bids as the heuristic bot does; ``"learned"`` (with
-``prior=learned``) as the learned bot does, the heuristic deciding whether to order and the
-learned bid network which contract.
+card with the best mean value (the search: :class:`~bela.bots.search.DealSearch`).  Bidding
+is simulated the same way: for every contract it may order, the deal is solved from the
+first lead and scored as the round would be (declarations, bela, pass or fall).  With
+``bidding=hybrid`` (the default) the heuristic's fitted estimates decide whether to order
+at all and the simulation chooses the contract; ``heuristic`` bids as the heuristic bot
+does; ``learned`` (with ``prior=learned``) as the learned bot does, the heuristic deciding
+whether to order and the prior's bid margins which contract.
 Declarations, bela, swaps and redeals follow the heuristic; so do bela3's discards (R27),
 unless ``discard=search``: then of the heuristic's first :data:`DISCARD_CANDIDATES` the bot
 keeps the one that does clearly best over ``bid_samples`` deals of the others' cards, each
@@ -47,19 +46,23 @@ nothing.  Equal scores go to the card with more points.  In bela3 the card play 
 points: valued by the round's score (:func:`seat_scorer`) its searches played no better
 (docs/experiments/2026-12.md); the discards are valued so (``discard=search``).
 
-With ``prior=learned`` the learned bot's network (:mod:`bela.bots.learned`, ``model=PATH``
-for another model file) joins the search twice.  As the *opponent model*: each sampled deal
-is weighted by how likely the other seats' last plays (up to ``weigh`` cards: the current
-trick's, else the last trick's; with ``reach=round`` the last of the whole round) are under
-the network for the hands that deal gives them, each seat's view rebuilt at the moment it
-played (a softmax of its card values, ``temperature`` points; one pass of the network per
-row, ``learned:symmetric=off``, as the rows are many).  Reaching back over the round did not
-make belot2's master stronger (docs/experiments/2026-12.md), so the default stays the trick.
-As the *prior*: the network's value of each card (the mean over the side suits' namings, as
-the learned bot plays; its differences from the other
-cards, around each drawn deal's mean, valued as that deal's cards are) counts as
-``prior_weight`` further deals in the mean, which steadies the estimate when few deals are
-drawn.  A model trained on the score (``bela train --target score``) gives score margins,
+The bot is a composition (:class:`~bela.bots.settings.PimcConfig` says which parts): the
+search, a prior (an :class:`~bela.bots.evaluators.Evaluator`: with ``prior=learned`` the
+learned bot's network, :class:`~bela.bots.learned.Network`, ``model=PATH`` for another model
+file; else :data:`~bela.bots.evaluators.UNIFORM`) and the heuristic for what it does not
+search.  An informed prior joins the search twice.  As the *opponent model*: each sampled
+deal is weighted by how likely the other seats' last plays (up to :data:`WEIGH` cards: the
+current trick's, else the last trick's) are under the network for the hands that deal
+gives them, each seat's view rebuilt at the moment it played
+(:meth:`~bela.bots.evaluators.Evaluator.play_likelihoods`).  As the *prior*: the network's
+value of each card (the mean over the side suits' namings, as the learned bot plays; its
+differences from the other cards, around each drawn deal's mean, valued as that deal's
+cards are) counts as :data:`~bela.bots.search.PRIOR_WEIGHT` further deals in the mean,
+which steadies the estimate when few deals are drawn.  (The experiments' switches of these
+parts, ``reach``, ``weigh``, ``temperature``, ``prior_weight``, and ``bidding=sim`` with its
+``threshold``, are gone: docs/experiments/2026-12.md says at which commit their rows
+replay.)
+A model trained on the score (``bela train --target score``) gives score margins,
 placed around each deal's mean score; it serves as a prior only with ``objective=score``.
 And the network alone plays the first ``opening`` tricks (its best card, no search; by
 default the variant profile's ``opening``): there, with the most cards unseen, its values,
@@ -92,28 +95,35 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..engine.actions import Action, Call, Pass, Play
-from ..engine.cards import FULL_DECK, Card, iter_cards
-from ..engine.declarations import declaration_value, find_declarations
+from ..engine.actions import Action, Call, Play
+from ..engine.cards import Card, iter_cards
 from ..engine.rules import NO_TRUMPS, play_table
-from ..engine.scoring import declaration_standing
 from ..engine.state import Match
-from ..engine.variants import TableOptions, get_variant
+from ..engine.variants import get_variant
 from ..engine.views import SeatView, seat_view
 from ..solver.dd import Position, Solver, default_solver
-from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler, SampledDeal, to_round
 from . import clock
-from .contracts import EstimateBids, ranked_discards
+from .contracts import ranked_discards
+from .evaluators import UNIFORM, Evaluator
 from .heuristic import HeuristicBot
+from .learned import Network, bid_by_margins
 from .profiles import PROFILES, HeuristicParams, profile
+from .search import (
+    SAMPLES,
+    TIE_BREAK,
+    DealSearch,
+    Scorer,
+    all_declared,
+    round_scorer,
+    seat_scorer,
+)
+from .settings import Bidding, Bids, Discard, PimcConfig, Prior
 
 # ``bids=estimate``: the variants whose bids the sampler can read as the heuristic's
 # estimates (:class:`~bela.bots.contracts.EstimateBids`): those the estimates were fitted
 # for (bela3, bela2, belot2); bela4 keeps the hand-made model
 ESTIMATED_BIDS = frozenset(name for name, p in PROFILES.items() if p.weights)
-
-TIE_BREAK = 1e-3  # objective=score: points per point of the card's mean, to break ties
 
 # ``discard=search``: the heuristic's best bela3 discards that the simulation compares
 DISCARD_CANDIDATES = 8
@@ -121,7 +131,14 @@ DISCARD_CANDIDATES = 8
 # With ``prior=learned`` the first tricks the network plays alone, the search when
 # ``samples`` is not given, the second round's order threshold and the reading of the bids
 # are the variant's profile's (:class:`~bela.bots.profiles.VariantProfile`).
-SAMPLES = 16  # the deals per decision otherwise
+# SAMPLES (bela.bots.search): the deals per decision otherwise
+
+# The opponent model's reach: the other seats' last plays, up to this many cards of the
+# current trick (else of the last one)
+WEIGH = 3
+
+__all__ = ["DISCARD_CANDIDATES", "SAMPLES", "TIE_BREAK", "WEIGH", "PimcBot", "Scorer",
+           "all_declared", "order_tuning", "round_scorer", "seat_scorer"]
 
 
 def order_tuning(order: float | None, learned: bool) -> dict[str, HeuristicParams]:
@@ -145,80 +162,65 @@ def order_tuning(order: float | None, learned: bool) -> dict[str, HeuristicParam
 
 
 class PimcBot:
-    """Sampled deals x double-dummy solver (see the module docstring)."""
+    """Sampled deals x double-dummy solver (see the module docstring): the search
+    (:class:`~bela.bots.search.DealSearch`) with a prior (:mod:`bela.bots.evaluators`), the
+    heuristic for what it does not search, composed by a :class:`~bela.bots.settings.
+    PimcConfig`."""
 
     name = "pimc"
 
-    def __init__(self, seed: int | None = None, samples: int | None = None,
-                 budget: float | None = None, min_samples: int = 6, inference: bool = True,
-                 bid_samples: int = 10, threshold: float = 0.0, bidding: str = "hybrid",
-                 prior: str | bool = "off", model: str | None = None,
-                 prior_weight: float = 4.0, weigh: int = 3, temperature: float = 10.0,
-                 nodes: int | None = None, objective: str = "points", opening: int | None = None,
-                 reach: str = "trick", discard: str = "heuristic",
-                 order: float | None = None, bids: str | None = None) -> None:
-        if bids not in (None, "model", "estimate"):
-            raise ValueError(f"bids must be 'model' or 'estimate', not {bids!r}")
-        if discard not in ("heuristic", "search"):
-            raise ValueError(f"discard must be 'heuristic' or 'search', not {discard!r}")
-        if reach not in ("trick", "round"):
-            raise ValueError(f"reach must be 'trick' or 'round', not {reach!r}")
-        if bidding not in ("hybrid", "sim", "heuristic", "learned"):
-            raise ValueError("bidding must be 'hybrid', 'sim', 'heuristic' or 'learned', not "
-                             f"{bidding!r}")
-        if objective not in ("points", "score"):
-            raise ValueError(f"objective must be 'points' or 'score', not {objective!r}")
-        if prior is False:  # a spec's ``prior=off`` reads as the switch off
-            prior = "off"
-        if prior not in ("off", "learned"):
-            raise ValueError(f"prior must be 'off' or 'learned', not {prior!r}")
-        if prior_weight < 0 or weigh < 0 or temperature <= 0:
-            raise ValueError("prior_weight and weigh must be >= 0 and temperature > 0")
-        if ((samples is not None and samples < 1) or min_samples < 1
-                or (nodes is not None and nodes < 1)):
-            raise ValueError("samples, min_samples and nodes must be >= 1")
-        if opening is not None and (not isinstance(opening, int) or isinstance(opening, bool)
-                                    or opening < 0):
-            raise ValueError("opening must be a whole number >= 0 (the first tricks played "
-                             "by the network)")
-        if prior != "learned" and (opening or bidding == "learned"):
-            raise ValueError("opening and bidding=learned play by the learned network: "
-                             "give prior=learned")
+    def __init__(self, seed: int | None = None, config: PimcConfig | None = None,
+                 evaluator: Evaluator | None = None, **settings: object) -> None:
+        """``config``, or the spec's ``settings`` parsed into one; ``evaluator`` the
+        search's prior (None: the config's, the learned network for ``prior=learned``,
+        else :data:`~bela.bots.evaluators.UNIFORM`)."""
+        if config is None:
+            config = PimcConfig.parse(settings)
+        elif settings:
+            raise ValueError("give a config or settings, not both")
+        self.config = config
+        if evaluator is None:
+            evaluator = Network(config.model) if config.prior == Prior.LEARNED else UNIFORM
+        self.prior = prior = evaluator
         self.rng = random.Random(seed)
-        self.samples = samples
-        self.budget = budget
-        self.min_samples = min_samples
-        self.nodes = nodes
-        self.objective = objective
-        self.inference = inference
-        self.bid_samples = bid_samples
-        self.threshold = threshold
-        self.bidding = bidding
-        self.discard = discard
-        self.bids = bids
-        if order is not None and (isinstance(order, bool) or not isinstance(order, int | float)
-                                  or not math.isfinite(order)):
-            raise ValueError(f"order must be a number of points (the estimated margin from "
-                             f"which to order in the second round), not {order!r}")
-        tuning = order_tuning(order, prior == "learned")
+        self.deals = DealSearch(self.rng, config.min_samples, config.budget, config.inference,
+                                config.objective, prior)
+        tuning = order_tuning(config.order, prior.informed)
         self.fallback = HeuristicBot(seed, tuning=tuning)
-        self.learned = None
-        if prior == "learned":
-            from .learned import LearnedBot
+        # bidding=learned: the learned bot's bids (its own heuristic, the same seed)
+        self.bid_fallback = (HeuristicBot(seed, tuning=tuning)
+                             if config.bidding == Bidding.LEARNED else None)
 
-            self.learned = LearnedBot(seed, model=model, tuning=tuning)
-        self.prior_weight = prior_weight
-        self.weigh = weigh
-        self.reach = reach
-        self.temperature = temperature
-        self.opening = opening
+    # the settings, as the tests and the tools read them
+    @property
+    def samples(self) -> int | None:
+        return self.config.samples
+
+    @property
+    def objective(self) -> str:
+        return self.config.objective
+
+    @property
+    def bidding(self) -> str:
+        return self.config.bidding
+
+    @property
+    def discard(self) -> str:
+        return self.config.discard
+
+    @property
+    def solver(self) -> Solver:
+        """The calling thread's solver (:func:`~bela.solver.dd.default_solver`): never
+        shared with a bot thinking at the same time in another thread."""
+        return default_solver()
 
     def opening_tricks(self, variant: str) -> int:
         """How many first tricks the network plays alone in ``variant``: none without
         ``prior=learned``, else the ``opening`` setting or the variant profile's."""
-        if self.learned is None:
+        if not self.prior.informed:
             return 0
-        return profile(variant).opening if self.opening is None else self.opening
+        opening = self.config.opening
+        return profile(variant).opening if opening is None else opening
 
     def search(self, variant: str) -> tuple[int, int | None]:
         """The deals drawn per decision in ``variant`` and the work budget (solver nodes, or
@@ -231,18 +233,12 @@ class PimcBot:
         >>> PimcBot().search("belot2")
         (16, None)
         """
-        if self.samples is not None:
-            return self.samples, self.nodes
-        if self.learned is not None:
+        if self.config.samples is not None:
+            return self.config.samples, self.config.nodes
+        if self.prior.informed:
             samples, nodes = profile(variant).learned_search
-            return samples, self.nodes or nodes or None
-        return SAMPLES, self.nodes
-
-    @property
-    def solver(self) -> Solver:
-        """The calling thread's solver (:func:`~bela.solver.dd.default_solver`): never
-        shared with a bot thinking at the same time in another thread."""
-        return default_solver()
+            return samples, self.config.nodes or nodes or None
+        return SAMPLES, self.config.nodes
 
     # -- the protocol ------------------------------------------------------------------------
     def act(self, view: SeatView) -> Action:
@@ -252,8 +248,8 @@ class PimcBot:
         """The bot's action (what :meth:`act` returns) and, when it chooses a card among
         two or more, the values it chose from: the mean double-dummy value of each legal
         card over one set of sampled deals (as :meth:`card_values`; in the first tricks
-        of :meth:`opening_tricks` the network's values, :meth:`LearnedBot.card_values
-        <bela.bots.learned.LearnedBot.card_values>`); the action plays the
+        of :meth:`opening_tricks` the network's values, :meth:`Evaluator.card_values
+        <bela.bots.evaluators.Evaluator.card_values>`); the action plays the
         card with the best value (:meth:`best_card`: the highest, the lowest in raspas,
         ties to the first card in card order).  The values are empty for any other
         decision (a bid, a single legal card, a declaration...)."""
@@ -261,19 +257,16 @@ class PimcBot:
             raise ValueError("it is not this seat's turn")
         if view.phase == "play" and all(isinstance(a, Play) for a in view.legal):
             return self._play(view)
-        if view.phase == "discard" and self.discard == "search":
+        if view.phase == "discard" and self.config.discard == Discard.SEARCH:
             return self._discard(view), {}
-        if view.phase == "bidding" and self.bidding == "learned":
-            assert self.learned is not None
-            return self.learned.act(view), {}
-        if (view.phase == "bidding" and self.bidding != "heuristic"
+        if view.phase == "bidding" and self.bid_fallback is not None:  # bidding=learned
+            return bid_by_margins(self.prior.call_margins(view), self.bid_fallback, view), {}
+        if (view.phase == "bidding" and self.config.bidding == Bidding.HYBRID
                 and not get_variant(view.variant).discards  # the simulation has no discards
                 and any(isinstance(a, Call) for a in view.legal)):
-            if self.bidding == "sim":
-                return self._bid(view), {}
             choice = self.fallback.act(view)  # hybrid: the heuristic decides to call or pass,
             if isinstance(choice, Call):
-                return self._bid(view, must_call=True), {}
+                return self._bid(view), {}
             return choice, {}
         return self.fallback.act(view), {}
 
@@ -287,98 +280,31 @@ class PimcBot:
     def card_values(self, view: SeatView) -> dict[Card, float]:
         """Mean value of each legal card over the sampled deals: the double-dummy points the
         seat's side takes over the whole round (in raspas lower is better), or with
-        ``objective=score`` the round's score margin they give.  Each call draws its own
-        deals: :meth:`advise` gives a choice with the values it came from."""
-        legal = sorted({a.card for a in view.legal if isinstance(a, Play)})
-        start = time.perf_counter()
-        sampler = self._sampler(view)
-        solver = self.solver
-        deals: list[SampledDeal] = []
-        solved: list[dict[Card, int]] = []
-        nodes = 0
-        samples, node_cap = self.search(view.variant)
-        longest = 0.0  # seconds of the slowest deal drawn and solved so far
-        for _ in range(samples):  # the time budget counts drawing and solving
-            if len(deals) >= self.min_samples and (
-                    (self.budget is not None and time.perf_counter() - start > self.budget)
-                    or (node_cap is not None and nodes >= node_cap)):
-                break
-            if clock.stop(len(deals), 1, longest):  # the server's deadline is near
-                break
-            began = time.perf_counter()
-            deal = sampler.draw(self.rng)
-            deals.append(deal)
-            solution = solver.solve(self._position(view, deal.hands), line=False)
-            solved.append(solution.values)
-            nodes += solution.nodes
-            longest = max(longest, time.perf_counter() - began)
-        # the cards every deal's search valued: those the duties allow (R17-R19), also where
-        # ``enforce = off`` makes every card legal (R24: a bot plays by the duties)
-        legal = [c for c in legal if all(c in values for values in solved)] or legal
-        weights = (self._weights(view, deals) if self.learned is not None and sampler.inference
-                   else [1.0] * len(deals))
-        worth = self._scorer(view)
-        scales = [worth(deal) if worth else float for deal in deals]
-        weight = sum(weights)
-        mean = dict.fromkeys(legal, 0.0)
-        for scale, values, w in zip(scales, solved, weights, strict=True):
-            for card in legal:
-                mean[card] += w * scale(values[card])
-        mean = {c: v / weight for c, v in mean.items()}
-        if self.learned is not None and self.prior_weight > 0:
-            # the prior: the network's differences between the cards around each deal's
-            # mean points (it fits the differences more closely than the level: training.train),
-            # valued as that deal's cards
-            prior = self.learned.card_values(view)
-            centre = sum(prior.values()) / len(prior)
-            scored = self.learned.target(view.variant) == "score" and not view.raspas
-            if scored and not worth:
-                raise ValueError("the prior's model values the round's score: use it with "
-                                 "objective=score")
-            guess = dict.fromkeys(legal, 0.0)
-            for scale, values, w in zip(scales, solved, weights, strict=True):
-                if scored:  # the model's differences around the deal's mean score
-                    level = sum(scale(values[c]) for c in legal) / len(legal) - centre
-                    for card in legal:
-                        guess[card] += w * (prior[card] + level)
-                    continue
-                level = sum(values[c] for c in legal) / len(legal) - centre
-                for card in legal:
-                    guess[card] += w * scale(prior[card] + level)
-            n_eff = weight * weight / sum(w * w for w in weights)
-            k = self.prior_weight
-            mean = {c: (n_eff * mean[c] + k * guess[c] / weight) / (n_eff + k) for c in legal}
-        if worth:  # equal scores: the card with more points
-            for values, w in zip(solved, weights, strict=True):
-                for card in legal:
-                    mean[card] += TIE_BREAK * w * values[card] / weight
-        return mean
+        ``objective=score`` the round's score margin they give (:class:`~bela.bots.search.
+        DealSearch`), the deals weighed by the opponent model and the prior mixed in where
+        the prior is informed.  Each call draws its own deals: :meth:`advise` gives a
+        choice with the values it came from."""
+        samples, nodes = self.search(view.variant)
+        weigh = self._weights if self.prior.informed else None
+        return self.deals.card_values(view, samples, nodes, Bids(self.reading(view.variant)),
+                                      weigh)
 
     def _scorer(self, view: SeatView
                 ) -> Callable[[SampledDeal], Callable[[float], float]] | None:
         """With ``objective=score``: :func:`round_scorer` for the sampled deals."""
-        if self.objective != "score":
-            return None
-        scorer = round_scorer(view)
-        if scorer is None:
-            return None
-        return lambda deal: scorer(deal.hands, deal.start)
+        return self.deals.scorer(view)
 
     def _weights(self, view: SeatView, deals: list[SampledDeal]) -> list[float]:
-        """The opponent model: each deal's likelihood of the other seats' last plays under
-        the learned network, every such seat's view rebuilt at the moment it played."""
-        assert self.learned is not None
+        """The opponent model: each deal's likelihood of the other seats' last plays (up to
+        :data:`WEIGH` cards of the current trick, else of the last) under the prior, every
+        such seat's view rebuilt at the moment it played."""
         me = view.seat
-        if self.reach == "round":
-            recent = [p for trick, _ in view.tricks for p in trick] + list(view.trick)
-        else:
-            recent = list(view.trick) or (list(view.tricks[-1][0]) if view.tricks else [])
-        plays = [(s, c) for s, c in recent if s != me][-self.weigh:] if self.weigh else []
+        recent = list(view.trick) or (list(view.tricks[-1][0]) if view.tricks else [])
+        plays = [(s, c) for s, c in recent if s != me][-WEIGH:]
         if not plays:
             return [1.0] * len(deals)
-        from .learned.features import turn_card
-
-        rows, picks = [], []
+        seen_plays: list[tuple[SeatView, Card]] = []
+        owners: list[int] = []
         for i, deal in enumerate(deals):
             rnd = to_round(view, deal)
             match = Match(rnd.variant, {k: v for k, v in view.options.items()
@@ -390,27 +316,12 @@ class PimcBot:
                 rnd.undo()
                 if isinstance(last, Play) and (rnd.turn, last.card) == wanted[-1]:
                     wanted.pop()
-                    seen = seat_view(match, rnd.turn, rnd)
-                    if sum(isinstance(a, Play) for a in seen.legal) > 1:
-                        x, turn = self.learned.features(seen)
-                        legal = np.zeros(32, dtype=bool)
-                        for a in seen.legal:
-                            if isinstance(a, Play):
-                                legal[turn_card(a.card, turn)] = True
-                        rows.append((x, legal, -1.0 if seen.raspas else 1.0))
-                        picks.append((i, turn_card(last.card, turn)))
+                    seen_plays.append((seat_view(match, rnd.turn, rnd), last.card))
+                    owners.append(i)
         weights = np.ones(len(deals))
-        if rows:
-            from .learned import model_for
-
-            net = model_for(view.variant, self.learned.model)["play"]
-            out = net.forward(np.stack([r[0] for r in rows])) * float(
-                net.meta.get("scale", 100.0))
-            for (_x, legal, sign), (i, pick), values in zip(rows, picks, out, strict=True):
-                z = np.where(legal, sign * values / self.temperature, -np.inf)
-                p = np.exp(z - z.max())
-                p /= p.sum()
-                weights[i] *= 0.9 * p[pick] + 0.1 / legal.sum()
+        if seen_plays:
+            for i, likely in zip(owners, self.prior.play_likelihoods(seen_plays), strict=True):
+                weights[i] *= likely
         return [float(w) for w in weights / weights.max()]
 
     # -- card play ---------------------------------------------------------------------------
@@ -421,8 +332,7 @@ class PimcBot:
             card = next(iter(cards))
         else:
             if len(view.tricks) < self.opening_tricks(view.variant):  # the network alone
-                assert self.learned is not None
-                values = self.learned.card_values(view)
+                values = self.prior.card_values(view)
             else:
                 values = self.card_values(view)
             card = self.best_card(values, view.raspas)
@@ -442,26 +352,12 @@ class PimcBot:
         """
         if variant not in ESTIMATED_BIDS:
             return "model"
-        if self.bids is not None:
-            return self.bids
-        return profile(variant).learned_bids if self.learned is not None else "model"
+        if self.config.bids is not None:
+            return self.config.bids.value
+        return profile(variant).learned_bids if self.prior.informed else "model"
 
     def _sampler(self, view: SeatView) -> DealSampler:
-        bids = None
-        if self.reading(view.variant) == "estimate":
-            bids = EstimateBids(profile(view.variant).heuristic)
-        try:
-            return DealSampler(view, inference=self.inference, bids=bids)
-        except InconsistentView:  # only possible when an opponent broke a duty unseen
-            return DealSampler(view, inference=False)
-
-    @staticmethod
-    def _position(view: SeatView, hands: tuple[int, ...] | list[int]) -> Position:
-        leader = view.trick[0][0] if view.trick else view.turn
-        assert leader is not None and view.contract is not None
-        return Position.make(list(hands), view.contract, view.variant, leader,
-                             [c for _, c in view.trick], view.card_points,
-                             view.caller, view.raspas)
+        return self.deals.sampler(view, Bids(self.reading(view.variant)))
 
     # -- bela3 discards ----------------------------------------------------------------------
     def _discard(self, view: SeatView) -> Action:
@@ -479,7 +375,7 @@ class PimcBot:
         assert me is not None and contract is not None and view.first == me
         params = profile(view.variant).heuristic
         candidates = ranked_discards(view, params)[:DISCARD_CANDIDATES]
-        if len(candidates) < 2 or self.bid_samples < 2:
+        if len(candidates) < 2 or self.config.bid_samples < 2:
             return candidates[0] if candidates else self.fallback.act(view)
         scorer = seat_scorer(view)
         sampler = self._sampler(view)
@@ -488,11 +384,11 @@ class PimcBot:
         node_cap = self.search(view.variant)[1]
         start = time.perf_counter()
         longest = 0.0
-        for drawn in range(self.bid_samples):
-            if drawn >= max(2, self.min_samples) and (
+        for drawn in range(self.config.bid_samples):
+            if drawn >= max(2, self.config.min_samples) and (
                     (node_cap is not None and nodes >= DISCARD_CANDIDATES * node_cap)
-                    or (self.budget is not None
-                        and time.perf_counter() - start > self.budget)):
+                    or (self.config.budget is not None
+                        and time.perf_counter() - start > self.config.budget)):
                 break
             if clock.stop(drawn, 2, longest):  # the server's deadline is near
                 break
@@ -517,27 +413,24 @@ class PimcBot:
         return candidates[best]
 
     # -- bidding -----------------------------------------------------------------------------
-    def _bid(self, view: SeatView, must_call: bool = False) -> Action:
+    def _bid(self, view: SeatView) -> Call:
+        """The contract with the best mean margin over ``bid_samples`` simulated deals."""
         calls = [a for a in view.legal if isinstance(a, Call)]
         sampler = self._sampler(view)
         margins: dict[Call, float] = defaultdict(float)
         start = time.perf_counter()
         drawn, longest = 0, 0.0
-        for drawn in range(1, self.bid_samples + 1):  # the time budget caps bids too
+        for drawn in range(1, self.config.bid_samples + 1):  # the time budget caps bids too
             began = time.perf_counter()
             deal = sampler.draw(self.rng)
             for call in calls:
                 margins[call] += self.margin(view, deal.start, call.contract)
             longest = max(longest, time.perf_counter() - began)
-            if ((drawn >= self.min_samples and self.budget is not None
-                    and time.perf_counter() - start > self.budget)
+            if ((drawn >= self.config.min_samples and self.config.budget is not None
+                    and time.perf_counter() - start > self.config.budget)
                     or clock.stop(drawn, 1, longest)):  # the server's deadline is near
                 break
-        best = max(calls, key=lambda c: (margins[c], -c.contract))
-        can_pass = not must_call and any(isinstance(a, Pass) for a in view.legal)
-        if can_pass and margins[best] / max(drawn, 1) < self.threshold:
-            return next(a for a in view.legal if isinstance(a, Pass))
-        return best
+        return max(calls, key=lambda c: (margins[c], -c.contract))
 
     def margin(self, view: SeatView, hands: tuple[int, ...], contract: int) -> float:
         """The caller's side score minus the other side's for one deal solved double-dummy
@@ -561,195 +454,3 @@ class PimcBot:
         mine, theirs = factor * (mine + bonus_mine), factor * (theirs + bonus_theirs)
         total = mine + theirs  # R22, R34: more than half, else the other side takes all
         return mine - theirs if 2 * mine > total else -total
-
-
-def all_declared(view: SeatView, hands: tuple[int, ...], contract: int
-                  ) -> tuple[int, int]:
-    """Declaration and bela points of the seat's side and of the other, if every seat of
-    the deal ``hands`` announced everything (R12, R14; R37 in belot2)."""
-    variant = get_variant(view.variant)
-    me = view.seat
-    assert me is not None
-    n = variant.seats
-    best: dict[bool, tuple[int, int]] = {}
-    points = {True: 0, False: 0}
-    bela = {True: 0, False: 0}
-    suits = variant.bela_suits(contract)
-    for seat, hand in enumerate(hands):
-        ours = variant.side_of(seat) == variant.side_of(me)
-        for d in find_declarations(hand, variant.belot_wins):
-            points[ours] += declaration_value(d, variant.declaration_values)
-            key = (d.strength, -((seat - view.first) % n))
-            if ours not in best or key > best[ours]:
-                best[ours] = key
-        for s in range(4):
-            pair = hand >> (8 * s + 5) & 3
-            if suits >> s & 1 and pair == 3:
-                bela[ours] += 20
-    winner = max(best, key=lambda k: best[k]) if best else None
-    mine = bela[True] + (points[True] if winner is True else 0)
-    theirs = bela[False] + (points[False] if winner is False else 0)
-    return mine, theirs
-
-
-Scorer = Callable[[tuple[int, ...], tuple[int, ...]], Callable[[float], float]]
-
-
-def round_scorer(view: SeatView) -> Scorer | None:
-    """What the card points of a round score, for the variants of two sides (None in raspas
-    and bela3, whose card play keeps the points: :func:`seat_scorer`): for a deal consistent
-    with ``view`` (each seat's cards now and at the start of play), the function from the
-    points the seat's side ends the round with to the round's score for that side less the
-    other's, as the variant scores it (R21-R23, R34-R37).  Declarations and bela are the
-    view's once every seat has announced (a bela still held in the deal's hands too), else
-    those of the deal's starting hands; a side that takes every point while the other has
-    no trick takes every trick (R23)."""
-    if view.raspas or view.sides != 2 or view.contract is None:
-        return None
-    variant = get_variant(view.variant)
-    options = TableOptions(**view.options)
-    me, caller, contract = view.seat, view.caller, view.contract
-    assert me is not None and caller is not None
-    mine = variant.side_of(me)
-    theirs = 1 - mine
-    points = play_table(contract).points
-    taken = sum(view.card_points) + sum(points[c] for _, c in view.trick) + \
-        variant.last_trick_bonus
-    announced = all(d is not None for d in view.declared)
-    declared = [0, 0]
-    if announced and view.declarations_side is not None:
-        for infos in view.declared:
-            for d in infos or ():
-                if variant.side_of(d.seat) == view.declarations_side:
-                    declared[view.declarations_side] += d.value
-    belas = [0, 0]
-    announced_belas = set(view.belas)
-    for seat, _suit in view.belas:
-        belas[variant.side_of(seat)] += 20
-    suits = variant.bela_suits(contract)
-
-    def worth(hands: tuple[int, ...], start: tuple[int, ...]) -> Callable[[float], float]:
-        if announced:
-            decl, bela = declared, list(belas)
-            for seat, hand in enumerate(hands):
-                for s in range(4):
-                    if (suits >> s & 1 and hand >> (8 * s + 5) & 3 == 3
-                            and (seat, s) not in announced_belas):
-                        bela[variant.side_of(seat)] += 20
-        else:
-            ours, others = all_declared(view, start, contract)
-            decl = [0, 0]
-            bela = [0, 0]
-            decl[mine], decl[theirs] = ours, others
-        total = taken + sum(points[c] for hand in hands for c in iter_cards(hand))
-        low, high = view.card_points[mine], total - view.card_points[theirs]
-
-        def score(value: float) -> float:
-            cards = [0, 0]  # a prior's guess may lie outside what the sides can take
-            cards[mine] = min(max(round(value), low), high)
-            cards[theirs] = total - cards[mine]
-            capot = None
-            if cards[theirs] == 0 and view.tricks_won[theirs] == 0:
-                capot = mine
-            elif cards[mine] == 0 and view.tricks_won[mine] == 0:
-                capot = theirs
-            counted, belas_counted = decl, bela
-            if capot is not None:  # R15: the side without a trick (R37: bela counts)
-                counted = list(decl)
-                counted[1 - capot] = 0
-                if variant.bela_needs_trick:
-                    belas_counted = list(bela)
-                    belas_counted[1 - capot] = 0
-            scores = variant.score_points(options, caller, contract, cards, counted,
-                                          belas_counted, capot).scores
-            return float(scores[mine] - scores[theirs])
-
-        return score
-
-    return worth
-
-
-def seat_scorer(view: SeatView) -> Scorer:
-    """:func:`round_scorer` for bela3, where each seat is his own side (R28) and the solver
-    plays the caller against the two others together: the points of the seat's team (the
-    caller, or the two others) give the caller's own points, the caller's discards added
-    (R27), and the round's score as the engine writes it (pass or fall, declarations, bela,
-    štiglja: R12-R15, R21-R23, R28).  What the two others take from here is split evenly
-    between them (the solver does not tell which of them takes it).  The value is the
-    seat's score less the mean of the two others' scores, as ``bela arena`` counts a bela3
-    game: a defender gains from the caller's fall, and a caller's points are worth the
-    most where they decide it."""
-    variant = get_variant(view.variant)
-    options = TableOptions(**view.options)
-    me, caller, contract = view.seat, view.caller, view.contract
-    assert me is not None and caller is not None and contract is not None
-    others = [s for s in range(3) if s != caller]
-    points = play_table(contract).points
-    played = 0
-    for trick in [t[0] for t in view.tricks] + [view.trick]:
-        for _seat, card in trick:
-            played |= 1 << card
-    taken = sum(view.card_points) + sum(points[c] for _, c in view.trick) + \
-        variant.last_trick_bonus
-    announced = all(d is not None for d in view.declared)
-    declared = [0, 0, 0]
-    if announced and view.declarations_side is not None:
-        for infos in view.declared:
-            for d in infos or ():
-                if d.seat == view.declarations_side:
-                    declared[d.seat] += d.value
-    announced_belas = set(view.belas)
-    suits = variant.bela_suits(contract)
-
-    def worth(hands: tuple[int, ...], start: tuple[int, ...]) -> Callable[[float], float]:
-        held = 0
-        for hand in hands:
-            held |= hand
-        discards = FULL_DECK & ~(held | played)  # R27: the caller's, counted for him
-        banked = sum(points[c] for c in iter_cards(discards))
-        decl = declared
-        if not announced:
-            standing = declaration_standing(
-                variant, [find_declarations(h, variant.belot_wins) for h in start],
-                view.first, contract, options.equal_declarations)
-            decl = [0, 0, 0]
-            if standing.seat is not None:
-                decl[standing.seat] = sum(
-                    declaration_value(d, variant.declaration_values)
-                    for d in find_declarations(start[standing.seat], variant.belot_wins))
-        bela = [0, 0, 0]
-        for seat, _suit in view.belas:
-            bela[seat] += 20
-        for seat, hand in enumerate(hands):
-            for s in range(4):
-                if (suits >> s & 1 and hand >> (8 * s + 5) & 3 == 3
-                        and (seat, s) not in announced_belas):
-                    bela[seat] += 20
-        total = taken + sum(points[c] for c in iter_cards(held))
-        caller_low = view.card_points[caller]
-        caller_high = total - sum(view.card_points[s] for s in others)
-
-        def score(value: float) -> float:
-            own = round(value) if me == caller else total - round(value)
-            cards = [0, 0, 0]
-            cards[caller] = min(max(own, caller_low), caller_high)
-            capot = caller if cards[caller] == total and not any(
-                view.tricks_won[s] for s in others) else None
-            counted, belas_counted = decl, bela
-            if capot is not None:  # R15: the others took no trick
-                counted = [d if s == caller else 0 for s, d in enumerate(decl)]
-                belas_counted = [b if s == caller else 0 for s, b in enumerate(bela)]
-            rest = total - cards[caller] - sum(view.card_points[s] for s in others)
-            cards[caller] += banked
-            value = 0.0
-            for first, second in (others, others[::-1]):  # an odd point to either
-                cards[first] = view.card_points[first] + rest // 2
-                cards[second] = view.card_points[second] + rest - rest // 2
-                scores = variant.score_points(options, caller, contract, cards, counted,
-                                              belas_counted, capot).scores
-                value += (scores[me] - (sum(scores) - scores[me]) / 2) / 2
-            return value
-
-        return score
-
-    return worth

@@ -27,48 +27,22 @@ from ..engine.variants import VARIANTS, Variant
 
 @dataclass(frozen=True)
 class HeuristicParams:
-    """The heuristic bot's knobs (:class:`~bela.bots.heuristic.HeuristicBot`; tuned with
-    :mod:`bela.bots.duplicate`)."""
+    """The heuristic bot's knobs that the variants' profiles (or the bots built on it) set
+    apart (:class:`~bela.bots.heuristic.HeuristicBot`; tuned with :mod:`bela.bots.duplicate`);
+    those no profile varies are constants of the heuristic (:mod:`bela.bots.heuristic`,
+    :mod:`bela.bots.contracts`)."""
 
-    # -- bidding: the expected point difference for the caller's side if this seat calls
-    # the suit, fitted (least squares) on heuristic self-play rounds with a forced call:
-    # a card of the trump suit by rank 7 8 9 T J Q K A, the number of trumps, side cards,
-    # bela (K+Q of trump) and declarations among the 6 visible cards.
-    bid_trump: tuple[float, ...] = (13, 18, 49, 28, 79, 25, 26, 33)
-    bid_length: tuple[float, ...] = (0, 0, 0, 19, 46, 52, 52, 52, 52)  # by number of trumps
-    bid_side_ace: float = 23
-    bid_side_ten_with_ace: float = 4
-    bid_side_ten_guarded: float = 10
-    bid_side_ten_bare: float = 6
-    bid_bela: float = 21
-    bid_declarations: float = 1.0  # per point of declarations in the visible cards
-    bid_base: float = -140  # the fit's intercept
-    bid_threshold: float = 0  # call when the best suit's expected difference reaches this
     # -- play: value of keeping a card for later tricks = chance that it takes a later
     # trick * (its points + keep_capture, the points of the others' cards it would take)
     keep_capture: float = 10.0
-    keep_trump: tuple[float, ...] = (1.0, 0.6, 0.35, 0.2)  # by number of unseen higher trumps
-    keep_side_master: float = 0.5
-    keep_side_second: float = 0.1  # one unseen card of the suit above it
-    keep_side_ten: float = 0.1  # a ten whose ace is still out
     lead_master_min_safe: float = 0.6  # lead a side master if no ruff is this likely
     draw_low_trumps_min: int = 2  # the caller leads a low trump holding this many trumps
-    defender_trump_lead_cost: int = 6
-    return_trump: bool = True  # lead a low trump to the partner who called
-    # -- the other variants (bela3, bela2, belot2)
-    ally_weight: float = 0.0  # bela3: a non-caller's worth of the other non-caller's tricks
-    raspas_shed: float = 1.0  # belot2 raspas: weight of the risk of keeping a high card
-    raspas_capture: float = 10.0  # ... the points of the others' cards it would take
-    raspas_trump_risk: float = 0.3  # ... extra risk of a trump (a void forces it, R36)
-    raspas_lead_points: float = 4.0  # ... the points the opponent adds to a led card
-    # bidding thresholds on the estimated margin (bela.bots.contracts), by (non-dealer, dealer)
+    # -- the other variants (bela3, bela2, belot2): bidding thresholds on the estimated
+    # margin (bela.bots.contracts), by (non-dealer, dealer)
     accept: tuple[float, float] = (0.0, 0.0)  # round 1 (R31, R34): take the face-up suit
     order: tuple[float, float] = (0.0, 0.0)  # round 2: order another contract (R31: the
     # non-dealer names a suit, the dealer must; R34: else raspas may follow)
-    discard_trump: float = 60.0  # bela3 discards (R27): a trump kept is worth this ...
-    discard_void: float = 8.0  # ... and a void (with two trumps or more) this
     redeal_samples: int = 24  # belot2 four 7s / 8s (R35): rounds played out to decide
-    redeal_below: float = 0.0  # ... redeal when the mean margin is below this
 
 
 DEFAULT_PARAMS = HeuristicParams()

@@ -4,17 +4,20 @@ The network (:mod:`.network`) reads the seat's view (:mod:`.features`) and gives
 the points its side is expected to take from here to the end of the round if it plays that
 card.  It was trained on the double-dummy values of the true deals (what ``pimc`` estimates
 by sampling deals), from positions of its own play (:mod:`bela.training.train`), so a forward
-pass replaces the sampling and the search.  By default (``symmetric``) a card's value is the
-mean over the six namings of the side suits, the renamings the network was trained on (one
-batch of six rows), so no one naming's error decides; the bid margins alike;
-``symmetric=off`` takes the single pass.  The bot plays the legal card with the highest
+pass replaces the sampling and the search.  The network is an evaluator
+(:class:`Network`, :mod:`bela.bots.evaluators`): the part ``pimc`` takes as its prior too.
+A card's value is the mean over the six namings of the side suits, the renamings the
+network was trained on (one batch of six rows), so no one naming's error decides; the bid
+margins alike; ``symmetric=off`` takes the single pass (as ``bela train`` plays its
+deals).  The bot plays the legal card with the highest
 value (the lowest in raspas, R34).  A model trained with ``--target score`` gives instead
 the round's score margin the card leads to (:func:`model_target`): what ``pimc`` estimates
 with ``objective=score``, the few points that decide a fall weighed as the whole round.
 
 The last tricks (``endgame``: when the seat holds that many cards or fewer; by default the
-variant profile's ``endgame``) are played by search instead: ``pimc``'s mean double-dummy value
-of each card over deals sampled from the view (:meth:`LearnedBot.search_values`).  There a
+variant profile's ``endgame``) are played by search instead: the mean double-dummy value
+of each card over deals sampled from the view, by the sampled-deal search composed in
+(:class:`~bela.bots.search.DealSearch`, ``pimc``'s; :meth:`LearnedBot.search_values`).  There a
 decision costs a few milliseconds and the deals left are nearly determined by what was
 played, while the network's values, good for the opening, miss the exact play of the end
 in bela4 and bela3 (in belot2 a little); in bela2, where 11 cards stay out of play, it plays
@@ -27,13 +30,13 @@ million, seconds); in bela4 and belot2 none came near (docs/experiments/2026-12.
 Bidding: a second network gives the margin of each contract the seat may order (the
 caller's side score minus the other side's, trained on the true deals played double-dummy,
 what ``pimc`` simulates).  With ``bidding=hybrid`` (the default, as ``pimc``) the heuristic
-decides whether to order at all and the network chooses the contract; with ``bidding=net``
-the network orders its best contract when the margin reaches ``threshold`` points and
-passes otherwise; ``bidding=heuristic`` bids as the heuristic.  Declarations, bela, discards
+decides whether to order at all and the network chooses the contract
+(:func:`bid_by_margins`); ``bidding=heuristic`` bids as the heuristic.  Declarations, bela, discards
 and exchanges follow the heuristic bot (so does bela3's bidding, as ``pimc``'s); ``tuning``
 (per variant, in code: ``pimc``'s ``order``) gives that bot other knobs.
 
-``learned:model=PATH`` plays a model file written by ``bela train``; without it the model
+The settings are a :class:`~bela.bots.settings.LearnedConfig`.  ``learned:model=PATH`` plays a
+model file written by ``bela train``; without it the model
 shipped with the package for the variant is used.
 
 Human-like mistakes, for the levels people play against (:mod:`bela.bots.levels`):
@@ -55,20 +58,22 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
-from ...engine.actions import Action, Call, Pass, Play
+from ...engine.actions import Action, Call, Play
 from ...engine.cards import SUIT_MASKS, Card, CardSet
 from ...engine.enums import Phase
 from ...engine.views import SeatView
 from ..heuristic import HeuristicBot
 from ..profiles import HeuristicParams, profile
+from ..search import DealSearch
+from ..settings import LearnedBidding, LearnedConfig, Objective
 from .features import (
     FEATURES_VERSIONS,
     bid_feature_size,
@@ -76,12 +81,10 @@ from .features import (
     feature_size,
     play_features,
     suit_orders,
+    turn_card,
     unturn_card,
 )
 from .network import Mlp, ModelError, load_models
-
-if TYPE_CHECKING:
-    from ..pimc import PimcBot
 
 
 def shipped_model_path(variant: str) -> Path:
@@ -107,6 +110,17 @@ def model_target(net: Mlp) -> str:
     return str(net.meta.get("target", "points"))
 
 
+def bid_by_margins(margins: Mapping[Call, float], heuristic: HeuristicBot, view: SeatView
+                   ) -> Action:
+    """``bidding=hybrid``: the heuristic decides whether to order at all and the margins
+    (a network's) which contract; without margins the heuristic bids."""
+    if not margins:
+        return heuristic.act(view)
+    best = max(margins, key=lambda c: (margins[c], -c.contract))
+    choice = heuristic.act(view)
+    return best if isinstance(choice, Call) else choice
+
+
 def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
     """The networks to play ``variant`` with (``play``, and ``bid`` where trained): the
     model file ``path``, else the one shipped; checked to fit the variant."""
@@ -130,57 +144,43 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
     return nets
 
 
-# The endgame search's work budget per decision (solver nodes, about 12 million a second on
-# one core): it bounds the slowest decisions (docs/experiments/2026-12.md, Performance) and
-# leaves the others alone.
-ENDGAME_NODES = 8_000_000
+# The opponent model's softmax temperature (points) and its mix with a uniform draw
+OPPONENT_TEMPERATURE = 10.0
 
 
-class LearnedBot:
-    """The network's card play (see the module docstring)."""
+class Network:
+    """The learned network as an evaluator (:class:`bela.bots.evaluators.Evaluator`): the
+    model file ``model`` (None: the one shipped for the variant), its card values and bid
+    margins the mean over the six namings of the side suits (``symmetric``; else one
+    pass), its opponent model one pass per row (the rows are many): a softmax of the card
+    values (:data:`OPPONENT_TEMPERATURE` points), mixed 9:1 with a uniform draw."""
 
-    name = "learned"
+    informed = True
 
-    def __init__(self, seed: int | None = None, model: str | None = None,
-                 bidding: str = "hybrid", threshold: float = 0.0, temperature: float = 0.0,
-                 forget: float = 0.0, symmetric: bool = True, revoke: float = 0.0,
-                 endgame: int | None = None, nodes: int = ENDGAME_NODES,
-                 tuning: Mapping[str, HeuristicParams] | None = None) -> None:
-        if bidding not in ("hybrid", "net", "heuristic"):
-            raise ValueError(f"bidding must be 'hybrid', 'net' or 'heuristic', not {bidding!r}")
-        if temperature < 0 or not 0 <= forget <= 1 or not 0 <= revoke <= 1:
-            raise ValueError("temperature must be >= 0, forget and revoke between 0 and 1")
-        if endgame is not None and (not isinstance(endgame, int) or isinstance(endgame, bool)
-                                    or endgame < 0):
-            raise ValueError("endgame must be a whole number >= 0 (the last tricks played "
-                             "by search)")
-        if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 0:
-            raise ValueError("nodes must be a whole number >= 0 (the endgame search's solver "
-                             "nodes per decision; 0: no cap)")
-        if not isinstance(symmetric, bool):
-            raise ValueError(f"symmetric must be on or off, not {symmetric!r}")
-        if model is not None and not Path(model).is_file():
-            raise ValueError(f"no model file {model!r} (bela train writes FOLDER/model.npz)")
-        self.rng = random.Random(seed)
-        self.temperature = temperature
-        self.forget = forget
-        self.revoke = revoke
-        # the revokes' own draw: the other choices draw the same with or without them
-        self.revoke_rng = random.Random(None if seed is None else f"revoke {seed}")
+    def __init__(self, model: str | None = None, symmetric: bool = True) -> None:
         self.model = model
-        self.bidding = bidding
-        self.threshold = threshold
         self.symmetric = symmetric
-        self.endgame = endgame
-        self.nodes = nodes
-        self.fallback = HeuristicBot(seed, tuning=tuning)
-        self._search: PimcBot | None = None
+
+    def __repr__(self) -> str:
+        return f"Network({self.model!r})"
+
+    def nets(self, variant: str) -> dict[str, Mlp]:
+        return model_for(variant, self.model)
+
+    def target(self, variant: str) -> str:
+        """What :meth:`card_values` gives in ``variant``: ``points`` or ``score``."""
+        return model_target(self.nets(variant)["play"])
+
+    def features(self, view: SeatView) -> tuple[np.ndarray, int]:
+        """The card-play network's inputs for ``view`` (in its model's layout) and the
+        suit turn (:func:`~.features.play_features`)."""
+        return play_features(view, features_version(self.nets(view.variant)["play"]))
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
         """The network's value of each legal card: the points the seat's side takes from
         here to the end of the round (lower is better in raspas), or with a score model
         (:meth:`target`) the round's score margin for the seat's side."""
-        net = model_for(view.variant, self.model)["play"]
+        net = self.nets(view.variant)["play"]
         x, turn = self.features(view)
         out = self.forward(net, view.variant, "play", x[None, :])[0]
         cards = sorted({a.card for a in view.legal if isinstance(a, Play)})
@@ -191,36 +191,10 @@ class LearnedBot:
                 values[Card(card)] = float(out[i])
         return values
 
-    def endgame_tricks(self, variant: str) -> int:
-        """How many last tricks the bot plays by search in ``variant``: its ``endgame``
-        setting, else the variant profile's."""
-        return profile(variant).endgame if self.endgame is None else self.endgame
-
-    def search_values(self, view: SeatView) -> dict[Card, float]:
-        """The endgame's values: each legal card's mean double-dummy value over deals
-        sampled from the view (``pimc``'s :meth:`~bela.bots.pimc.PimcBot.card_values`),
-        valued as the model values cards (points, or the round's score margin)."""
-        if self._search is None:
-            from ..pimc import PimcBot  # the solver needs numba: imported only when asked for
-
-            self._search = PimcBot(self.rng.randrange(1 << 31), nodes=self.nodes or None,
-                                   objective=self.target(view.variant))
-        return self._search.card_values(view)
-
-    def target(self, variant: str) -> str:
-        """What :meth:`card_values` gives in ``variant``: ``points`` or ``score``."""
-        return model_target(model_for(variant, self.model)["play"])
-
-    def features(self, view: SeatView) -> tuple[np.ndarray, int]:
-        """The card-play network's inputs for ``view`` (in its model's layout) and the
-        suit turn (:func:`~.features.play_features`)."""
-        net = model_for(view.variant, self.model)["play"]
-        return play_features(view, features_version(net))
-
     def call_margins(self, view: SeatView) -> dict[Call, float]:
         """The bid network's margin of each contract the seat may order (points: the
         caller's side score minus the other side's); empty without a bid network."""
-        nets = model_for(view.variant, self.model)
+        nets = self.nets(view.variant)
         calls = [a for a in view.legal if isinstance(a, Call)]
         if "bid" not in nets or not calls:
             return {}
@@ -242,16 +216,124 @@ class LearnedBot:
             mean[:, outs] += out[k * len(x):(k + 1) * len(x)]
         return mean * (scale / len(orders))
 
+    def play_likelihoods(self, plays: Sequence[tuple[SeatView, Card]]) -> list[float]:
+        """How likely each view's seat was to play its card: the softmax of the play
+        network's values (one pass) over its legal cards, mixed 9:1 with a uniform draw;
+        1 where it had one card."""
+        rows, picks = [], []
+        for seen, card in plays:
+            if sum(isinstance(a, Play) for a in seen.legal) > 1:
+                x, turn = self.features(seen)
+                legal = np.zeros(32, dtype=bool)
+                for a in seen.legal:
+                    if isinstance(a, Play):
+                        legal[turn_card(a.card, turn)] = True
+                rows.append((x, legal, -1.0 if seen.raspas else 1.0))
+                picks.append(turn_card(card, turn))
+        likely: list[Any] = [1.0] * len(plays)
+        if not rows:
+            return likely
+        kept = [i for i, (seen, _) in enumerate(plays)
+                if sum(isinstance(a, Play) for a in seen.legal) > 1]
+        net = self.nets(plays[0][0].variant)["play"]
+        out = net.forward(np.stack([r[0] for r in rows])) * float(net.meta.get("scale", 100.0))
+        for i, (_x, legal, sign), pick, values in zip(kept, rows, picks, out, strict=True):
+            z = np.where(legal, sign * values / OPPONENT_TEMPERATURE, -np.inf)
+            p = np.exp(z - z.max())
+            p /= p.sum()
+            likely[i] = 0.9 * p[pick] + 0.1 / legal.sum()
+        return likely
+
+
+class LearnedBot:
+    """The network's card play (see the module docstring): a :class:`Network`, the
+    heuristic (bids, declarations, discards), the endgame's :class:`~bela.bots.search.
+    DealSearch`, composed by its :class:`~bela.bots.settings.LearnedConfig`."""
+
+    name = "learned"
+
+    def __init__(self, seed: int | None = None, config: LearnedConfig | None = None,
+                 tuning: Mapping[str, HeuristicParams] | None = None,
+                 network: Network | None = None, **settings: object) -> None:
+        """``config``, or the spec's ``settings`` parsed into one; ``tuning`` (per variant,
+        in code: ``pimc``'s ``order``) gives the heuristic other knobs; ``network`` another
+        evaluator than the config's model."""
+        if config is None:
+            config = LearnedConfig.parse(settings)
+        elif settings:
+            raise ValueError("give a config or settings, not both")
+        self.config = config
+        self.rng = random.Random(seed)
+        # the revokes' own draw: the other choices draw the same with or without them
+        self.revoke_rng = random.Random(None if seed is None else f"revoke {seed}")
+        self.network = network or Network(config.model, config.symmetric)
+        self.fallback = HeuristicBot(seed, tuning=tuning)
+        self._search: DealSearch | None = None
+
+    # the settings, as the levels and the tests read them
+    @property
+    def model(self) -> str | None:
+        return self.config.model
+
+    @property
+    def temperature(self) -> float:
+        return self.config.temperature
+
+    @property
+    def forget(self) -> float:
+        return self.config.forget
+
+    @property
+    def revoke(self) -> float:
+        return self.config.revoke
+
+    @property
+    def symmetric(self) -> bool:
+        return self.config.symmetric
+
+    @property
+    def endgame(self) -> int | None:
+        return self.config.endgame
+
+    @property
+    def nodes(self) -> int:
+        return self.config.nodes
+
+    def card_values(self, view: SeatView) -> dict[Card, float]:
+        """The network's value of each legal card (:meth:`Network.card_values`)."""
+        return self.network.card_values(view)
+
+    def endgame_tricks(self, variant: str) -> int:
+        """How many last tricks the bot plays by search in ``variant``: its ``endgame``
+        setting, else the variant profile's."""
+        return profile(variant).endgame if self.endgame is None else self.endgame
+
+    def search_values(self, view: SeatView) -> dict[Card, float]:
+        """The endgame's values: each legal card's mean double-dummy value over deals
+        sampled from the view (:meth:`DealSearch.card_values
+        <bela.bots.search.DealSearch.card_values>`, as ``pimc`` plays), valued as the model
+        values cards (points, or the round's score margin)."""
+        if self._search is None:  # seeded by the bot's draw at its first search
+            self._search = DealSearch(random.Random(self.rng.randrange(1 << 31)),
+                                      objective=Objective(self.target(view.variant)))
+        return self._search.card_values(view, nodes=self.nodes or None)
+
+    def target(self, variant: str) -> str:
+        """What :meth:`card_values` gives in ``variant``: ``points`` or ``score``."""
+        return self.network.target(variant)
+
+    def features(self, view: SeatView) -> tuple[np.ndarray, int]:
+        """The card-play network's inputs for ``view`` (:meth:`Network.features`)."""
+        return self.network.features(view)
+
+    def call_margins(self, view: SeatView) -> dict[Call, float]:
+        """The bid network's margins (:meth:`Network.call_margins`)."""
+        return self.network.call_margins(view)
+
     def _bid(self, view: SeatView) -> Action:
-        margins = self.call_margins(view) if self.bidding != "heuristic" else {}
-        if not margins:
+        if self.config.bidding == LearnedBidding.HEURISTIC:
             return self.fallback.act(view)
-        best = max(margins, key=lambda c: (margins[c], -c.contract))
-        if self.bidding == "hybrid":  # the heuristic decides whether to order at all
-            choice = self.fallback.act(view)
-            return best if isinstance(choice, Call) else choice
-        passes = [a for a in view.legal if isinstance(a, Pass)]
-        return passes[0] if passes and margins[best] < self.threshold else best
+        return bid_by_margins(self.call_margins(view), self.fallback, view)
 
     def act(self, view: SeatView) -> Action:
         if view.phase == Phase.BIDDING:
