@@ -1,3 +1,4 @@
+// @ts-check
 // The Bela browser client: lobby, table connection and events.  Plain ES modules, no build.
 // Protocol: docs/PROTOCOL.md (REST under /api, one WebSocket per table).
 
@@ -164,7 +165,7 @@ function render() {
   else el.innerHTML = renderLobby();
   restoreInputs(el, inputs);
   if (focusKey) {
-    const again = el.querySelector(focusKey);
+    const again = /** @type {HTMLElement | null} */ (el.querySelector(focusKey));
     if (again) again.focus({ preventScroll: true });
   }
 }
@@ -868,7 +869,7 @@ function tickAway() {
   awayTimer = null;
   const now = performance.now();
   const left = Object.values(S.away).filter((d) => d > now);
-  root().querySelectorAll("[data-away]").forEach((el) => {
+  root().querySelectorAll("[data-away]").forEach((/** @type {HTMLElement} */ el) => {
     const d = S.away[el.dataset.away];
     const text = t("away_in", { n: d ? Math.max(0, Math.ceil((d - now) / 1000)) : 0 });
     if (el.textContent !== text) el.textContent = text;
@@ -969,7 +970,7 @@ function focusHeading() {
   focusPage = false;
   const active = document.activeElement;
   if (active && active !== document.body && document.contains(active)) return;
-  const h = root().querySelector(".page h2");
+  const h = /** @type {HTMLElement | null} */ (root().querySelector(".page h2"));
   if (h) { h.tabIndex = -1; h.focus({ preventScroll: true }); }
 }
 
@@ -1104,7 +1105,7 @@ async function onCommand(cmd, el, ev) {
       break;
     }
     case "copy": {
-      const input = document.getElementById("invite-link");
+      const input = /** @type {HTMLInputElement} */ (document.getElementById("invite-link"));
       input.select();
       try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand?.("copy"); }
       toast(t("copied"));
@@ -1120,7 +1121,7 @@ async function onCommand(cmd, el, ev) {
     case "declare": {
       const v = S.view;
       const groups = declareGroups(fullDeclare(v));
-      const chosen = [...root().querySelectorAll("[data-decl]")].filter((i) => i.checked).map((i) => groups[Number(i.dataset.decl)]);
+      const chosen = [.../** @type {NodeListOf<HTMLInputElement>} */ (root().querySelectorAll("[data-decl]"))].filter((i) => i.checked).map((i) => groups[Number(i.dataset.decl)]);
       S.ui.declAnswered = declKey(v);
       if (!chosen.length) { render(); break; }
       const want = chosen.map((g) => [...g].sort().join(" ")).sort().join(";");
@@ -1225,7 +1226,7 @@ async function onSubmit(ev) {
       g = await login(name, password);
     } catch (e) {
       accountMsg(errorText(e));
-      document.getElementById("login-password")?.select();
+      /** @type {HTMLInputElement | null} */ (document.getElementById("login-password"))?.select();
       return;
     }
     S.account = passingNote(t("logged_in", { name: g.name }));
@@ -1298,16 +1299,16 @@ function onChange(ev) {
     render();
     // at the table the keys (arrows, Z/L, B/S) work again at once; in the lobby the
     // choice stays focused
-    const game = root().querySelector(".game");
+    const game = /** @type {HTMLElement | null} */ (root().querySelector(".game"));
     if (game) game.focus({ preventScroll: true });
-    else document.querySelector(`[data-pref="${el.dataset.pref}"]`)?.focus();
+    else /** @type {HTMLElement | null} */ (document.querySelector(`[data-pref="${el.dataset.pref}"]`))?.focus();
   } else if (el.id === "variant-select") {
     S.createVariant = el.value;
     render();
   } else if (el.id === "clock-select") {
     S.ui.clockTouched = true; // the player's choice stays, private or not
   } else if (el.id === "private-check" && !S.ui.clockTouched) {
-    const select = document.getElementById("clock-select");
+    const select = /** @type {HTMLSelectElement | null} */ (document.getElementById("clock-select"));
     if (select) select.value = String(defaultClock(el.checked) ?? "");
   }
 }
@@ -1325,9 +1326,9 @@ function onKey(ev) {
   if (k === "l" || k === "z") { S.ui.lastTrick = !S.ui.lastTrick; S.ui.sheet = false; render(); return; }
   if (k === "s" || k === "b") { S.ui.sheet = !S.ui.sheet; S.ui.lastTrick = false; render(); return; }
   if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") {
-    const cards = [...root().querySelectorAll(".hand [data-card]")];
+    const cards = [.../** @type {NodeListOf<HTMLElement>} */ (root().querySelectorAll(".hand [data-card]"))];
     if (!cards.length) return;
-    const i = cards.indexOf(document.activeElement);
+    const i = cards.indexOf(/** @type {HTMLElement} */ (document.activeElement));
     const next = i < 0 ? (ev.key === "ArrowLeft" ? cards.length - 1 : 0)
       : (i + (ev.key === "ArrowLeft" ? -1 : 1) + cards.length) % cards.length;
     cards[next].focus();

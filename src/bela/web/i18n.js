@@ -1,3 +1,4 @@
+// @ts-check
 // Croatian and English text of the UI.  t("key", {name: value}) fills {name} placeholders.
 
 export const LANGS = ["hr", "en"];
