@@ -16,6 +16,8 @@ const FILES = [
   "/web/pad-score.js",
   "/web/pad.css",
   "/web/i18n.js",
+  "/web/i18n/hr.json",
+  "/web/i18n/en.json",
   "/web/cards.js",
   "/web/api.js",
   "/web/util.js",
