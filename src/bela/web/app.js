@@ -3,11 +3,11 @@
 // Protocol: docs/PROTOCOL.md (REST under /api, one WebSocket per table).
 
 import { LANGS, lang, setLang, t, tn } from "./i18n.js";
-import { loadPrefs, savePrefs } from "./prefs.js";
+import { savePrefs } from "./prefs.js";
 import { DECKS, ensureSprite } from "./cards.js";
 import {
   api, apiPage, changePassword, checkGuest, claimName, login, logout, newGuest, onAccountEnded,
-  onGuestRenewed, storeCode, storedCode, storedGuest, wsUrl,
+  onGuestRenewed, storeCode, storedCode, wsUrl,
 } from "./api.js";
 import { botName, leadersHref, profileHref, renderLeaders, renderProfile } from "./profile.js";
 import {
@@ -16,6 +16,7 @@ import {
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
 import { defaultVariant, variantFacts } from "./variants.js";
+import { S, applyStateMessage, resetTable } from "./state.js";
 
 const HOLD_MS = 900; // a finished trick stays on the table this long
 const AUTOPLAY_MS = 600; // a lone legal card plays itself after this pause (prefs.autoplay)
@@ -53,52 +54,6 @@ export function errorText(e) {
   return (e && e.message) || String(e);
 }
 
-const S = {
-  prefs: loadPrefs(),
-  guest: storedGuest(),
-  variants: null,
-  tables: [],
-  tablesTotal: 0, // X-Total-Count of the lobby list
-  tablePages: 1, // pages of it shown (the "more" control adds one)
-  page: "lobby", // "lobby", "table", "profile" (/?player=) or "leaders" (/?leaders=)
-  profileId: null,
-  profile: null, // the profile shown: {id, data, error}
-  leaders: null, // the leaderboard shown: {variant, data, error}
-  quick: null, // quick play's status (GET /api/quick), null without a player
-  account: { note: null, msg: null, loginName: "" }, // the account panel's notes
-  tableId: null,
-  code: null, // the invite code of the private table shown (from its link or kept)
-  tableError: null,
-  summary: null,
-  view: null,
-  seq: 0,
-  status: null,
-  conn: "closed",
-  ws: null,
-  queue: [],
-  busy: false,
-  anim: { trick: null, collect: false, entered: new Set() },
-  picked: new Set(),
-  rounds: {},
-  toast: null,
-  clock: null, // the turn clock shown: {seat, deadline} (performance.now() milliseconds)
-  away: {}, // seat -> performance.now() deadline of an absent player's grace (autopilot_in)
-  thinking: null, // a bot over its delay: {seat, seq} (the server's "thinking" message)
-  autoSent: null, // the seq whose lone card this page played by itself
-  sent: null, // the last action this page sent: {seq, action} (seq: the state it acted on)
-  lastMine: null, // the last state received whose action was this seat's: {seq, told}
-  ui: freshUi(),
-};
-window.__bela = S; // for debugging and the browser tests
-
-function freshUi() {
-  return { sheet: false, lastTrick: false, belaCard: null, declAnswered: null, discardSel: [],
-    resultDismissed: null, matchDismissed: false, editName: false, clockTouched: false, claimAsk: false, declOpen: [],
-    accountForm: null }; // accountForm: the account panel's open form ("login", "claim", "password")
-}
-
-
-// -- rendering --------------------------------------------------------------------------
 const root = () => document.getElementById("app");
 
 function renderHeader() {
@@ -878,24 +833,8 @@ function tickAway() {
 }
 
 function applyState(msg) {
-  const v = msg.view;
-  const prev = S.view;
-  S.seq = msg.seq;
-  S.status = msg.status;
-  S.view = v;
-  S.clock = msg.clock && msg.deadline !== null ? { seat: msg.clock.seat, deadline: msg.deadline } : null;
+  applyStateMessage(msg);
   tickClock();
-  if (S.summary) S.summary.status = msg.status;
-  if (!prev || prev.round_index !== v.round_index) {
-    S.ui.belaCard = null;
-    S.ui.discardSel = [];
-    S.ui.declOpen = [];
-    S.picked = new Set();
-  }
-  if (v.phase === "done" && v.result) {
-    S.rounds[v.round_index] = { result: v.result };
-  }
-  if (v.phase !== "discard") S.ui.discardSel = [];
 }
 
 // -- the turn clock ---------------------------------------------------------------------
@@ -929,12 +868,8 @@ function route() {
   if (id !== S.tableId || first) { // the first time too: the lobby lists its tables at once
     routed = true;
     disconnect();
-    Object.assign(S, { tableId: id, summary: null, view: null, tableError: null, queue: [],
-      rounds: {}, seq: 0, status: null, toast: null, code: id ? code || storedCode(id) : null,
-      clock: null, sent: null, lastMine: null, away: {}, thinking: null, autoSent: null });
+    resetTable(id, id ? code || storedCode(id) : null);
     tickClock(); // stops the countdown
-    S.ui = freshUi();
-    S.anim = { trick: null, collect: false, entered: new Set() };
     if (id) connect();
   }
   S.page = page;
