@@ -6,17 +6,17 @@ import { LANGS, lang, setLang, t, tn } from "./i18n.js";
 import { savePrefs } from "./prefs.js";
 import { DECKS, ensureSprite } from "./cards.js";
 import {
-  api, apiPage, changePassword, checkGuest, claimName, login, logout, newGuest, onAccountEnded,
+  api, apiPage, changePassword, checkGuest, claimName, login, newGuest, onAccountEnded,
   onGuestRenewed, storeCode, storedCode, wsUrl,
 } from "./api.js";
 import { botName, leadersHref, profileHref, renderLeaders, renderProfile } from "./profile.js";
 import {
-  declKey, declareGroups, declarePending, fullDeclare, isOwner, loadHint, makeNames, reasonText,
-  redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
+  declarePending, isOwner, makeNames, reasonText, redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
 import { defaultVariant, variantFacts } from "./variants.js";
 import { S, applyStateMessage, resetTable } from "./state.js";
+import { accountCommands, lobbyCommands, tableCommands } from "./commands.js";
 
 const HOLD_MS = 900; // a finished trick stays on the table this long
 const AUTOPLAY_MS = 600; // a lone legal card plays itself after this pause (prefs.autoplay)
@@ -960,134 +960,18 @@ async function run(fn) {
   }
 }
 
+/** The commands of the controls by name (commands.js, by area). */
+let commands = null;
+
 async function onCommand(cmd, el, ev) {
-  const [name, arg] = cmd.split(/:(.*)/s);
-  const tid = S.tableId;
-  switch (name) {
-    case "lobby": ev.preventDefault(); go(null); break;
-    case "open": go(arg); break;
-    case "refresh": loadTables(); break;
-    case "account-note-close": dropAccountNote(); break;
-    case "history": {
-      const g = (S.history || [])[Number(arg)]; // a summary: its record is fetched now
-      const rec = g && await run(() => api("GET", g.record));
-      if (rec) saveRecord(rec, `bela-${g.variant}-${g.table}.json`);
-      break;
-    }
-    case "change-name": S.ui.editName = true; render(); document.getElementById("guest-name")?.focus(); break;
-    case "profile": navigate(profileHref(arg)); break;
-    case "leaders": navigate(leadersHref(arg)); break;
-    case "more-leaders": if (S.leaders) loadLeaders(S.leaders.variant, true); break;
-    case "record": { // a finished match of the profile: its record
-      const m = S.profile && S.profile.data && S.profile.data.matches[Number(arg)];
-      if (!m) break;
-      const rec = await run(() => api("GET", m.record));
-      if (rec) saveRecord(rec, `bela-${m.variant}-${m.table}.json`);
-      break;
-    }
-    case "account-form": { // a form of the account panel opened, or closed (no arg)
-      const was = S.ui.accountForm;
-      S.ui.accountForm = arg || null;
-      S.account.msg = null;
-      render();
-      const focus = arg === "login" ? (S.account.loginName ? "login-password" : "login-name")
-        : arg === "claim" ? "claim-password" : arg === "password" ? "old-password"
-          : { login: "show-login", claim: "show-claim", password: "show-password" }[was];
-      document.getElementById(focus || "my-profile")?.focus();
-      break;
-    }
-    case "logout": {
-      await logout(false);
-      S.account = { note: t("logged_out"), msg: null, loginName: S.guest ? S.guest.name : "" };
-      playerChanged(null);
-      document.getElementById("guest-name")?.focus();
-      break;
-    }
-    case "logout-all": {
-      if (!confirm(t("logout_all_confirm"))) break;
-      const name = S.guest ? S.guest.name : "";
-      try {
-        await logout(true);
-      } catch (e) {
-        accountMsg(errorText(e));
-        break;
-      }
-      S.account = { note: t("logged_out_all"), msg: null, loginName: name };
-      playerChanged(null);
-      document.getElementById("guest-name")?.focus();
-      break;
-    }
-    case "quick-cancel": {
-      const q = await run(() => api("DELETE", "/api/quick"));
-      if (q) applyQuick(q);
-      document.getElementById("quick-play")?.focus();
-      break;
-    }
-    case "more-tables": S.tablePages += 1; loadTables(); break;
-    case "sit": {
-      const body = { seat: Number(arg) };
-      if (S.code) body.code = S.code; // a private table's seats take its invite code
-      await run(() => api("POST", `/api/tables/${tid}/sit`, body));
-      break;
-    }
-    case "leave": await run(() => api("POST", `/api/tables/${tid}/leave`)); break;
-    case "bots": await run(() => api("POST", `/api/tables/${tid}/bots`)); break;
-    case "start": await run(() => api("POST", `/api/tables/${tid}/start`)); break;
-    case "close": { // the creator closes his open table or stops his table of bots only
-      if (!confirm(t("close_confirm"))) break;
-      const tb = await run(() => api("POST", `/api/tables/${tid}/close`));
-      if (tb && S.tableId === tid) applySummary(tb);
-      break;
-    }
-    case "copy": {
-      const input = /** @type {HTMLInputElement} */ (document.getElementById("invite-link"));
-      input.select();
-      try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand?.("copy"); }
-      toast(t("copied"));
-      break;
-    }
-    case "sheet": S.ui.sheet = !S.ui.sheet; S.ui.lastTrick = false; render(); break;
-    case "lasttrick": S.ui.lastTrick = !S.ui.lastTrick; S.ui.sheet = false; render(); break;
-    case "close-dialog":
-      if (el.classList.contains("overlay") && ev.target !== el) return;
-      S.ui.sheet = false; S.ui.lastTrick = false; render(); break;
-    case "close-match": S.ui.matchDismissed = true; render(); break;
-    case "dismiss-result": S.ui.resultDismissed = S.view.round_index - 1; render(); break;
-    case "declare": {
-      const v = S.view;
-      const groups = declareGroups(fullDeclare(v));
-      const chosen = [.../** @type {NodeListOf<HTMLInputElement>} */ (root().querySelectorAll("[data-decl]"))].filter((i) => i.checked).map((i) => groups[Number(i.dataset.decl)]);
-      S.ui.declAnswered = declKey(v);
-      if (!chosen.length) { render(); break; }
-      const want = chosen.map((g) => [...g].sort().join(" ")).sort().join(";");
-      const tok = v.legal.filter((a) => a.startsWith("declare ")).find((a) =>
-        declareGroups(a).map((g) => [...g].sort().join(" ")).sort().join(";") === want);
-      if (tok) act(tok);
-      else render();
-      break;
-    }
-    case "declare-none": S.ui.declAnswered = declKey(S.view); render(); break;
-    case "decl-open": S.ui.declOpen = [...S.ui.declOpen, Number(arg)]; render(); break; // a folded declaration's cards
-    case "decl-close": S.ui.declOpen = S.ui.declOpen.filter((s) => s !== Number(arg)); render(); break;
-    case "discard": {
-      const [a, b] = S.ui.discardSel;
-      const tok = S.view.legal.find((x) => x === `discard ${a} ${b}` || x === `discard ${b} ${a}`);
-      if (tok) act(tok);
-      break;
-    }
-    case "claim": // asked in the page: a dialog of its own (renderClaimDialog)
-      S.ui.claimAsk = true; render(); document.getElementById("claim-no")?.focus(); break;
-    case "claim-no":
-      if (el.classList.contains("overlay") && ev.target !== el) return;
-      S.ui.claimAsk = false; render(); break;
-    case "claim-yes":
-      S.ui.claimAsk = false;
-      if (S.view && S.view.claim_allowed) act(`claim ${S.view.seat}`);
-      render(); break;
-    case "download": await run(downloadRecord); break;
-    case "hint": await run(() => loadHint(S)); render(); break; // issue 13: unrated tables with bots
-    default: break;
-  }
+  const [name, arg = ""] = cmd.split(/:(.*)/s);
+  commands ??= (() => {
+    const app = { render, root, go, navigate, run, toast, errorText, loadTables, loadLeaders, applyQuick,
+      saveRecord, dropAccountNote, accountMsg, playerChanged, applySummary, act, downloadRecord };
+    return { ...lobbyCommands(app), ...accountCommands(app), ...tableCommands(app) };
+  })();
+  const handler = Object.hasOwn(commands, name) ? commands[name] : null;
+  if (handler) await handler(arg, el, ev);
 }
 
 async function downloadRecord() {

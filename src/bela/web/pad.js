@@ -11,7 +11,7 @@ import { DECKS, ensureSprite, suitIcon } from "./cards.js";
 import { ApiError, api, storedGuest } from "./api.js";
 import { esc } from "./util.js";
 import {
-  PadProblem, bookDeals, dealJson, forPeople, padRecord, problemText, readDeal, readRecord, sheetOf,
+  PadProblem, bookDeals, forPeople, padRecord, problemText, readDeal, readRecord, sheetOf,
 } from "./pad-score.js";
 
 /** A text of the pad in the UI's words, without the rule ids the engine's messages cite. */
