@@ -36,7 +36,8 @@ def test_web_modules_type_check(project: str) -> None:
     _need_tsc()
     done = subprocess.run([str(TSC), "--noEmit", "-p", str(WEB / project)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, f"tsc --noEmit -p src/bela/web/{project}:\n{done.stdout}{done.stderr}"
+    said = f"{done.stdout}{done.stderr}"
+    assert done.returncode == 0, f"tsc --noEmit -p src/bela/web/{project}:\n{said}"
 
 
 def test_every_module_is_checked() -> None:
