@@ -411,7 +411,7 @@ def refusal_positions(variant: str, enforce: str = "on", want: int = 40,
 
 
 def _hr_words(refusal: dict[str, Any]) -> str:
-    """The Croatian words for a refusal with the Hungarian deck, from i18n.js's texts."""
+    """The Croatian words for a refusal with the Hungarian deck, from the i18n dictionaries."""
     hr = texts("hr")
     text = hr[REASON_KEYS[refusal["kind"]]]
     text = text.replace("{suit}", hr[f"suit_{refusal['suit']}_hu"])
@@ -427,7 +427,7 @@ def _hr_words(refusal: dict[str, Any]) -> str:
 def test_greyed_cards_say_the_engines_refusals(layout_page: Any, variant: str) -> None:
     """Every greyed card is one the view's refusals name, with that rule in data-rule; in
     English with French cards the words are the engine's own sentence, in Croatian the
-    texts of i18n.js; the trick's winner marker is the view's trick_winner."""
+    texts of the i18n dictionaries; the trick's winner marker is the view's trick_winner."""
     views = refusal_positions(variant)
     for lang, deck in (("en", "french"), ("hr", "hungarian")):
         states = [state(v, lang=lang, prompt=False, deck=deck) for v in views]

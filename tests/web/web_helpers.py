@@ -179,15 +179,13 @@ def diagnose(pages: Sequence[Any]) -> str:
 
 
 def texts(lang: str) -> dict[str, str]:
-    """The UI's texts in ``lang`` ("hr", "en"), read from i18n.js."""
-    import re
+    """The UI's texts in ``lang`` ("hr", "en"), read from its dictionary (web/i18n/LANG.json)."""
+    import json
     from pathlib import Path
 
-    src = (Path(__file__).parents[2] / "src" / "bela" / "web" / "i18n.js").read_text(
-        encoding="utf-8")
-    block = re.search(rf"const {lang.upper()} = \{{(.*?)\n\}};", src, re.S)
-    assert block, lang
-    return dict(re.findall(r'(\w+): "((?:[^"\\]|\\.)*)"', block.group(1)))
+    path = Path(__file__).parents[2] / "src" / "bela" / "web" / "i18n" / f"{lang}.json"
+    texts: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return texts
 
 
 def facts(variant: str) -> dict[str, Any]:

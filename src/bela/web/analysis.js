@@ -1,3 +1,4 @@
+// @ts-check
 // The analysis board (/analysis, issue 13): a finished match step by step, every hand face up
 // or one seat's view ("what did I know?"), the double-dummy value of each legal card and the
 // value over the deals that seat could have held, the costly plays of the whole match, the
@@ -791,7 +792,7 @@ function renderPlayOn() {
 async function playOn() {
   const P = A.playOn;
   if (P.busy || !A.guest) return;
-  const sel = document.getElementById("an-playon-seat");
+  const sel = /** @type {HTMLSelectElement | null} */ (document.getElementById("an-playon-seat"));
   P.seat = sel ? Number(sel.value) : P.seat;
   P.busy = true;
   P.error = null;
@@ -895,8 +896,8 @@ function renderList(scroll = false) {
     const cur = el.querySelector(".an-act.current");
     // only the list scrolls (a list taller than its box), never the page under a key press
     if (cur && el.scrollHeight > el.clientHeight + 4) {
-      const a = cur.offsetTop - el.offsetTop, h = el.clientHeight;
-      if (a < el.scrollTop || a > el.scrollTop + h - cur.offsetHeight) el.scrollTop = Math.max(0, a - h / 3);
+      const a = /** @type {HTMLElement} */ (cur).offsetTop - el.offsetTop, h = el.clientHeight;
+      if (a < el.scrollTop || a > el.scrollTop + h - /** @type {HTMLElement} */ (cur).offsetHeight) el.scrollTop = Math.max(0, a - h / 3);
     }
   }
 }
@@ -946,7 +947,7 @@ function onClick(ev) {
     return;
   }
   switch (el.id) {
-    case "an-paste-go": openText(document.getElementById("an-paste").value, t("an_source_paste")); break;
+    case "an-paste-go": openText(/** @type {HTMLTextAreaElement} */ (document.getElementById("an-paste")).value, t("an_source_paste")); break;
     case "an-playon": playOn(); break;
     case "an-review-retry": startReview(); break;
     case "an-bidding-retry": A.bidding[A.round] = null; loadBidding(A.round); break;
@@ -969,7 +970,7 @@ function onClick(ev) {
 async function onSubmit(ev) {
   if (ev.target.id !== "an-name-form") return;
   ev.preventDefault();
-  const name = document.getElementById("an-name").value.trim();
+  const name = /** @type {HTMLInputElement} */ (document.getElementById("an-name")).value.trim();
   if (!name) return;
   try {
     A.guest = await newGuest(name);

@@ -1,3 +1,4 @@
+// @ts-check
 // REST calls of docs/PROTOCOL.md and the guest account kept in localStorage.
 
 const KEY = "bela.guest";
@@ -127,6 +128,7 @@ export async function changePassword(old, password) {
 
 // -- an expired token (401 token_expired, WebSocket close 4401) ---------------------------
 let renewing = null; // the renewal under way: every request that met the expired token waits on it
+/** @type {(guest: object) => void} */
 let renewed = () => {};
 
 /** ``fn(guest)`` is called once for each renewal of an expired guest (to tell the player). */
@@ -134,6 +136,7 @@ export function onGuestRenewed(fn) {
   renewed = fn;
 }
 
+/** @type {(player: object) => void} */
 let ended = () => {};
 
 /** ``fn(player)`` is called when an account's token stops working (expired, logged out

@@ -1,20 +1,22 @@
+// @ts-check
 // The Bela browser client: lobby, table connection and events.  Plain ES modules, no build.
 // Protocol: docs/PROTOCOL.md (REST under /api, one WebSocket per table).
 
 import { LANGS, lang, setLang, t, tn } from "./i18n.js";
-import { loadPrefs, savePrefs } from "./prefs.js";
+import { savePrefs } from "./prefs.js";
 import { DECKS, ensureSprite } from "./cards.js";
 import {
-  api, apiPage, changePassword, checkGuest, claimName, login, logout, newGuest, onAccountEnded,
-  onGuestRenewed, storeCode, storedCode, storedGuest, wsUrl,
+  api, apiPage, changePassword, checkGuest, claimName, login, newGuest, onAccountEnded,
+  onGuestRenewed, storeCode, storedCode, wsUrl,
 } from "./api.js";
 import { botName, leadersHref, profileHref, renderLeaders, renderProfile } from "./profile.js";
 import {
-  declKey, declareGroups, declarePending, fullDeclare, isOwner, loadHint, makeNames, reasonText,
-  redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
+  declarePending, isOwner, makeNames, reasonText, redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { esc, reducedMotion, sleep } from "./util.js";
 import { defaultVariant, variantFacts } from "./variants.js";
+import { S, applyStateMessage, resetTable } from "./state.js";
+import { accountCommands, lobbyCommands, tableCommands } from "./commands.js";
 
 const HOLD_MS = 900; // a finished trick stays on the table this long
 const AUTOPLAY_MS = 600; // a lone legal card plays itself after this pause (prefs.autoplay)
@@ -52,52 +54,6 @@ export function errorText(e) {
   return (e && e.message) || String(e);
 }
 
-const S = {
-  prefs: loadPrefs(),
-  guest: storedGuest(),
-  variants: null,
-  tables: [],
-  tablesTotal: 0, // X-Total-Count of the lobby list
-  tablePages: 1, // pages of it shown (the "more" control adds one)
-  page: "lobby", // "lobby", "table", "profile" (/?player=) or "leaders" (/?leaders=)
-  profileId: null,
-  profile: null, // the profile shown: {id, data, error}
-  leaders: null, // the leaderboard shown: {variant, data, error}
-  quick: null, // quick play's status (GET /api/quick), null without a player
-  account: { note: null, msg: null, loginName: "" }, // the account panel's notes
-  tableId: null,
-  code: null, // the invite code of the private table shown (from its link or kept)
-  tableError: null,
-  summary: null,
-  view: null,
-  seq: 0,
-  status: null,
-  conn: "closed",
-  ws: null,
-  queue: [],
-  busy: false,
-  anim: { trick: null, collect: false, entered: new Set() },
-  picked: new Set(),
-  rounds: {},
-  toast: null,
-  clock: null, // the turn clock shown: {seat, deadline} (performance.now() milliseconds)
-  away: {}, // seat -> performance.now() deadline of an absent player's grace (autopilot_in)
-  thinking: null, // a bot over its delay: {seat, seq} (the server's "thinking" message)
-  autoSent: null, // the seq whose lone card this page played by itself
-  sent: null, // the last action this page sent: {seq, action} (seq: the state it acted on)
-  lastMine: null, // the last state received whose action was this seat's: {seq, told}
-  ui: freshUi(),
-};
-window.__bela = S; // for debugging and the browser tests
-
-function freshUi() {
-  return { sheet: false, lastTrick: false, belaCard: null, declAnswered: null, discardSel: [],
-    resultDismissed: null, matchDismissed: false, editName: false, clockTouched: false, claimAsk: false, declOpen: [],
-    accountForm: null }; // accountForm: the account panel's open form ("login", "claim", "password")
-}
-
-
-// -- rendering --------------------------------------------------------------------------
 const root = () => document.getElementById("app");
 
 function renderHeader() {
@@ -164,7 +120,7 @@ function render() {
   else el.innerHTML = renderLobby();
   restoreInputs(el, inputs);
   if (focusKey) {
-    const again = el.querySelector(focusKey);
+    const again = /** @type {HTMLElement | null} */ (el.querySelector(focusKey));
     if (again) again.focus({ preventScroll: true });
   }
 }
@@ -868,7 +824,7 @@ function tickAway() {
   awayTimer = null;
   const now = performance.now();
   const left = Object.values(S.away).filter((d) => d > now);
-  root().querySelectorAll("[data-away]").forEach((el) => {
+  root().querySelectorAll("[data-away]").forEach((/** @type {HTMLElement} */ el) => {
     const d = S.away[el.dataset.away];
     const text = t("away_in", { n: d ? Math.max(0, Math.ceil((d - now) / 1000)) : 0 });
     if (el.textContent !== text) el.textContent = text;
@@ -877,24 +833,8 @@ function tickAway() {
 }
 
 function applyState(msg) {
-  const v = msg.view;
-  const prev = S.view;
-  S.seq = msg.seq;
-  S.status = msg.status;
-  S.view = v;
-  S.clock = msg.clock && msg.deadline !== null ? { seat: msg.clock.seat, deadline: msg.deadline } : null;
+  applyStateMessage(msg);
   tickClock();
-  if (S.summary) S.summary.status = msg.status;
-  if (!prev || prev.round_index !== v.round_index) {
-    S.ui.belaCard = null;
-    S.ui.discardSel = [];
-    S.ui.declOpen = [];
-    S.picked = new Set();
-  }
-  if (v.phase === "done" && v.result) {
-    S.rounds[v.round_index] = { result: v.result };
-  }
-  if (v.phase !== "discard") S.ui.discardSel = [];
 }
 
 // -- the turn clock ---------------------------------------------------------------------
@@ -928,12 +868,8 @@ function route() {
   if (id !== S.tableId || first) { // the first time too: the lobby lists its tables at once
     routed = true;
     disconnect();
-    Object.assign(S, { tableId: id, summary: null, view: null, tableError: null, queue: [],
-      rounds: {}, seq: 0, status: null, toast: null, code: id ? code || storedCode(id) : null,
-      clock: null, sent: null, lastMine: null, away: {}, thinking: null, autoSent: null });
+    resetTable(id, id ? code || storedCode(id) : null);
     tickClock(); // stops the countdown
-    S.ui = freshUi();
-    S.anim = { trick: null, collect: false, entered: new Set() };
     if (id) connect();
   }
   S.page = page;
@@ -969,7 +905,7 @@ function focusHeading() {
   focusPage = false;
   const active = document.activeElement;
   if (active && active !== document.body && document.contains(active)) return;
-  const h = root().querySelector(".page h2");
+  const h = /** @type {HTMLElement | null} */ (root().querySelector(".page h2"));
   if (h) { h.tabIndex = -1; h.focus({ preventScroll: true }); }
 }
 
@@ -1024,134 +960,18 @@ async function run(fn) {
   }
 }
 
+/** The commands of the controls by name (commands.js, by area). */
+let commands = null;
+
 async function onCommand(cmd, el, ev) {
-  const [name, arg] = cmd.split(/:(.*)/s);
-  const tid = S.tableId;
-  switch (name) {
-    case "lobby": ev.preventDefault(); go(null); break;
-    case "open": go(arg); break;
-    case "refresh": loadTables(); break;
-    case "account-note-close": dropAccountNote(); break;
-    case "history": {
-      const g = (S.history || [])[Number(arg)]; // a summary: its record is fetched now
-      const rec = g && await run(() => api("GET", g.record));
-      if (rec) saveRecord(rec, `bela-${g.variant}-${g.table}.json`);
-      break;
-    }
-    case "change-name": S.ui.editName = true; render(); document.getElementById("guest-name")?.focus(); break;
-    case "profile": navigate(profileHref(arg)); break;
-    case "leaders": navigate(leadersHref(arg)); break;
-    case "more-leaders": if (S.leaders) loadLeaders(S.leaders.variant, true); break;
-    case "record": { // a finished match of the profile: its record
-      const m = S.profile && S.profile.data && S.profile.data.matches[Number(arg)];
-      if (!m) break;
-      const rec = await run(() => api("GET", m.record));
-      if (rec) saveRecord(rec, `bela-${m.variant}-${m.table}.json`);
-      break;
-    }
-    case "account-form": { // a form of the account panel opened, or closed (no arg)
-      const was = S.ui.accountForm;
-      S.ui.accountForm = arg || null;
-      S.account.msg = null;
-      render();
-      const focus = arg === "login" ? (S.account.loginName ? "login-password" : "login-name")
-        : arg === "claim" ? "claim-password" : arg === "password" ? "old-password"
-          : { login: "show-login", claim: "show-claim", password: "show-password" }[was];
-      document.getElementById(focus || "my-profile")?.focus();
-      break;
-    }
-    case "logout": {
-      await logout(false);
-      S.account = { note: t("logged_out"), msg: null, loginName: S.guest ? S.guest.name : "" };
-      playerChanged(null);
-      document.getElementById("guest-name")?.focus();
-      break;
-    }
-    case "logout-all": {
-      if (!confirm(t("logout_all_confirm"))) break;
-      const name = S.guest ? S.guest.name : "";
-      try {
-        await logout(true);
-      } catch (e) {
-        accountMsg(errorText(e));
-        break;
-      }
-      S.account = { note: t("logged_out_all"), msg: null, loginName: name };
-      playerChanged(null);
-      document.getElementById("guest-name")?.focus();
-      break;
-    }
-    case "quick-cancel": {
-      const q = await run(() => api("DELETE", "/api/quick"));
-      if (q) applyQuick(q);
-      document.getElementById("quick-play")?.focus();
-      break;
-    }
-    case "more-tables": S.tablePages += 1; loadTables(); break;
-    case "sit": {
-      const body = { seat: Number(arg) };
-      if (S.code) body.code = S.code; // a private table's seats take its invite code
-      await run(() => api("POST", `/api/tables/${tid}/sit`, body));
-      break;
-    }
-    case "leave": await run(() => api("POST", `/api/tables/${tid}/leave`)); break;
-    case "bots": await run(() => api("POST", `/api/tables/${tid}/bots`)); break;
-    case "start": await run(() => api("POST", `/api/tables/${tid}/start`)); break;
-    case "close": { // the creator closes his open table or stops his table of bots only
-      if (!confirm(t("close_confirm"))) break;
-      const tb = await run(() => api("POST", `/api/tables/${tid}/close`));
-      if (tb && S.tableId === tid) applySummary(tb);
-      break;
-    }
-    case "copy": {
-      const input = document.getElementById("invite-link");
-      input.select();
-      try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand?.("copy"); }
-      toast(t("copied"));
-      break;
-    }
-    case "sheet": S.ui.sheet = !S.ui.sheet; S.ui.lastTrick = false; render(); break;
-    case "lasttrick": S.ui.lastTrick = !S.ui.lastTrick; S.ui.sheet = false; render(); break;
-    case "close-dialog":
-      if (el.classList.contains("overlay") && ev.target !== el) return;
-      S.ui.sheet = false; S.ui.lastTrick = false; render(); break;
-    case "close-match": S.ui.matchDismissed = true; render(); break;
-    case "dismiss-result": S.ui.resultDismissed = S.view.round_index - 1; render(); break;
-    case "declare": {
-      const v = S.view;
-      const groups = declareGroups(fullDeclare(v));
-      const chosen = [...root().querySelectorAll("[data-decl]")].filter((i) => i.checked).map((i) => groups[Number(i.dataset.decl)]);
-      S.ui.declAnswered = declKey(v);
-      if (!chosen.length) { render(); break; }
-      const want = chosen.map((g) => [...g].sort().join(" ")).sort().join(";");
-      const tok = v.legal.filter((a) => a.startsWith("declare ")).find((a) =>
-        declareGroups(a).map((g) => [...g].sort().join(" ")).sort().join(";") === want);
-      if (tok) act(tok);
-      else render();
-      break;
-    }
-    case "declare-none": S.ui.declAnswered = declKey(S.view); render(); break;
-    case "decl-open": S.ui.declOpen = [...S.ui.declOpen, Number(arg)]; render(); break; // a folded declaration's cards
-    case "decl-close": S.ui.declOpen = S.ui.declOpen.filter((s) => s !== Number(arg)); render(); break;
-    case "discard": {
-      const [a, b] = S.ui.discardSel;
-      const tok = S.view.legal.find((x) => x === `discard ${a} ${b}` || x === `discard ${b} ${a}`);
-      if (tok) act(tok);
-      break;
-    }
-    case "claim": // asked in the page: a dialog of its own (renderClaimDialog)
-      S.ui.claimAsk = true; render(); document.getElementById("claim-no")?.focus(); break;
-    case "claim-no":
-      if (el.classList.contains("overlay") && ev.target !== el) return;
-      S.ui.claimAsk = false; render(); break;
-    case "claim-yes":
-      S.ui.claimAsk = false;
-      if (S.view && S.view.claim_allowed) act(`claim ${S.view.seat}`);
-      render(); break;
-    case "download": await run(downloadRecord); break;
-    case "hint": await run(() => loadHint(S)); render(); break; // issue 13: unrated tables with bots
-    default: break;
-  }
+  const [name, arg = ""] = cmd.split(/:(.*)/s);
+  commands ??= (() => {
+    const app = { render, root, go, navigate, run, toast, errorText, loadTables, loadLeaders, applyQuick,
+      saveRecord, dropAccountNote, accountMsg, playerChanged, applySummary, act, downloadRecord };
+    return { ...lobbyCommands(app), ...accountCommands(app), ...tableCommands(app) };
+  })();
+  const handler = Object.hasOwn(commands, name) ? commands[name] : null;
+  if (handler) await handler(arg, el, ev);
 }
 
 async function downloadRecord() {
@@ -1225,7 +1045,7 @@ async function onSubmit(ev) {
       g = await login(name, password);
     } catch (e) {
       accountMsg(errorText(e));
-      document.getElementById("login-password")?.select();
+      /** @type {HTMLInputElement | null} */ (document.getElementById("login-password"))?.select();
       return;
     }
     S.account = passingNote(t("logged_in", { name: g.name }));
@@ -1298,16 +1118,16 @@ function onChange(ev) {
     render();
     // at the table the keys (arrows, Z/L, B/S) work again at once; in the lobby the
     // choice stays focused
-    const game = root().querySelector(".game");
+    const game = /** @type {HTMLElement | null} */ (root().querySelector(".game"));
     if (game) game.focus({ preventScroll: true });
-    else document.querySelector(`[data-pref="${el.dataset.pref}"]`)?.focus();
+    else /** @type {HTMLElement | null} */ (document.querySelector(`[data-pref="${el.dataset.pref}"]`))?.focus();
   } else if (el.id === "variant-select") {
     S.createVariant = el.value;
     render();
   } else if (el.id === "clock-select") {
     S.ui.clockTouched = true; // the player's choice stays, private or not
   } else if (el.id === "private-check" && !S.ui.clockTouched) {
-    const select = document.getElementById("clock-select");
+    const select = /** @type {HTMLSelectElement | null} */ (document.getElementById("clock-select"));
     if (select) select.value = String(defaultClock(el.checked) ?? "");
   }
 }
@@ -1325,9 +1145,9 @@ function onKey(ev) {
   if (k === "l" || k === "z") { S.ui.lastTrick = !S.ui.lastTrick; S.ui.sheet = false; render(); return; }
   if (k === "s" || k === "b") { S.ui.sheet = !S.ui.sheet; S.ui.lastTrick = false; render(); return; }
   if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") {
-    const cards = [...root().querySelectorAll(".hand [data-card]")];
+    const cards = [.../** @type {NodeListOf<HTMLElement>} */ (root().querySelectorAll(".hand [data-card]"))];
     if (!cards.length) return;
-    const i = cards.indexOf(document.activeElement);
+    const i = cards.indexOf(/** @type {HTMLElement} */ (document.activeElement));
     const next = i < 0 ? (ev.key === "ArrowLeft" ? cards.length - 1 : 0)
       : (i + (ev.key === "ArrowLeft" ? -1 : 1) + cards.length) % cards.length;
     cards[next].focus();

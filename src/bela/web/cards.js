@@ -1,3 +1,4 @@
+// @ts-check
 // Cards drawn as SVG, in two deck styles:
 //   "hungarian": the German-suited deck Bela is usually played with (mađarice): herc (hearts),
 //                bundeva (bells), zelje (leaves), žir (acorns); VII VIII IX X unter ober kralj as.

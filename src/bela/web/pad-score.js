@@ -1,3 +1,4 @@
+// @ts-check
 // The score pad's kernel: deals written from real cards, scored and booked on the sheet by
 // the engine's rules, offline.  It is bela.engine.pad (score_deal, Pad, PadDeal.from_json)
 // with scoring.score_points, the variants' fall hooks and scoring.book, written again for

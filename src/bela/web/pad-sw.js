@@ -1,8 +1,12 @@
+// @ts-check
 // The score pad's service worker (served as /pad-sw.js, scope /pad): the pad works offline
 // once loaded.  The page, its modules, the styles and the icon are answered from the cache
 // first (and refreshed from the network behind it, so a new version arrives on the next
 // load); the rules (GET /api/pad/rules) from the network first, the last answer kept for
 // when there is none.  Nothing else is touched: the pad's server calls go to the network.
+
+/** The worker's global scope (the file runs as a service worker, never as a page's module). */
+const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 
 const CACHE = "bela-pad-v1";
 const RULES = "/api/pad/rules";
@@ -12,6 +16,8 @@ const FILES = [
   "/web/pad-score.js",
   "/web/pad.css",
   "/web/i18n.js",
+  "/web/i18n/hr.json",
+  "/web/i18n/en.json",
   "/web/cards.js",
   "/web/api.js",
   "/web/util.js",
@@ -20,20 +26,20 @@ const FILES = [
   "/web/favicon.svg",
 ];
 
-self.addEventListener("install", (event) => {
+sw.addEventListener("install", (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     await cache.addAll([...FILES, RULES]);
-    await self.skipWaiting();
+    await sw.skipWaiting();
   })());
 });
 
-self.addEventListener("activate", (event) => {
+sw.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
       if (name.startsWith("bela-pad-") && name !== CACHE) await caches.delete(name);
     }
-    await self.clients.claim();
+    await sw.clients.claim();
   })());
 });
 
@@ -64,10 +70,10 @@ async function networkFirst(request, path) {
   }
 }
 
-self.addEventListener("fetch", (event) => {
+sw.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  if (request.method !== "GET" || url.origin !== sw.location.origin) return;
   if (url.pathname === RULES) event.respondWith(networkFirst(request, RULES));
   else if (FILES.includes(url.pathname)) event.respondWith(cacheFirst(request, url.pathname));
 });

@@ -1,3 +1,4 @@
+// @ts-check
 // The score pad (bela blok, /pad): matches played with real cards, written deal by deal and
 // scored by the engine's rules (pad-score.js, offline); the sheet as on paper, corrections,
 // the pads kept in this browser (and, for an account, on the server), export and import of
@@ -10,7 +11,7 @@ import { DECKS, ensureSprite, suitIcon } from "./cards.js";
 import { ApiError, api, storedGuest } from "./api.js";
 import { esc } from "./util.js";
 import {
-  PadProblem, bookDeals, dealJson, forPeople, padRecord, problemText, readDeal, readRecord, sheetOf,
+  PadProblem, bookDeals, forPeople, padRecord, problemText, readDeal, readRecord, sheetOf,
 } from "./pad-score.js";
 
 /** A text of the pad in the UI's words, without the rule ids the engine's messages cite. */
@@ -427,7 +428,7 @@ function updatePreview() {
     const empty = f.points.flatMap((p, i) => (p === "" ? [i] : []));
     const rest = rules.deal_points - f.points.reduce((a, p) => a + (p === "" ? 0 : Number.parseInt(p, 10)), 0);
     f.points.forEach((_, i) => {
-      const input = document.getElementById(`pad-points-${i}`);
+      const input = /** @type {HTMLInputElement | null} */ (document.getElementById(`pad-points-${i}`));
       if (input) input.placeholder = empty.length === 1 && empty[0] === i && rest >= 0 ? String(rest) : "";
     });
   }
@@ -448,10 +449,12 @@ function updatePreview() {
 }
 
 // -- changes ---------------------------------------------------------------------------
+let noteTimer = 0; // the shown note goes when this runs out
+
 function note(text, undo = null) {
   S.note = { text, undo };
-  clearTimeout(note.timer);
-  note.timer = setTimeout(() => { // only the note goes: a field being typed in keeps its focus
+  clearTimeout(noteTimer);
+  noteTimer = setTimeout(() => { // only the note goes: a field being typed in keeps its focus
     S.note = null;
     document.querySelector(".pad-note")?.remove();
   }, undo ? 8000 : 3000);
@@ -602,9 +605,11 @@ function deletePad() {
 // -- the server: the engine's check, and an account's pads -------------------------------
 /** Ask the engine for the sheet of the shown pad (POST /api/pad/score) a moment after the
  *  last change; a sheet that differs from this page's is a warning (it never should). */
+let checkTimer = 0; // the engine's check of the shown pad, due when this runs out
+
 function checkSoon() {
-  clearTimeout(checkSoon.timer);
-  checkSoon.timer = setTimeout(checkNow, CHECK_MS);
+  clearTimeout(checkTimer);
+  checkTimer = setTimeout(checkNow, CHECK_MS);
 }
 
 async function checkNow() {
@@ -767,7 +772,7 @@ function command(cmd) {
   else if (cmd === "export") exportPad();
   else if (cmd === "print") window.print();
   else if (cmd === "delete") deletePad();
-  else if (cmd === "import") importText(document.getElementById("pad-import-text").value);
+  else if (cmd === "import") importText(/** @type {HTMLTextAreaElement} */ (document.getElementById("pad-import-text")).value);
 }
 
 function openForm(index) {

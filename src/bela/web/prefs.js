@@ -1,3 +1,4 @@
+// @ts-check
 // The player's display preferences (language, deck), shared by the lobby, the analysis
 // board and the score pad: one localStorage entry.
 

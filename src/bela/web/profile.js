@@ -1,3 +1,4 @@
+// @ts-check
 // A player's profile (/?player=<id>) and the leaderboard (/?leaders=<variant>): ratings per
 // variant with an inline SVG chart of their history, stats, finished matches.  Rendered as
 // HTML from the app state; app.js loads the data (GET /api/players/{id}, GET

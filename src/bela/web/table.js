@@ -1,3 +1,4 @@
+// @ts-check
 // The table: seats around the felt, the trick, prompts, the hand, the score sheet and the
 // dialogs.  Everything is rendered as HTML from the app state; app.js handles the events
 // (clicks on [data-card], [data-act] and [data-cmd]) by delegation.
@@ -53,7 +54,7 @@ export function makeNames(S) {
   // the sides in the order they are written down: one's own side ("Mi") first
   const mySide = mySeat !== null && mySeat !== undefined ? mySeat % sides : null;
   const order = [...Array(sides).keys()];
-  if (mySide !== null) order.sort((a, b) => (b === mySide) - (a === mySide) || a - b);
+  if (mySide !== null) order.sort((a, b) => Number(b === mySide) - Number(a === mySide) || a - b);
   const callerText = (seat) => (seat === mySeat ? t("caller_me") : t("caller", { name: seatName(seat) }));
   const contractHTML = (c) => {
     if (!c) return esc(t("no_contract"));
@@ -327,7 +328,7 @@ function renderGame(S) {
   </div>
   ${S.ui.sheet ? renderSheetDialog(ctx) : ""}
   ${S.ui.lastTrick ? renderLastTrickDialog(ctx) : ""}
-  ${S.ui.claimAsk && v.claim_allowed && S.status === "running" ? renderClaimDialog(ctx) : ""}
+  ${S.ui.claimAsk && v.claim_allowed && S.status === "running" ? renderClaimDialog() : ""}
   ${S.status === "finished" && !S.ui.matchDismissed && !S.anim.trick ? renderMatchDialog(ctx) : ""}`;
 }
 
@@ -438,7 +439,7 @@ function renderCenter(ctx) {
 export function shownResult(S) {
   const v = S.view;
   if (!v || S.anim.trick) return null;
-  if (v.phase === "done" && v.result) return { ri: v.round_index, result: v.result };
+  if (v.phase === "done" && v.result) return { ri: v.round_index, result: v.result, old: false };
   const prev = S.rounds[v.round_index - 1];
   if (prev && S.ui.resultDismissed !== v.round_index - 1 && !v.trick.length && !v.tricks.length
       && !(v.turn === v.seat && v.seat !== null && v.legal.length && v.phase !== "bidding")) {
@@ -765,7 +766,7 @@ export function matchHeadline(v, N) {
 function ratingChanges(S, N) {
   const rs = (S.summary && S.summary.ratings) || [];
   if (!rs.length) return "";
-  const sorted = [...rs].sort((a, b) => (b.seat === N.mySeat) - (a.seat === N.mySeat) || a.seat - b.seat);
+  const sorted = [...rs].sort((a, b) => Number(b.seat === N.mySeat) - Number(a.seat === N.mySeat) || a.seat - b.seat);
   const items = sorted.map((r) => {
     const d = r.after - r.before;
     const text = r.seat === N.mySeat ? t("rating_change_you", { before: r.before, after: r.after })

@@ -1,3 +1,4 @@
+// @ts-check
 // Small helpers shared by the modules.
 
 export function esc(text) {

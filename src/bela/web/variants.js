@@ -1,3 +1,4 @@
+// @ts-check
 // The variants as the server describes them (GET /api/variants, docs/PROTOCOL.md): their
 // facts (seats, sides, partners, the face-up card's name, the exchange, ...) come from the
 // engine, and the browser never tells variants apart by their names.
