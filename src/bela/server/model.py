@@ -77,7 +77,8 @@ class ServerConfig:
     analysis_workers: int = 2
     analysis_warm: bool = False  # start the workers with the app (bela serve), not at first use
     analysis_queue: int = 8
-    analysis_share: int = 2  # jobs in flight of one address, or one player (0: no share)
+    analysis_share: int = 4  # jobs in flight of one address, or one player (0: no share):
+    # one analysis page asks for up to three at once (the review's check, a position, a bidding)
     analysis_hints: int = 2  # hints running or waiting, places the other jobs never take
     # The bot pool (bela.server.botpool): running tables with strong (pooled) bots a player
     # or an address may start (0: no limit), and a strong bot's answer time per decision

@@ -70,7 +70,7 @@ def serve(
         "(pimc, ismcts, ...) think, so that they never slow other tables (default: one fewer "
         "than the CPUs, at least 1; 0: in threads of the server process)."),
     analysis_share: int = typer.Option(
-        2, "--analysis-share", min=0, help="Analysis jobs one address, or one player, may "
+        4, "--analysis-share", min=0, help="Analysis jobs one address, or one player, may "
         "have under way at once (0: no share)."),
     strong_bot_tables: int = typer.Option(
         2, "--strong-bot-tables", min=0, help="Running tables with strong (pooled) bots one "
