@@ -108,7 +108,7 @@ def test_a_rated_match_moves_both_ratings_and_fills_the_profiles(tmp_path: Path)
             "rank": 1, "player_id": "bot-heuristic", "name": "heuristic", "bot": "heuristic",
             "rating": bot_bela2["rating"], "provisional": True, "games": 1,
             "wins": int(not won)}]
-        client.app.state.db.claim(pid, "Ana", "ana", "not-a-real-hash")  # an account
+        client.app.state.db.accounts.claim(pid, "Ana", "ana", "not-a-real-hash")  # an account
         board = client.get("/api/leaderboard", params={"variant": "bela2"}).json()
         assert board["total"] == 2
         ratings = [e["rating"] for e in board["entries"]]
@@ -168,7 +168,7 @@ def test_a_profile_lists_the_newest_fifty_matches_it_may_show(tmp_path: Path) ->
     db = Database(f"sqlite:///{tmp_path / 'p.db'}")
     try:
         store = Store(db)
-        ana, _ = db.create_player("Ana")
+        ana, _ = db.players.create_player("Ana")
         res = {"rounds": [{"caller": 1, "trump": "S", "outcome": "pass",
                            "scores": [60, 102]}], "totals": [60, 102], "winner": 1}
         ids = []

@@ -592,7 +592,7 @@ class QuickPlay:
         if self.router.lobby.store.running_seats(player["id"]) > 0:
             raise Conflict("already_playing", "you are seated at a running table: finish "
                            "your match first")
-        stored = self.router.lobby.store.db.ratings([player["id"]], variant)
+        stored = self.router.lobby.store.db.ratings.ratings([player["id"]], variant)
         skill = stored.get(player["id"], {"mu": MU, "sigma": SIGMA})
         await self.store.join(Entry(player["id"], player["name"], variant,
                                     shown(skill["mu"], skill["sigma"]), wait, time.time(),
@@ -678,7 +678,7 @@ class QuickPlay:
         id."""
         bots = self.router.lobby.available_bots()
         levels = [b for b in LEVELS if b in bots]
-        stored = self.router.lobby.store.db.ratings([bot_entry(b) for b in bots], variant)
+        stored = self.router.lobby.store.db.ratings.ratings([bot_entry(b) for b in bots], variant)
         ratings = {b: shown(stored[bot_entry(b)]["mu"], stored[bot_entry(b)]["sigma"])
                    for b in bots if bot_entry(b) in stored}
         if levels:
