@@ -64,7 +64,7 @@ async def _started(lobby: Lobby, players: list[dict[str, Any]]) -> Table:
 
 
 def _stored_events(lobby: Lobby, table: Table) -> int:
-    row = lobby.store.load_row(table.id, with_log=True)
+    row = lobby.store.db.tables.load_table(table.id, with_log=True)
     assert row is not None
     return len(row["rounds"]) + len(row["actions"])
 

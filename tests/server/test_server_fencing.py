@@ -207,7 +207,7 @@ def test_a_stale_process_is_fenced_off_and_reloads_the_table(
                 await lobby1.connect(table1, conn)
 
             # the second process takes the table from the database and plays a move
-            row = lobby2.store.load_row(tid, with_log=True)
+            row = lobby2.store.db.tables.load_table(tid, with_log=True)
             assert row is not None and row["seq"] == 1
             table2 = lobby2.adopt(row)
             assert table2 is not None and table2 is not table1 and tid in lobby2.actors
@@ -230,7 +230,7 @@ def test_a_stale_process_is_fenced_off_and_reloads_the_table(
             # its connections were closed, to connect again
             assert mover1.closed and mover1.close_code == RECONNECT
             assert watcher1.closed and watcher1.close_code == RECONNECT
-            stored = lobby1.store.load_row(tid, with_log=True)
+            stored = lobby1.store.db.tables.load_table(tid, with_log=True)
             assert stored is not None and stored["seq"] == 2
             assert [a["token"] for a in stored["actions"]] == [legal[0]]
             assert len(stored["rounds"]) == 1

@@ -169,11 +169,9 @@ class _FakeStore:
     """The tables' store: ``playing`` sit at a running table."""
 
     def __init__(self) -> None:
-        self.db = SimpleNamespace(ratings=_FakeRatings())
         self.playing: set[str] = set()
-
-    def running_seats(self, player_id: str) -> int:
-        return int(player_id in self.playing)
+        self.db = SimpleNamespace(ratings=_FakeRatings(), tables=SimpleNamespace(
+            running_seats=lambda player_id: int(player_id in self.playing)))
 
 
 class _FakeLobby:

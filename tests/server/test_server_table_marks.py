@@ -143,7 +143,7 @@ def test_a_rated_finish_gives_each_seats_rating_change(tmp_path: Path) -> None:
         assert got[0]["before"] == 1000 and got[0]["after"] == shown(mine["mu"], mine["sigma"])
         assert got[0]["after"] != got[0]["before"]
         # a server that loads the finished table from the database says the same
-        row = lobby.store.load_row(table.id, with_log=True)
+        row = lobby.store.db.tables.load_table(table.id, with_log=True)
         assert row is not None and lobby.store.rebuild(row).ratings == got
 
     _run(tmp_path, scenario, grace=0, rated_min_target=1)  # a one-point match, still rated

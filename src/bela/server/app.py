@@ -476,9 +476,10 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     async def new_guest(body: GuestIn) -> dict[str, Any]:
         """A new guest; a name an account holds is refused (its owner logs in)."""
         name = accounts.clean_name(body.name)
-        if await asyncio.to_thread(lobby.store.name_taken, accounts.name_key(name)):
+        if await asyncio.to_thread(lobby.store.db.accounts.name_taken,
+                                   accounts.name_key(name)):
             raise accounts.name_taken(name)
-        pid, token = await asyncio.to_thread(lobby.store.create_player, name)
+        pid, token = await asyncio.to_thread(lobby.store.db.players.create_player, name)
         return {"player_id": pid, "name": name, "token": token}
 
     @app.get("/api/players/me")

@@ -287,7 +287,7 @@ class Cluster:
     async def take(self, table_id: str) -> Table | None:
         """Take an active table nobody runs, replayed from the database, and run it here;
         ``None`` when it is not active or another instance holds it."""
-        row = self.lobby.store.load_row(table_id)
+        row = self.lobby.store.db.tables.load_table(table_id)
         if row is None or row["status"] not in ACTIVE or table_id in self.lobby.broken:
             return None
         try:
@@ -297,7 +297,8 @@ class Cluster:
             raise self._unavailable(exc) from None
         if table_id in self.lobby.tables:
             return self.lobby.tables[table_id]
-        row = self.lobby.store.load_row(table_id, with_log=True)  # the log as of the lease
+        # the log as of the lease
+        row = self.lobby.store.db.tables.load_table(table_id, with_log=True)
         table = None if row is None or row["status"] not in ACTIVE else self.lobby.adopt(row)
         if table is None:
             await self._let_go(table_id)
@@ -436,7 +437,7 @@ class Cluster:
         """Take over the active tables found without a lease at two scans in a row (an
         instance whose lease expired because Redis restarted renews it first), at most this
         instance's share of them at once."""
-        ids = [t for t in self.lobby.store.active_ids()
+        ids = [t for t in self.lobby.store.db.tables.active_table_ids()
                if t not in self.lobby.tables and t not in self.lobby.broken]
         if not ids:
             self._missing = set()

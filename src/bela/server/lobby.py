@@ -114,7 +114,7 @@ class Lobby:
     async def resume_all(self) -> None:
         """Rebuild every open or running table from the database and resume it (a single
         server process, at its start)."""
-        for row in self.store.active_rows():
+        for row in self.store.db.tables.load_active():
             self.adopt(row)
 
     def adopt(self, row: dict[str, Any]) -> Table | None:
@@ -152,7 +152,7 @@ class Lobby:
         the table is read again from the database (the log is the truth)."""
         async def reload() -> None:
             await self.evict(table.id)
-            row = self.store.load_row(table.id, with_log=True)
+            row = self.store.db.tables.load_table(table.id, with_log=True)
             if row is not None and row["status"] in ACTIVE:
                 self.adopt(row)
 
@@ -196,7 +196,7 @@ class Lobby:
             return table
         if not isinstance(table_id, str) or len(table_id) > 32 or table_id in self.broken:
             return None
-        row = self.store.load_row(table_id, with_log=True)
+        row = self.store.db.tables.load_table(table_id, with_log=True)
         if row is None or row["status"] not in ENDED:
             return None
         try:
@@ -260,7 +260,8 @@ class Lobby:
         from the database when the table is not in memory (and not kept there).  A private
         table's record is for its creator and its players only."""
         table = self.tables.get(table_id) or self.ended.get(table_id)
-        row = self.store.load_row(table_id) if table is None and len(table_id) <= 32 else None
+        row = (self.store.db.tables.load_table(table_id)
+               if table is None and len(table_id) <= 32 else None)
         return self._published(table_id, viewer, table, row)
 
     async def record_json(self, table_id: str, viewer: dict[str, Any] | None,
@@ -268,7 +269,7 @@ class Lobby:
         """:meth:`record` as its JSON, read and written in ``offload``'s threads (a long
         match's record is megabytes: not on the event loop)."""
         table = self.tables.get(table_id) or self.ended.get(table_id)
-        row = (await offload.run(self.store.load_row, table_id)
+        row = (await offload.run(self.store.db.tables.load_table, table_id)
                if table is None and len(table_id) <= 32 else None)
         return await offload.run(json_bytes, self._published(table_id, viewer, table, row))
 
@@ -300,7 +301,7 @@ class Lobby:
         """A page of the player's finished matches, newest first, as summaries whose
         ``record`` is the address of the match's record, and how many there are in all
         (database reads only: it may run off the event loop)."""
-        rows, total = self.store.history(player["id"], limit, offset)
+        rows, total = self.store.db.tables.history(player["id"], limit, offset)
         out = []
         for row in rows:
             result = row["result"] or {}
@@ -358,7 +359,7 @@ class Lobby:
         shortest = self.config.rated_min_target or v.default_target
         rated = rated and not private and opts.target >= shortest
         limit = self.config.tables_per_guest
-        if self.store.count_active(player["id"]) >= limit:
+        if self.store.db.tables.count_active_tables(player["id"]) >= limit:
             raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
                            "start, finish or close one first")
         table = self._new_table(variant, {k: val for k, val in opts.as_dict().items()
@@ -374,7 +375,7 @@ class Lobby:
                    rated: bool, origin: str | None = None) -> Table:
         """A new open table with empty seats, stored and listed."""
         table_id = secrets.token_urlsafe(6)
-        while table_id in self.tables or self.store.exists(table_id):
+        while table_id in self.tables or self.store.db.tables.load_table(table_id) is not None:
             table_id = secrets.token_urlsafe(6)
         table = Table(id=table_id, variant=variant, options=options, seed=seed, bot=bot,
                       status=TableStatus.OPEN, owner_id=owner_id,
@@ -430,7 +431,7 @@ class Lobby:
                                f"seat {v.seats - 1}, not {log['first_dealer']}: this record "
                                "cannot go on at a table")
         limit = self.config.tables_per_guest
-        if self.store.count_active(player["id"]) >= limit:
+        if self.store.db.tables.count_active_tables(player["id"]) >= limit:
             raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
                            "start, finish or close one first")
         table = self._new_table(variant, dict(log["options"]), secrets.randbits(62),
@@ -447,7 +448,7 @@ class Lobby:
             table.status = TableStatus.OPEN
             await self._close(table)
             raise
-        row = self.store.load_row(table.id, with_log=True)
+        row = self.store.db.tables.load_table(table.id, with_log=True)
         assert row is not None
         adopted = self.adopt(row)
         if adopted is None:  # cannot be: the log was applied as it was written
