@@ -173,7 +173,7 @@ async def _close_sockets(request: Request, player_id: str) -> int:
     cluster: Cluster | None = request.app.state.router.cluster
     if cluster is None:
         return _lobby(request).hub.close_player(player_id, REVOKED)
-    return await cluster.close_player_everywhere(player_id, REVOKED)
+    return await cluster.relays.close_player_everywhere(player_id, REVOKED)
 
 
 @router.post("/api/accounts")
