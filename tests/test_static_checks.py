@@ -221,10 +221,7 @@ def long_classes(folders: Collection[Path], most: int = MAX_CLASS_LINES) -> list
     return found
 
 
-# Over the limit until the storage and cluster split lands (issue 40 item 5): Database
-# (storage/db.py, 595 lines) and Cluster (server/cluster.py, 516); Store (server/store.py)
-# is under it already.  Strict: the mark must go when they are split.
-@pytest.mark.xfail(strict=True, reason="Database and Cluster are not split yet")
+# issue 40 item 5: one concern per class (lila's Env wires them)
 def test_no_class_of_the_server_or_the_storage_is_over_300_lines() -> None:
     found = long_classes([ROOT / "src" / "bela" / "server", ROOT / "src" / "bela" / "storage"])
     assert not found, "\n".join(found)

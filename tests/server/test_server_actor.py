@@ -44,7 +44,7 @@ def _run(tmp_path: Path, scenario: Callable[[Lobby, list[dict[str, Any]]], Await
                                                         "allow_seed": True, **config}))
         players = []
         for name in ("Ana", "Bruno"):
-            pid, _token = db.create_player(name)
+            pid, _token = db.players.create_player(name)
             players.append({"id": pid, "name": name})
         try:
             await scenario(lobby, players)
@@ -64,7 +64,7 @@ async def _started(lobby: Lobby, players: list[dict[str, Any]]) -> Table:
 
 
 def _stored_events(lobby: Lobby, table: Table) -> int:
-    row = lobby.store.load_row(table.id, with_log=True)
+    row = lobby.store.db.tables.load_table(table.id, with_log=True)
     assert row is not None
     return len(row["rounds"]) + len(row["actions"])
 
@@ -157,7 +157,7 @@ def test_a_refused_action_changes_nothing(tmp_path: Path,
         tab = _conn(players[turn], turn)
         await lobby.connect(table, tab)
         with monkeypatch.context() as m:
-            m.setattr(lobby.store.db, "add_action", _refuse)
+            m.setattr(lobby.store.db.tables, "add_action", _refuse)
             reply = await lobby.act(table, tab, "pass", 1)
         assert reply is not None and reply["code"] == "storage"
         assert table.seq == 1 and not table.match.round.log and _stored_events(lobby, table) == 1
@@ -173,7 +173,7 @@ def test_a_refused_bot_move_is_tried_again_every_second(
     after each refusal, and the refusal is logged once."""
     async def scenario(lobby: Lobby, players: list[dict[str, Any]]) -> None:
         refusals = []
-        store_action = lobby.store.db.add_action
+        store_action = lobby.store.db.tables.add_action
 
         def refuse_twice(*args: Any) -> None:
             if len(refusals) < 2:
@@ -181,7 +181,7 @@ def test_a_refused_bot_move_is_tried_again_every_second(
                 _refuse()
             store_action(*args)
 
-        monkeypatch.setattr(lobby.store.db, "add_action", refuse_twice)
+        monkeypatch.setattr(lobby.store.db.tables, "add_action", refuse_twice)
         table = lobby.factory.create(players[0], "bela2", {}, "random", None, seed=5)
         lobby.seating.fill_bots(table, players[0], None)
         await lobby.start(table, players[0])

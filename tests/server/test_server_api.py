@@ -48,7 +48,7 @@ def test_the_domain_raises_refusals_not_statuses(tmp_path: Path) -> None:
         with pytest.raises(NotFound) as missing:
             lobby.require("nope")
         assert missing.value.code == "unknown_table" and not hasattr(missing.value, "status")
-        pid, _ = db.create_player("Ana")
+        pid, _ = db.players.create_player("Ana")
         with pytest.raises(Forbidden) as seeded:  # allow_seed is off
             lobby.factory.create({"id": pid, "name": "Ana"}, "bela4", {}, "random", 0, seed=3)
         assert seeded.value.code == "seed_not_allowed"

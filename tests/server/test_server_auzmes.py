@@ -41,7 +41,7 @@ def _run(tmp_path: Path, scenario: Callable[[Lobby, list[dict[str, Any]]], Await
                                                         "allow_seed": True, **config}))
         players = []
         for name in ("Ana", "Bruno", "Cila"):
-            pid, _token = db.create_player(name)
+            pid, _token = db.players.create_player(name)
             players.append({"id": pid, "name": name})
         try:
             await scenario(lobby, players)

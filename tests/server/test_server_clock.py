@@ -145,7 +145,7 @@ def _run_actor(tmp_path: Path, first: str) -> None:
         db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
         lobby = Lobby(Store(db), Hub(), ServerConfig(bot_delay=0, round_pause=0,
                                                      allow_seed=True, min_turn_clock=CLOCK))
-        pid, _token = db.create_player("Ana")
+        pid, _token = db.players.create_player("Ana")
         ana = {"id": pid, "name": "Ana"}
         try:
             table = lobby.factory.create(ana, "bela2", {}, "heuristic", 0, seed=5, turn_clock=60)

@@ -84,7 +84,8 @@ def _run(tmp_path: Path, scenario: Scenario) -> dict[int | None, Recording]:
         db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
         lobby = Lobby(Store(db), Hub(), ServerConfig(bot_delay=DELAY, round_pause=0,
                                                      allow_seed=True))
-        players = [{"id": db.create_player(name)[0], "name": name} for name in ("Ana", "Bo")]
+        players = [{"id": db.players.create_player(name)[0], "name": name}
+                   for name in ("Ana", "Bo")]
         try:
             table = lobby.factory.create(players[0], "belot2", {}, "heuristic", 0, seed=5)
             lobby.seating.sit(table, players[1], 1)

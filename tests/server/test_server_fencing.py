@@ -38,7 +38,7 @@ DEAL = {"hands": ["7H 8H", "9H TH"], "extra": {}}  # the database does not read 
 
 
 def _new_table(db: Database, tid: str = "t1") -> str:
-    db.create_table(tid, "bela2", {}, 1, "heuristic", None, 2, private=False,
+    db.tables.create_table(tid, "bela2", {}, 1, "heuristic", None, 2, private=False,
                     invite_code=None, active_at=now(), turn_clock=None)
     return tid
 
@@ -50,7 +50,7 @@ def _count(db: Database, table: Any, tid: str) -> int:
 
 
 def _seq(db: Database, tid: str) -> int:
-    row = db.load_table(tid)
+    row = db.tables.load_table(tid)
     assert row is not None
     return int(row["seq"])
 
@@ -61,13 +61,13 @@ def test_each_event_advances_the_count_once(tmp_path: Path) -> None:
     try:
         tid = _new_table(db)
         assert _seq(db, tid) == 0
-        db.add_round(tid, 0, 1, 0, DEAL)
+        db.tables.add_round(tid, 0, 1, 0, DEAL)
         assert _seq(db, tid) == 1
-        db.add_action(tid, 2, 0, 1, "pass")
+        db.tables.add_action(tid, 2, 0, 1, "pass")
         assert _seq(db, tid) == 2
-        db.add_action(tid, 3, 0, 0, "pass")
+        db.tables.add_action(tid, 3, 0, 0, "pass")
         assert _seq(db, tid) == 3
-        db.add_round(tid, 1, 4, 1, DEAL)
+        db.tables.add_round(tid, 1, 4, 1, DEAL)
         assert _seq(db, tid) == 4
         assert _count(db, rounds, tid) == 2 and _count(db, actions, tid) == 2
     finally:
@@ -80,26 +80,26 @@ def test_a_written_or_skipped_seq_is_refused_and_writes_nothing(tmp_path: Path) 
         tid = _new_table(db)
         other = _new_table(db, "t2")
         with pytest.raises(LogConflict):  # an action before the deal: event 1 is missing
-            db.add_action(tid, 2, 0, 1, "pass")
-        db.add_round(tid, 0, 1, 0, DEAL)
-        db.add_action(tid, 2, 0, 1, "pass")
+            db.tables.add_action(tid, 2, 0, 1, "pass")
+        db.tables.add_round(tid, 0, 1, 0, DEAL)
+        db.tables.add_action(tid, 2, 0, 1, "pass")
         with pytest.raises(LogConflict):  # event 2 again: another process wrote it
-            db.add_action(tid, 2, 0, 1, "H")
+            db.tables.add_action(tid, 2, 0, 1, "H")
         with pytest.raises(LogConflict):  # a gap: event 3 is missing
-            db.add_action(tid, 4, 0, 0, "pass")
+            db.tables.add_action(tid, 4, 0, 0, "pass")
         with pytest.raises(LogConflict):  # a deal is fenced the same way
-            db.add_round(tid, 0, 1, 0, DEAL)
+            db.tables.add_round(tid, 0, 1, 0, DEAL)
         with pytest.raises(LogConflict):
-            db.add_action("nowhere", 1, 0, 0, "pass")
+            db.tables.add_action("nowhere", 1, 0, 0, "pass")
         assert _seq(db, tid) == 2
         assert _count(db, rounds, tid) == 1 and _count(db, actions, tid) == 1
-        row = db.load_table(tid, with_log=True)
+        row = db.tables.load_table(tid, with_log=True)
         assert row is not None and [a["token"] for a in row["actions"]] == ["pass"]
         # each table has its own count
         assert _seq(db, other) == 0
-        db.add_round(other, 0, 1, 0, DEAL)
+        db.tables.add_round(other, 0, 1, 0, DEAL)
         assert _seq(db, other) == 1 and _seq(db, tid) == 2
-        db.add_action(tid, 3, 0, 0, "pass")  # the log goes on where it is
+        db.tables.add_action(tid, 3, 0, 0, "pass")  # the log goes on where it is
         assert _seq(db, tid) == 3 and _count(db, actions, tid) == 2
     finally:
         db.close()
@@ -145,10 +145,10 @@ def test_the_migration_counts_the_events_stored_before(tmp_path: Path) -> None:
         for tid, (n_rounds, n_actions) in events.items():
             assert _seq(db, tid) == n_rounds + n_actions, tid
         with pytest.raises(LogConflict):
-            db.add_action("a", 4, 0, 0, "pass")  # written before the migration
-        db.add_action("a", 5, 0, 0, "pass")
+            db.tables.add_action("a", 4, 0, 0, "pass")  # written before the migration
+        db.tables.add_action("a", 5, 0, 0, "pass")
         assert _seq(db, "a") == 5 and _count(db, actions, "a") == 4
-        db.add_round("c", 0, 1, 0, DEAL)
+        db.tables.add_round("c", 0, 1, 0, DEAL)
         assert _seq(db, "c") == 1
     finally:
         db.close()
@@ -189,7 +189,7 @@ def test_a_stale_process_is_fenced_off_and_reloads_the_table(
         try:
             players = []
             for name in ("Ana", "Bruno"):
-                pid, _token = db1.create_player(name)
+                pid, _token = db1.players.create_player(name)
                 players.append({"id": pid, "name": name})
             table1 = lobby1.factory.create(players[0], "bela2", {}, "heuristic", 0, seed=5)
             lobby1.seating.sit(table1, players[1], 1)
@@ -207,7 +207,7 @@ def test_a_stale_process_is_fenced_off_and_reloads_the_table(
                 await lobby1.connect(table1, conn)
 
             # the second process takes the table from the database and plays a move
-            row = lobby2.store.load_row(tid, with_log=True)
+            row = lobby2.store.db.tables.load_table(tid, with_log=True)
             assert row is not None and row["seq"] == 1
             table2 = lobby2.adopt(row)
             assert table2 is not None and table2 is not table1 and tid in lobby2.actors
@@ -230,7 +230,7 @@ def test_a_stale_process_is_fenced_off_and_reloads_the_table(
             # its connections were closed, to connect again
             assert mover1.closed and mover1.close_code == RECONNECT
             assert watcher1.closed and watcher1.close_code == RECONNECT
-            stored = lobby1.store.load_row(tid, with_log=True)
+            stored = lobby1.store.db.tables.load_table(tid, with_log=True)
             assert stored is not None and stored["seq"] == 2
             assert [a["token"] for a in stored["actions"]] == [legal[0]]
             assert len(stored["rounds"]) == 1

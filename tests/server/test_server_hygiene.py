@@ -387,7 +387,7 @@ def test_a_full_disk_is_a_json_error(tmp_path: Path, monkeypatch: pytest.MonkeyP
         lobby = client.app.state.lobby
         _, h = guest(client, "Ana")
         with monkeypatch.context() as m:
-            m.setattr(lobby.store.db, "create_player", disk_full)
+            m.setattr(lobby.store.db.players, "create_player", disk_full)
             r = client.post("/api/guests", json={"name": "Bruno"})
         assert r.status_code == 503 and r.json()["error"]["code"] == "storage_full"
 
@@ -395,12 +395,12 @@ def test_a_full_disk_is_a_json_error(tmp_path: Path, monkeypatch: pytest.MonkeyP
             raise OperationalError("SELECT ...", {}, sqlite3.OperationalError("database is locked"))
 
         with monkeypatch.context() as m:
-            m.setattr(lobby.store.db, "player_by_token", locked)
+            m.setattr(lobby.store.db.players, "player_by_token", locked)
             r = client.get("/api/players/me", headers=h)
         assert r.status_code == 503 and r.json()["error"]["code"] == "storage"
         tid = table_with(client, "bela2", [h], bots=True)
         with monkeypatch.context() as m:
-            m.setattr(lobby.store.db, "set_status", disk_full)
+            m.setattr(lobby.store.db.tables, "set_status", disk_full)
             r = client.post(f"/api/tables/{tid}/start", headers=h)
         assert r.status_code == 503 and r.json()["error"]["code"] == "storage_full"
         assert client.get(f"/api/tables/{tid}").json()["status"] == "open"
@@ -440,7 +440,7 @@ def test_a_deal_refused_twice_is_dealt_by_itself(tmp_path: Path,
     with live(tmp_path) as (base, app):
         db = app.state.lobby.store.db
         refusals: list[float] = []
-        add_round = db.add_round
+        add_round = db.tables.add_round
 
         def refuse_twice(table_id: str, idx: int, *rest: Any) -> None:
             if idx == 1 and len(refusals) < 2:
@@ -448,7 +448,7 @@ def test_a_deal_refused_twice_is_dealt_by_itself(tmp_path: Path,
                 disk_full()
             add_round(table_id, idx, *rest)
 
-        monkeypatch.setattr(db, "add_round", refuse_twice)
+        monkeypatch.setattr(db.tables, "add_round", refuse_twice)
         _tid, _tokens, seats = two_players(base)
         done, seat = play_until(seats, lambda st: st["view"]["phase"] == "done",
                                 random.Random(1))
@@ -474,7 +474,7 @@ def test_a_refused_match_result_is_stored_by_itself(tmp_path: Path,
         lobby = app.state.lobby
         db = lobby.store.db
         tries: list[float] = []
-        finish_table = db.finish_table
+        finish_table = db.tables.finish_table
 
         def refuse_once(*args: Any) -> None:
             tries.append(time.monotonic())
@@ -482,7 +482,7 @@ def test_a_refused_match_result_is_stored_by_itself(tmp_path: Path,
                 disk_full()
             finish_table(*args)
 
-        monkeypatch.setattr(db, "finish_table", refuse_once)
+        monkeypatch.setattr(db.tables, "finish_table", refuse_once)
         tid, tokens, seats = two_players(base, target=101)
         table = lobby.tables[tid]
         last, seat = play_until(seats, lambda _st: table.match.is_over, random.Random(3))

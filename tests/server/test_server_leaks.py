@@ -64,7 +64,7 @@ def _known(rnd: Round, viewer: int | None) -> tuple[int, int]:
 
 def _truth(db: Any, tid: str) -> dict[int, tuple[Round, dict[int | None, tuple[int, int]]]]:
     """For every state seq: the round and, per viewer, (known cards, own hand)."""
-    row = db.load_table(tid, with_log=True)
+    row = db.tables.load_table(tid, with_log=True)
     m = Match(row["variant"], row["options"], seed=row["seed"])
     events = sorted([(r["seq"], "deal", r) for r in row["rounds"]]
                     + [(a["seq"], "act", a) for a in row["actions"]], key=lambda e: e[0])

@@ -28,8 +28,8 @@ def test_a_refused_deal_shows_no_hand(tmp_path: Path,
     path = tmp_path / "bela.db"
     db = Database(f"sqlite:///{path}")
     try:
-        pid, _ = db.create_player("Ana")
-        db.create_table("t1", "bela2", {}, 1, "heuristic", pid, 2, private=False,
+        pid, _ = db.players.create_player("Ana")
+        db.tables.create_table("t1", "bela2", {}, 1, "heuristic", pid, 2, private=False,
                         invite_code=None, active_at=datetime.now(UTC), turn_clock=None)
         with sqlite3.connect(path) as conn:
             conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON rounds "
@@ -38,7 +38,7 @@ def test_a_refused_deal_shows_no_hand(tmp_path: Path,
         logger = logging.getLogger("bela.server")
         with pytest.raises(SQLAlchemyError) as refused, caplog.at_level(logging.DEBUG):
             try:
-                db.add_round("t1", 0, 1, 0, deal)
+                db.tables.add_round("t1", 0, 1, 0, deal)
             except SQLAlchemyError:
                 logger.exception("table t1: the deal could not be stored")  # as the actor
                 raise

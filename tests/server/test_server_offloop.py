@@ -105,19 +105,20 @@ def test_a_guest_and_a_token_look_up_are_made_off_the_loop(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The database calls of a new guest and of every request's token are made in worker
     threads: a slow database does not stop the loop."""
-    from bela.storage import Database
+    from bela.storage.repos import Accounts, Players, Repo
 
-    def slowed(name: str) -> Callable[..., Any]:
-        original = getattr(Database, name)
+    def slowed(repo: type[Repo], name: str) -> Callable[..., Any]:
+        original = getattr(repo, name)
 
-        def slow(self: Database, *args: Any) -> Any:
+        def slow(self: Repo, *args: Any) -> Any:
             time.sleep(0.3)
             return original(self, *args)
         return slow
 
     with server(tmp_path) as client:
-        for name in ("create_player", "player_by_token", "name_taken"):
-            monkeypatch.setattr(Database, name, slowed(name))
+        for repo, name in ((Players, "create_player"), (Players, "player_by_token"),
+                           (Accounts, "name_taken")):
+            monkeypatch.setattr(repo, name, slowed(repo, name))
         with loop_lag(client) as lags:
             tok, h = guest(client, "Ana")
             assert client.get("/api/players/me", headers=h).status_code == 200

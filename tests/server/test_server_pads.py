@@ -199,13 +199,13 @@ def test_the_migration_adds_and_drops_the_pads_table(tmp_path: Path) -> None:
     engine.dispose()
     db = Database(url)  # to the newest schema
     try:
-        pid, _ = db.create_player("Ana")
+        pid, _ = db.players.create_player("Ana")
         record = Pad("bela4", deals=[PadDeal(0, "H", (92, None))]).to_record()
         quota = PadQuota(1, 10_000, 10_000)
-        db.save_pad(pid, "pad-one-1", "bela4", record, {}, 100, "10.0.0.1", quota)
+        db.pads.save_pad(pid, "pad-one-1", "bela4", record, {}, 100, "10.0.0.1", quota)
         with pytest.raises(PadRefused, match="pads"):  # over the limit
-            db.save_pad(pid, "pad-two-2", "bela4", record, {}, 100, "10.0.0.1", quota)
-        assert [db.pad(pid, p["id"])["record"] for p in db.pads(pid)[0]] == [record]
+            db.pads.save_pad(pid, "pad-two-2", "bela4", record, {}, 100, "10.0.0.1", quota)
+        assert [db.pads.pad(pid, p["id"])["record"] for p in db.pads.pads(pid)[0]] == [record]
     finally:
         db.close()
     engine = make_engine(url)
@@ -274,18 +274,18 @@ def test_pad_listings_do_not_hold_up_readiness_or_logins(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Listings that take long (here: held on an event) run in the heavy requests' own
     threads: ``/readyz`` and a login are answered at once however many are in flight."""
-    from bela.storage import Database
+    from bela.storage.repos import Pads
 
     release = threading.Event()
-    real = Database.pads
+    real = Pads.pads
 
-    def slow(self: Database, *args: Any) -> Any:
+    def slow(self: Pads, *args: Any) -> Any:
         release.wait(20)
         return real(self, *args)
 
     with pad_server(tmp_path) as client:
         ana = account(client, "Ana")
-        monkeypatch.setattr(Database, "pads", slow)
+        monkeypatch.setattr(Pads, "pads", slow)
         listings = [threading.Thread(target=client.get, args=("/api/pads",),
                                      kwargs={"headers": ana}) for _ in range(12)]
         for t in listings:

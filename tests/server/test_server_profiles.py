@@ -108,7 +108,7 @@ def test_a_rated_match_moves_both_ratings_and_fills_the_profiles(tmp_path: Path)
             "rank": 1, "player_id": "bot-heuristic", "name": "heuristic", "bot": "heuristic",
             "rating": bot_bela2["rating"], "provisional": True, "games": 1,
             "wins": int(not won)}]
-        client.app.state.db.claim(pid, "Ana", "ana", "not-a-real-hash")  # an account
+        client.app.state.db.accounts.claim(pid, "Ana", "ana", "not-a-real-hash")  # an account
         board = client.get("/api/leaderboard", params={"variant": "bela2"}).json()
         assert board["total"] == 2
         ratings = [e["rating"] for e in board["entries"]]
@@ -168,7 +168,7 @@ def test_a_profile_lists_the_newest_fifty_matches_it_may_show(tmp_path: Path) ->
     db = Database(f"sqlite:///{tmp_path / 'p.db'}")
     try:
         store = Store(db)
-        ana, _ = db.create_player("Ana")
+        ana, _ = db.players.create_player("Ana")
         res = {"rounds": [{"caller": 1, "trump": "S", "outcome": "pass",
                            "scores": [60, 102]}], "totals": [60, 102], "winner": 1}
         ids = []
@@ -184,14 +184,14 @@ def test_a_profile_lists_the_newest_fifty_matches_it_may_show(tmp_path: Path) ->
             store.finish(t, res, {}, found, rate_fn(t, found))
             ids.append(t.id)
         newest = ids[::-1]
-        own = profiles.profile(store, ana, {"id": ana})
+        own = profiles.profile(db, ana, {"id": ana})
         assert [m["table"] for m in own["matches"]] == newest[:50]
-        seen = profiles.profile(store, ana, None)
+        seen = profiles.profile(db, ana, None)
         public = [t for t in newest if int(t[1:]) % 3]
         assert [m["table"] for m in seen["matches"]] == public  # 40: all there are
         assert len(seen["variants"][0]["history"]) == 60
         assert sum(p["table"] is None for p in seen["variants"][0]["history"]) == 20
-        bot = profiles.profile(store, "bot-heuristic", {"id": ana})
+        bot = profiles.profile(db, "bot-heuristic", {"id": ana})
         [bela4] = bot["variants"]
         assert bela4["games"] == 60 and bela4["wins"] == 0  # on both sides: not a win
         assert bela4["contracts"] == [{"trump": "S", "count": 60}]

@@ -147,7 +147,7 @@ def test_quick_play_seats_the_level_nearest_the_players_rating() -> None:
         # bela4: beginner 1000, club 1083, expert 1288, master 1298
         assert [(p, bot) for _, (p,), bot in router.made] == [
             ("ana", "beginner"), ("bruno", "club"), ("cvijeta", "master")]
-        router.lobby.store.db.stored = {"bot-master": {"mu": 50.0, "sigma": 5.0}}  # 2400
+        router.lobby.store.db.ratings.stored = {"bot-master": {"mu": 50.0, "sigma": 5.0}}  # 2400
         await quick.store.join(replace(entry("davor", 1400, waited=61, variant="bela4"),
                                        seen=NOW))
         await quick.tick(NOW)
@@ -157,7 +157,7 @@ def test_quick_play_seats_the_level_nearest_the_players_rating() -> None:
     asyncio.run(run())
 
 
-class _FakeDb:
+class _FakeRatings:
     def __init__(self) -> None:
         self.stored: dict[str, dict[str, Any]] = {}  # entry -> {mu, sigma}
 
@@ -169,11 +169,9 @@ class _FakeStore:
     """The tables' store: ``playing`` sit at a running table."""
 
     def __init__(self) -> None:
-        self.db = _FakeDb()
         self.playing: set[str] = set()
-
-    def running_seats(self, player_id: str) -> int:
-        return int(player_id in self.playing)
+        self.db = SimpleNamespace(ratings=_FakeRatings(), tables=SimpleNamespace(
+            running_seats=lambda player_id: int(player_id in self.playing)))
 
 
 class _FakeLobby:

@@ -190,20 +190,20 @@ def test_finished_tables_move_the_stored_ratings(tmp_path: Path) -> None:
     left them; an unrated one adds its lines and moves nothing."""
     db = Database(f"sqlite:///{tmp_path / 'r.db'}")
     try:
-        ana, _ = db.create_player("Ana")
+        ana, _ = db.players.create_player("Ana")
         res = result([1001, 300], winner=0)
         for tid, rated_table in (("t1", True), ("t2", True), ("t3", False)):
             t = table("bela2", [ana, None], rated=rated_table)
             t.id = tid
-            db.create_table(tid, "bela2", {}, 1, "heuristic", ana, 2, private=False,
+            db.tables.create_table(tid, "bela2", {}, 1, "heuristic", ana, 2, private=False,
                             invite_code=None, active_at=datetime.now(UTC), turn_clock=None,
                             rated=rated_table)
             found = lines(t, res)
-            db.finish_table(tid, res, {}, found, "bela2", rate_fn(t, found))
-        now = db.ratings([ana, "bot-heuristic"], "bela2")
+            db.tables.finish_table(tid, res, {}, found, "bela2", rate_fn(t, found))
+        now = db.ratings.ratings([ana, "bot-heuristic"], "bela2")
         assert now[ana]["games"] == 2 and now[ana]["wins"] == 2
         assert now["bot-heuristic"]["games"] == 2 and now["bot-heuristic"]["wins"] == 0
-        first, second, unrated = sorted(db.lines(ana), key=lambda ln: ln["table_id"])
+        first, second, unrated = sorted(db.ratings.lines(ana), key=lambda ln: ln["table_id"])
         assert not unrated["rated"] and unrated["rating_before"] is None
         assert first["rating_before"] == 1000
         assert second["rating_before"] == first["rating_after"] < second["rating_after"]
@@ -265,25 +265,25 @@ def test_the_same_players_again_move_less_and_then_nothing() -> None:
 def test_meetings_count_recent_rated_matches_with_the_same_players(tmp_path: Path) -> None:
     db = Database(f"sqlite:///{tmp_path / 'r.db'}")
     try:
-        ana, _ = db.create_player("Ana")
-        ben, _ = db.create_player("Ben")
-        cid, _ = db.create_player("Cid")
+        ana, _ = db.players.create_player("Ana")
+        ben, _ = db.players.create_player("Ben")
+        cid, _ = db.players.create_player("Cid")
         res = result([1001, 300], winner=0)
         for i, (who, rated_table) in enumerate([((ana, ben), True), ((ana, ben), True),
                                                 ((ana, cid), True), ((ana, ben), False)]):
             t = table("bela2", list(who), rated=rated_table)
             t.id = f"t{i}"
-            db.create_table(t.id, "bela2", {}, 1, "heuristic", ana, 2, private=False,
+            db.tables.create_table(t.id, "bela2", {}, 1, "heuristic", ana, 2, private=False,
                             invite_code=None, active_at=datetime.now(UTC), turn_clock=None,
                             rated=rated_table)
             found = lines(t, res)
-            db.finish_table(t.id, res, {}, found, "bela2", rate_fn(t, found))
+            db.tables.finish_table(t.id, res, {}, found, "bela2", rate_fn(t, found))
         long_ago = datetime(2000, 1, 1, tzinfo=UTC)
-        assert db.meetings([ana, ben], "bela2", long_ago) == {ana: 2, ben: 2}
-        assert db.meetings([ana, ben, cid], "bela2", long_ago) == {ana: 3, ben: 2, cid: 1}
-        assert db.meetings([ana], "bela2", long_ago) == {}
-        assert db.meetings([ana, ben], "bela4", long_ago) == {}
-        assert db.meetings([ana, ben], "bela2", datetime.now(UTC)) == {}
+        assert db.ratings.meetings([ana, ben], "bela2", long_ago) == {ana: 2, ben: 2}
+        assert db.ratings.meetings([ana, ben, cid], "bela2", long_ago) == {ana: 3, ben: 2, cid: 1}
+        assert db.ratings.meetings([ana], "bela2", long_ago) == {}
+        assert db.ratings.meetings([ana, ben], "bela4", long_ago) == {}
+        assert db.ratings.meetings([ana, ben], "bela2", datetime.now(UTC)) == {}
         # a third match of ana and ben moves a quarter as much
         assert ratings_damping(2) == 0.25
     finally:
@@ -296,23 +296,23 @@ def test_the_leaderboard_lists_an_account_after_enough_distinct_opponents(
     opponent again or an unrated match does not count."""
     db = Database(f"sqlite:///{tmp_path / 'r.db'}")
     try:
-        ana, _ = db.create_player("Ana")
-        db.claim(ana, "Ana", "ana", "not-a-real-hash")
-        others = [db.create_player(n)[0] for n in ("Ben", "Cid", "Dan", "Eva")]
+        ana, _ = db.players.create_player("Ana")
+        db.accounts.claim(ana, "Ana", "ana", "not-a-real-hash")
+        others = [db.players.create_player(n)[0] for n in ("Ben", "Cid", "Dan", "Eva")]
         res = result([1001, 300], winner=0)
 
         def play(i: int, variant: str, who: list[str | None], rated_table: bool = True
                  ) -> None:
             t = table(variant, who, rated=rated_table)
             t.id = f"t{i}"
-            db.create_table(t.id, variant, {}, 1, "heuristic", ana, len(who), private=False,
+            db.tables.create_table(t.id, variant, {}, 1, "heuristic", ana, len(who), private=False,
                             invite_code=None, active_at=datetime.now(UTC), turn_clock=None,
                             rated=rated_table)
             found = lines(t, res)
-            db.finish_table(t.id, res, {}, found, variant, rate_fn(t, found))
+            db.tables.finish_table(t.id, res, {}, found, variant, rate_fn(t, found))
 
         def listed(variant: str, least: int) -> bool:
-            rows, _ = db.leaderboard(variant, 50, 0, least, VARIANTS[variant].sides)
+            rows, _ = db.ratings.leaderboard(variant, 50, 0, least, VARIANTS[variant].sides)
             return ana in [r["entry"] for r in rows]
 
         for i in range(4):
@@ -324,6 +324,6 @@ def test_the_leaderboard_lists_an_account_after_enough_distinct_opponents(
         # bela4: the partner (seat 2) is not an opponent
         play(6, "bela4", [ana, others[1], others[2], others[3]])
         assert listed("bela4", 2) and not listed("bela4", 3)
-        assert db.leaderboard("bela2", 50, 0, 9, 2)[1] == 1  # the bot is still listed
+        assert db.ratings.leaderboard("bela2", 50, 0, 9, 2)[1] == 1  # the bot is still listed
     finally:
         db.close()

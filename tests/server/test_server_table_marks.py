@@ -36,7 +36,7 @@ def _run(tmp_path: Path, scenario: Callable[[Lobby, dict[str, Any]], Awaitable[N
         db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
         lobby = Lobby(Store(db), Hub(), ServerConfig(**{"bot_delay": 0, "round_pause": 0,
                                                         "allow_seed": True, **config}))
-        pid, _token = db.create_player("Ana")
+        pid, _token = db.players.create_player("Ana")
         try:
             await scenario(lobby, {"id": pid, "name": "Ana"})
         finally:
@@ -137,13 +137,13 @@ def test_a_rated_finish_gives_each_seats_rating_change(tmp_path: Path) -> None:
         assert table.status == TableStatus.FINISHED
         got = lobby.hub.summary(table)["ratings"]
         assert [r["seat"] for r in got] == [0, 1], got
-        stored = lobby.store.db.ratings([ana["id"], "bot-random"], "bela2")
+        stored = lobby.store.db.ratings.ratings([ana["id"], "bot-random"], "bela2")
         from bela.server.ratings import shown
         mine = stored[ana["id"]]
         assert got[0]["before"] == 1000 and got[0]["after"] == shown(mine["mu"], mine["sigma"])
         assert got[0]["after"] != got[0]["before"]
         # a server that loads the finished table from the database says the same
-        row = lobby.store.load_row(table.id, with_log=True)
+        row = lobby.store.db.tables.load_table(table.id, with_log=True)
         assert row is not None and lobby.store.rebuild(row).ratings == got
 
     _run(tmp_path, scenario, grace=0, rated_min_target=1)  # a one-point match, still rated

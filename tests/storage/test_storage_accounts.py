@@ -40,33 +40,36 @@ def db(request: pytest.FixtureRequest) -> Any:
 
 
 def _table(db: Database, table_id: str, owner: str, n_seats: int = 2) -> None:
-    db.create_table(table_id, "bela2", {"target": 1}, 1, "heuristic", owner, n_seats,
+    db.tables.create_table(table_id, "bela2", {"target": 1}, 1, "heuristic", owner, n_seats,
                     private=False, invite_code=None, active_at=now(), turn_clock=None,
                     rated=True)
 
 
 def test_a_guest_keeps_his_first_token_and_gets_more_by_login(db: Database) -> None:
-    pid, first = db.create_player("Ana")
-    second = db.add_session(pid)
-    assert db.player_by_token(first)["id"] == db.player_by_token(second)["id"] == pid
-    db.drop_token(second)  # a logout ends that token only
-    assert db.player_by_token(second) is None and db.player_by_token(first) is not None
-    db.drop_token(first)  # the first token too: replaced by one nobody knows
-    assert db.player_by_token(first) is None
-    third = db.add_session(pid)
-    db.drop_tokens(pid)  # everywhere
-    assert db.player_by_token(third) is None
+    pid, first = db.players.create_player("Ana")
+    second = db.accounts.add_session(pid)
+    assert (db.players.player_by_token(first)["id"]
+            == db.players.player_by_token(second)["id"] == pid)
+    db.accounts.drop_token(second)  # a logout ends that token only
+    assert db.players.player_by_token(second) is None
+    assert db.players.player_by_token(first) is not None
+    db.accounts.drop_token(first)  # the first token too: replaced by one nobody knows
+    assert db.players.player_by_token(first) is None
+    third = db.accounts.add_session(pid)
+    db.accounts.drop_tokens(pid)  # everywhere
+    assert db.players.player_by_token(third) is None
 
 
 def test_account_names_are_unique_by_key(db: Database) -> None:
-    ana, _ = db.create_player("Ana")
-    other, _ = db.create_player("ANA")
-    db.claim(ana, "Ana", "ana", "hash-a")
+    ana, _ = db.players.create_player("Ana")
+    other, _ = db.players.create_player("ANA")
+    db.accounts.claim(ana, "Ana", "ana", "hash-a")
     with pytest.raises(NameTaken):
-        db.claim(other, "ANA", "ana", "hash-b")
-    assert db.account("ana") == {"id": ana, "name": "Ana", "password_hash": "hash-a"}
-    assert db.player(other)["account"] is False and db.player(ana)["account"] is True
-    assert db.name_taken("ana") and not db.name_taken("ivo")
+        db.accounts.claim(other, "ANA", "ana", "hash-b")
+    assert db.accounts.account("ana") == {"id": ana, "name": "Ana", "password_hash": "hash-a"}
+    assert db.players.player(other)["account"] is False
+    assert db.players.player(ana)["account"] is True
+    assert db.accounts.name_taken("ana") and not db.accounts.name_taken("ivo")
 
 
 def _line(seat: int, entry: str, won: bool) -> dict[str, Any]:
@@ -75,7 +78,7 @@ def _line(seat: int, entry: str, won: bool) -> dict[str, Any]:
 
 
 def test_a_finish_writes_result_lines_and_ratings_in_one_transaction(db: Database) -> None:
-    pid, _ = db.create_player("Ana")
+    pid, _ = db.players.create_player("Ana")
     _table(db, "t1", pid)
     seen: list[dict[str, tuple[float, float]]] = []
 
@@ -85,27 +88,27 @@ def test_a_finish_writes_result_lines_and_ratings_in_one_transaction(db: Databas
                 "bot-heuristic": {"mu": 23.0, "sigma": 8.0, "before": 1000, "after": 960}}
 
     lines = [_line(0, pid, True), _line(1, "bot-heuristic", False)]
-    db.finish_table("t1", {"winner": 0}, {"rounds": []}, lines, "bela2", rate)
+    db.tables.finish_table("t1", {"winner": 0}, {"rounds": []}, lines, "bela2", rate)
     assert seen == [{}]  # nobody was rated before
-    got = db.ratings([pid, "bot-heuristic"], "bela2")
+    got = db.ratings.ratings([pid, "bot-heuristic"], "bela2")
     assert (got[pid]["mu"], got[pid]["games"], got[pid]["wins"]) == (27.0, 1, 1)
     assert (got["bot-heuristic"]["games"], got["bot-heuristic"]["wins"]) == (1, 0)
-    mine = db.lines(pid)
+    mine = db.ratings.lines(pid)
     assert [(r["rating_before"], r["rating_after"], r["rated"]) for r in mine] == [
         (1000, 1120, True)]
 
     _table(db, "t2", pid)
-    db.finish_table("t2", {"winner": 1}, {"rounds": []}, lines, "bela2", rate)
+    db.tables.finish_table("t2", {"winner": 1}, {"rounds": []}, lines, "bela2", rate)
     assert seen[1] == {pid: (27.0, 8.0), "bot-heuristic": (23.0, 8.0)}
-    assert db.ratings([pid], "bela2")[pid]["games"] == 2
+    assert db.ratings.ratings([pid], "bela2")[pid]["games"] == 2
 
     def fails(current: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
         raise RuntimeError("no")
 
     _table(db, "t3", pid)
     with pytest.raises(RuntimeError):
-        db.finish_table("t3", {"winner": 1}, {"rounds": []}, lines, "bela2", fails)
-    assert db.load_table("t3")["status"] == "open"  # nothing of the finish was written
+        db.tables.finish_table("t3", {"winner": 1}, {"rounds": []}, lines, "bela2", fails)
+    assert db.tables.load_table("t3")["status"] == "open"  # nothing of the finish was written
     with db.begin() as conn:
         assert conn.execute(select(match_players).where(
             match_players.c.table_id == "t3")).first() is None
@@ -113,7 +116,7 @@ def test_a_finish_writes_result_lines_and_ratings_in_one_transaction(db: Databas
 
 def test_a_second_finish_of_a_table_writes_nothing(db: Database) -> None:
     """A retry whose first answer was lost, or a second process: the finish is once."""
-    pid, _ = db.create_player("Ana")
+    pid, _ = db.players.create_player("Ana")
     _table(db, "t1", pid)
     calls = []
 
@@ -122,25 +125,25 @@ def test_a_second_finish_of_a_table_writes_nothing(db: Database) -> None:
         return {pid: {"mu": 27.0, "sigma": 8.0, "before": 1000, "after": 1120}}
 
     for _ in range(2):
-        db.finish_table("t1", {"winner": 0}, {"rounds": []}, [_line(0, pid, True)], "bela2",
+        db.tables.finish_table("t1", {"winner": 0}, {"rounds": []}, [_line(0, pid, True)], "bela2",
                         rate)
-    assert len(calls) == 1 and len(db.lines(pid)) == 1
-    assert db.ratings([pid], "bela2")[pid]["games"] == 1
+    assert len(calls) == 1 and len(db.ratings.lines(pid)) == 1
+    assert db.ratings.ratings([pid], "bela2")[pid]["games"] == 1
 
 
 def test_an_unrated_finish_writes_lines_only(db: Database) -> None:
-    pid, _ = db.create_player("Ana")
+    pid, _ = db.players.create_player("Ana")
     _table(db, "t1", pid)
-    db.finish_table("t1", {"winner": 0}, {"rounds": []}, [_line(0, pid, True)], "bela2")
-    assert [r["rated"] for r in db.lines(pid)] == [False]
+    db.tables.finish_table("t1", {"winner": 0}, {"rounds": []}, [_line(0, pid, True)], "bela2")
+    assert [r["rated"] for r in db.ratings.lines(pid)] == [False]
     with db.begin() as conn:
         assert conn.execute(select(ratings)).first() is None
 
 
 def test_the_leaderboard_lists_accounts_and_bots_best_first(db: Database) -> None:
-    ana, _ = db.create_player("Ana")
-    guest, _ = db.create_player("Guest")
-    db.claim(ana, "Ana", "ana", "h")
+    ana, _ = db.players.create_player("Ana")
+    guest, _ = db.players.create_player("Guest")
+    db.accounts.claim(ana, "Ana", "ana", "h")
     with db.begin() as conn:
         conn.execute(ratings.insert(), [
             {"entry": ana, "variant": "bela4", "mu": 30.0, "sigma": 3.0, "games": 9, "wins": 6},
@@ -150,10 +153,10 @@ def test_the_leaderboard_lists_accounts_and_bots_best_first(db: Database) -> Non
              "wins": 60},
             {"entry": "bot-random", "variant": "bela2", "mu": 20.0, "sigma": 1.0, "games": 9,
              "wins": 1}])
-    rows, total = db.leaderboard("bela4", 10, 0)
+    rows, total = db.ratings.leaderboard("bela4", 10, 0)
     assert total == 2
     assert [(r["entry"], r["name"]) for r in rows] == [("bot-pimc", None), (ana, "Ana")]
-    assert db.leaderboard("bela4", 1, 1)[0][0]["entry"] == ana
+    assert db.ratings.leaderboard("bela4", 1, 1)[0][0]["entry"] == ana
 
 
 def test_a_leaderboard_page_is_read_off_its_index(db: Database) -> None:
@@ -169,7 +172,7 @@ def test_a_leaderboard_page_is_read_off_its_index(db: Database) -> None:
 
     event.listen(db.engine, "before_cursor_execute", keep)
     try:
-        db.leaderboard("bela4", 10, 20)
+        db.ratings.leaderboard("bela4", 10, 20)
     finally:
         event.remove(db.engine, "before_cursor_execute", keep)
     [(statement, params)] = seen
@@ -199,10 +202,10 @@ def test_the_upgrade_keeps_players_and_their_tokens(tmp_path: Path) -> None:
     engine.dispose()
     db = Database(url)
     try:
-        assert db.player_by_token("tok") == {"id": "p1", "name": "Ana", "account": False,
+        assert db.players.player_by_token("tok") == {"id": "p1", "name": "Ana", "account": False,
                                              "last_seen_at": None}
-        pid2, _ = db.create_player("Ivo")
-        db.claim("p1", "Ana", "ana", "h")
-        assert db.player("p1")["account"] and not db.player(pid2)["account"]
+        pid2, _ = db.players.create_player("Ivo")
+        db.accounts.claim("p1", "Ana", "ana", "h")
+        assert db.players.player("p1")["account"] and not db.players.player(pid2)["account"]
     finally:
         db.close()

@@ -32,6 +32,7 @@ from fastapi import APIRouter, Header, Request
 
 from ..storage import NameTaken
 from ..storage.names import name_key as name_key  # re-exported: compared by it
+from ..storage.repos import Accounts
 from .auth import Player, bearer_token
 from .errors import Conflict, Forbidden, InvalidInput, Unauthenticated
 from .protocol import MAX_NAME, ClaimIn, LoginIn, PasswordIn
@@ -137,6 +138,10 @@ def _lobby(request: Request) -> Lobby:
     return lobby
 
 
+def _accounts(request: Request) -> Accounts:
+    return _lobby(request).store.db.accounts
+
+
 def _strong(password: str) -> None:
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise InvalidInput("weak_password", f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} "
@@ -168,7 +173,7 @@ async def _close_sockets(request: Request, player_id: str) -> int:
     cluster: Cluster | None = request.app.state.router.cluster
     if cluster is None:
         return _lobby(request).hub.close_player(player_id, REVOKED)
-    return await cluster.close_player_everywhere(player_id, REVOKED)
+    return await cluster.relays.close_player_everywhere(player_id, REVOKED)
 
 
 @router.post("/api/accounts")
@@ -184,32 +189,32 @@ async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
     if len(key) > MAX_KEY:  # a few characters grow when made plain or case-folded
         raise InvalidInput("bad_name", "this name is too long for an account: choose a "
                            "shorter one")
-    store = _lobby(request).store
-    if await asyncio.to_thread(store.name_taken, key):  # before the hash is spent
+    accounts = _accounts(request)
+    if await asyncio.to_thread(accounts.name_taken, key):  # before the hash is spent
         raise name_taken(name)
     digest = await _shared(request).passwords.hash(body.password)
     try:
-        claimed = await asyncio.to_thread(store.claim, p["id"], name, key, digest)
+        claimed = await asyncio.to_thread(accounts.claim, p["id"], name, key, digest)
     except NameTaken:  # another player claimed it meanwhile
         raise name_taken(name) from None
     if not claimed:  # his other browser claimed a name meanwhile
         raise Conflict("already_account", "this player already has an account")
     log.info("player %s made an account", p["id"])
     return {"player_id": p["id"], "name": name, "account": True,
-            "device": await asyncio.to_thread(store.add_device, p["id"])}
+            "device": await asyncio.to_thread(accounts.add_device, p["id"])}
 
 
 @router.post("/api/login")
 async def login(body: LoginIn, request: Request) -> dict[str, Any]:
     """A new token of the account with this name and password (its other tokens keep
     working: one for each browser).  Every attempt counts for the name, right or wrong."""
-    shared, store = _shared(request), _lobby(request).store
+    shared, accounts = _shared(request), _accounts(request)
     key = name_key(body.name)
-    found = await asyncio.to_thread(store.account, key) if len(key) <= MAX_KEY else None
+    found = await asyncio.to_thread(accounts.account, key) if len(key) <= MAX_KEY else None
     # a browser that logged in to this account before (its device secret) is not held by
     # the name's lock that others' failures set; the per-address limit still counts it
     known = (body.device is not None and found is not None
-             and await asyncio.to_thread(store.known_device, found["id"], body.device))
+             and await asyncio.to_thread(accounts.known_device, found["id"], body.device))
     if not known:
         await _attempt(shared, key)
     if len(body.password) > MAX_PASSWORD:  # nobody's, and not worth a hash
@@ -219,19 +224,19 @@ async def login(body: LoginIn, request: Request) -> dict[str, Any]:
     if found is None or stored is None or not matched:
         raise _bad_login()
     if shared.passwords.outdated(stored):
-        await asyncio.to_thread(store.set_password, found["id"],
+        await asyncio.to_thread(accounts.set_password, found["id"],
                                 await shared.passwords.hash(body.password))
     return {"player_id": found["id"], "name": found["name"],
-            "token": await asyncio.to_thread(store.add_session, found["id"]), "account": True,
+            "token": await asyncio.to_thread(accounts.add_session, found["id"]), "account": True,
             "device": body.device if known and body.device is not None
-            else await asyncio.to_thread(store.add_device, found["id"])}
+            else await asyncio.to_thread(accounts.add_device, found["id"])}
 
 
 @router.post("/api/logout")
 async def logout(p: Player, request: Request,
                  authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
     """The token sent stops working (a guest's only one too: he is gone for good)."""
-    await asyncio.to_thread(_lobby(request).store.drop_token, bearer_token(authorization))
+    await asyncio.to_thread(_accounts(request).drop_token, bearer_token(authorization))
     return {"ok": True}
 
 
@@ -240,7 +245,7 @@ async def logout_all(p: Player, request: Request) -> dict[str, Any]:
     """Every token of the account stops working, this one too, and its WebSockets are
     closed, on every instance of a cluster (a lost phone, a shared computer)."""
     _account_only(p, "logging out everywhere")
-    await asyncio.to_thread(_lobby(request).store.drop_tokens, p["id"])
+    await asyncio.to_thread(_accounts(request).drop_tokens, p["id"])
     closed = await _close_sockets(request, p["id"])
     log.info("player %s logged out everywhere (%d connections closed)", p["id"], closed)
     return {"ok": True}
@@ -254,13 +259,13 @@ async def change_password(body: PasswordIn, p: Player, request: Request) -> dict
     the name."""
     _account_only(p, "changing a password")
     _strong(body.new)
-    shared, store = _shared(request), _lobby(request).store
+    shared, accounts = _shared(request), _accounts(request)
     await _attempt(shared, name_key(p["name"]))
     if (len(body.old) > MAX_PASSWORD  # nobody's, and not worth a hash
             or not await shared.passwords.verify(
-                await asyncio.to_thread(store.password_hash, p["id"]), body.old)):
+                await asyncio.to_thread(accounts.password_hash, p["id"]), body.old)):
         raise _bad_login("the old password is wrong")
-    token = await asyncio.to_thread(store.change_password, p["id"],
+    token = await asyncio.to_thread(accounts.change_password, p["id"],
                                     await shared.passwords.hash(body.new))
     closed = await _close_sockets(request, p["id"])
     log.info("player %s changed his password (%d connections closed)", p["id"], closed)

@@ -469,7 +469,7 @@ def _running_table(lobby: Lobby, table_id: str) -> Table:
     stored log (the log is the truth)."""
     table = lobby.tables.get(table_id)
     if table is None and len(table_id) <= 32:
-        row = lobby.store.load_row(table_id, with_log=True)
+        row = lobby.store.db.tables.load_table(table_id, with_log=True)
         if row is not None and row["status"] == TableStatus.RUNNING:
             with contextlib.suppress(BrokenLog):
                 table = lobby.store.rebuild(row)

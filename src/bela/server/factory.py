@@ -71,7 +71,7 @@ class TableFactory:
         shortest = self.lobby.config.rated_min_target or v.default_target
         rated = rated and not private and opts.target >= shortest
         limit = self.lobby.config.tables_per_guest
-        if self.lobby.store.count_active(player["id"]) >= limit:
+        if self.lobby.store.db.tables.count_active_tables(player["id"]) >= limit:
             raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
                            "start, finish or close one first")
         table = self._new_table(variant, {k: val for k, val in opts.as_dict().items()
@@ -87,7 +87,8 @@ class TableFactory:
                    rated: bool, origin: str | None = None) -> Table:
         """A new open table with empty seats, stored and listed."""
         table_id = secrets.token_urlsafe(6)
-        while table_id in self.lobby.tables or self.lobby.store.exists(table_id):
+        rows = self.lobby.store.db.tables
+        while table_id in self.lobby.tables or rows.load_table(table_id) is not None:
             table_id = secrets.token_urlsafe(6)
         table = Table(id=table_id, variant=variant, options=options, seed=seed, bot=bot,
                       status=TableStatus.OPEN, owner_id=owner_id,
@@ -143,7 +144,7 @@ class TableFactory:
                                f"seat {v.seats - 1}, not {log['first_dealer']}: this record "
                                "cannot go on at a table")
         limit = self.lobby.config.tables_per_guest
-        if self.lobby.store.count_active(player["id"]) >= limit:
+        if self.lobby.store.db.tables.count_active_tables(player["id"]) >= limit:
             raise Conflict("too_many_tables", f"you have {limit} open or running tables: "
                            "start, finish or close one first")
         table = self._new_table(variant, dict(log["options"]), secrets.randbits(62),
@@ -160,7 +161,7 @@ class TableFactory:
             table.status = TableStatus.OPEN
             await self.lobby.close_table(table)
             raise
-        row = self.lobby.store.load_row(table.id, with_log=True)
+        row = self.lobby.store.db.tables.load_table(table.id, with_log=True)
         assert row is not None
         adopted = self.lobby.adopt(row)
         if adopted is None:  # cannot be: the log was applied as it was written

@@ -82,7 +82,7 @@ class Lobby:
     async def resume_all(self) -> None:
         """Rebuild every open or running table from the database and resume it (a single
         server process, at its start)."""
-        for row in self.store.active_rows():
+        for row in self.store.db.tables.load_active():
             self.adopt(row)
 
     def adopt(self, row: dict[str, Any]) -> Table | None:
@@ -120,7 +120,7 @@ class Lobby:
         the table is read again from the database (the log is the truth)."""
         async def reload() -> None:
             await self.evict(table.id)
-            row = self.store.load_row(table.id, with_log=True)
+            row = self.store.db.tables.load_table(table.id, with_log=True)
             if row is not None and row["status"] in ACTIVE:
                 self.adopt(row)
 
@@ -164,7 +164,7 @@ class Lobby:
             return table
         if not isinstance(table_id, str) or len(table_id) > 32 or table_id in self.broken:
             return None
-        row = self.store.load_row(table_id, with_log=True)
+        row = self.store.db.tables.load_table(table_id, with_log=True)
         if row is None or row["status"] not in ENDED:
             return None
         try:

@@ -21,11 +21,11 @@ from ..engine.pad import Pad, pad_rules
 from ..engine.variants import TARGET_RANGE, VARIANTS
 from ..engine.variants.base import OPTION_CHOICES
 from ..storage import PadQuota, PadRefused
+from ..storage.repos import Pads
 from .auth import Player
 from .errors import Conflict, Forbidden, InvalidInput, NotFound
 from .offload import Offload, json_bytes
 from .ratelimit import address_key
-from .store import Store
 
 router = APIRouter()
 
@@ -79,21 +79,21 @@ def facts(pad: Pad | None, record: dict[str, Any]) -> dict[str, Any]:
             "winner": pad.winner if pad else None}
 
 
-def listing(store: Store, player_id: str, limit: int, offset: int
+def listing(kept: Pads, player_id: str, limit: int, offset: int
             ) -> tuple[list[dict[str, Any]], int]:
     """A page of an account's pads as ``GET /api/pads`` lists them, and their number: from
     the summaries stored with them (a pad written before they were is scored once, and its
     summary stored)."""
-    rows, total = store.pads(player_id, limit, offset)
+    rows, total = kept.pads(player_id, limit, offset)
     out = []
     for r in rows:
         shown = r["summary"]
         if shown is None:
-            row = store.pad(player_id, r["id"])
+            row = kept.pad(player_id, r["id"])
             if row is None:  # deleted meanwhile
                 continue
             shown = facts(_stored(row), row["record"])
-            store.set_pad_summary(player_id, r["id"], shown)
+            kept.set_pad_summary(player_id, r["id"], shown)
         out.append({"id": r["id"], "variant": r["variant"], **shown,
                     "updated_at": _iso(r["updated_at"])})
     return out, total
@@ -125,9 +125,9 @@ def _iso(when: datetime) -> str:
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
 
 
-def _store(request: Request) -> Store:
-    store: Store = request.app.state.lobby.store
-    return store
+def _pads(request: Request) -> Pads:
+    kept: Pads = request.app.state.lobby.store.db.pads
+    return kept
 
 
 @router.get("/api/pad/rules")
@@ -155,7 +155,7 @@ async def list_pads(request: Request, p: Player,
                     offset: Annotated[int, Query(ge=0)] = 0) -> Response:
     """A page of the pads the account keeps, newest first (``limit`` 1 to
     :data:`MAX_PADS`, default all, from ``offset``; ``X-Total-Count`` counts them all)."""
-    page, total = await _offload(request).run(listing, _store(request), _account(p), limit,
+    page, total = await _offload(request).run(listing, _pads(request), _account(p), limit,
                                               offset)
     return Response(await _offload(request).run(json_bytes, page),
                     media_type="application/json", headers={"X-Total-Count": str(total)})
@@ -176,7 +176,7 @@ async def put_pad(pad_id: str, data: Annotated[Any, Body()], request: Request,
     address = address_key(request.client.host if request.client else None)
     try:
         written = await asyncio.to_thread(
-            _store(request).save_pad, player_id, pad_id, pad.variant.name, record, shown,
+            _pads(request).save_pad, player_id, pad_id, pad.variant.name, record, shown,
             size, address, PadQuota(MAX_PADS, ACCOUNT_BYTES, ADDRESS_BYTES))
     except PadRefused as refused:
         raise _quota_refusal(str(refused.args[0])) from None
@@ -198,7 +198,7 @@ def _quota_refusal(what: str) -> Conflict:
 @router.get("/api/pads/{pad_id}")
 async def get_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
     """One kept pad: its summary, record and the engine's sheet."""
-    row = await asyncio.to_thread(_store(request).pad, _account(p), _pad_id(pad_id))
+    row = await asyncio.to_thread(_pads(request).pad, _account(p), _pad_id(pad_id))
     if row is None:
         raise NotFound("unknown_pad", f"you keep no pad {pad_id!r} on the server")
 
@@ -211,6 +211,6 @@ async def get_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
 @router.delete("/api/pads/{pad_id}")
 async def delete_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
     """Drop a kept pad (404 ``unknown_pad`` for none)."""
-    if not await asyncio.to_thread(_store(request).delete_pad, _account(p), _pad_id(pad_id)):
+    if not await asyncio.to_thread(_pads(request).delete_pad, _account(p), _pad_id(pad_id)):
         raise NotFound("unknown_pad", f"you keep no pad {pad_id!r} on the server")
     return {"ok": True}

@@ -19,10 +19,10 @@ from fastapi import APIRouter, Query, Request
 
 from ..bots import BOTS
 from ..engine.variants import DEFAULT_VARIANT, VARIANTS
+from ..storage import Database
 from .auth import Viewer
 from .errors import InvalidInput, NotFound
 from .ratings import MU, PROVISIONAL_GAMES, SIGMA, bot_of, shown
-from .store import Store
 
 router = APIRouter()
 
@@ -39,8 +39,8 @@ MAX_OFFSET = 1_000_000
 @router.get("/api/players/{player_id}")
 async def get_profile(player_id: str, request: Request, v: Viewer) -> dict[str, Any]:
     """A player's or a bot's profile (see the module)."""
-    store: Store = request.app.state.lobby.store
-    return await asyncio.to_thread(profile, store, player_id, v)
+    db: Database = request.app.state.lobby.store.db
+    return await asyncio.to_thread(profile, db, player_id, v)
 
 
 @router.get("/api/leaderboard")
@@ -51,34 +51,35 @@ async def get_leaderboard(request: Request,
                           ) -> dict[str, Any]:
     """The rated accounts and bots of ``variant``, best first, ``limit`` from ``offset``;
     ``total`` counts them all."""
-    return leaderboard(request.app.state.lobby.store, variant, limit, offset,
+    return leaderboard(request.app.state.lobby.store.db, variant, limit, offset,
                        request.app.state.config.board_opponents)
 
 
-def profile(store: Store, player_id: str, viewer: Mapping[str, Any] | None) -> dict[str, Any]:
+def profile(db: Database, player_id: str, viewer: Mapping[str, Any] | None) -> dict[str, Any]:
     """The profile of ``player_id`` (a player's id or ``bot-<name>``) as ``viewer`` sees
     it; raises :class:`NotFound` (``unknown_player``) for nobody known."""
-    out = _who(store, player_id)
+    out = _who(db, player_id)
     own = viewer is not None and viewer["id"] == player_id
-    lines = store.line_stats(player_id, RECENT)  # newest first
-    totals = store.line_totals(player_id)
-    rated = {r["variant"]: r for r in store.ratings_of(player_id)}
+    lines = db.ratings.line_stats(player_id, RECENT)  # newest first
+    totals = db.ratings.line_totals(player_id)
+    rated = {r["variant"]: r for r in db.ratings.ratings_of(player_id)}
     played = set(totals) | set(rated)
     out["variants"] = [_variant(name, rated.get(name), totals.get(name),
                                 [ln for ln in lines if ln["variant"] == name], own)
                        for name in sorted(played, key=_variant_order)]
-    out["matches"] = _matches(store, player_id, lines, own)
+    out["matches"] = _matches(db, player_id, lines, own)
     return out
 
 
-def leaderboard(store: Store, variant: str, limit: int, offset: int,
+def leaderboard(db: Database, variant: str, limit: int, offset: int,
                 min_opponents: int = 0) -> dict[str, Any]:
     """A page of ``variant``'s leaderboard (see :func:`get_leaderboard`): an account is
     listed once it met ``min_opponents`` distinct opponents in rated matches."""
     if variant not in VARIANTS:
         raise InvalidInput("bad_variant", f"unknown variant {variant!r} "
                            f"(known: {', '.join(VARIANTS)})")
-    rows, total = store.leaderboard(variant, limit, offset, min_opponents)
+    rows, total = db.ratings.leaderboard(variant, limit, offset, min_opponents,
+                                         VARIANTS[variant].sides)
     entries = []
     for rank, row in enumerate(rows, start=offset + 1):
         bot = bot_of(row["entry"])
@@ -90,7 +91,7 @@ def leaderboard(store: Store, variant: str, limit: int, offset: int,
     return {"variant": variant, "total": total, "entries": entries}
 
 
-def _who(store: Store, player_id: str) -> dict[str, Any]:
+def _who(db: Database, player_id: str) -> dict[str, Any]:
     """Who a profile is of: a known bot (named by its spec) or a stored player."""
     bot = bot_of(player_id)
     if bot is not None:
@@ -99,7 +100,7 @@ def _who(store: Store, player_id: str) -> dict[str, Any]:
                            f"(known: {', '.join(BOTS)})")
         return {"player_id": player_id, "name": bot, "account": False, "bot": bot,
                 "since": None}
-    found = store.player(player_id) if len(player_id) <= 32 else None
+    found = db.players.player(player_id) if len(player_id) <= 32 else None
     if found is None:
         raise NotFound("unknown_player", f"there is no player {player_id!r}")
     return {"player_id": player_id, "name": found["name"], "account": found["account"],
@@ -131,7 +132,7 @@ def _variant(name: str, rating: Mapping[str, Any] | None, totals: Mapping[str, i
             "contracts": [{"trump": t, "count": c} for t, c in top], "history": history}
 
 
-def _matches(store: Store, entry: str, lines: list[dict[str, Any]], own: bool
+def _matches(db: Database, entry: str, lines: list[dict[str, Any]], own: bool
              ) -> list[dict[str, Any]]:
     """The newest finished matches ``own`` (the profile's player) or anyone may see, from
     the entry's ``lines`` (newest first), one per table (a bot's first seat)."""
@@ -143,10 +144,10 @@ def _matches(store: Store, entry: str, lines: list[dict[str, Any]], own: bool
         if own or not ln["private"]:
             shown_tables.add(ln["table_id"])
             upto = i + 1
-    rows = [r for r in (store.lines(entry, upto) if upto else [])
+    rows = [r for r in (db.ratings.lines(entry, limit=upto) if upto else [])
             if r["table_id"] in shown_tables]
     firsts = [first for first, _won in _by_table(rows)][:MATCHES]
-    names = store.seat_names(r["table_id"] for r in firsts)
+    names = db.tables.seat_names(r["table_id"] for r in firsts)
     return [{"table": r["table_id"], "variant": r["variant"],
              "finished_at": _iso(r["finished_at"]), "seat": r["seat"], "won": r["won"],
              "left": r["left"], "rated": r["rated"], "rating_before": r["rating_before"],

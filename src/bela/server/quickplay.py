@@ -589,10 +589,10 @@ class QuickPlay:
         wait = self.config.quick_wait if wait is None else wait
         if not low <= wait <= high:
             raise InvalidInput("bad_wait", f"wait is {low} to {high} seconds")
-        if self.router.lobby.store.running_seats(player["id"]) > 0:
+        if self.router.lobby.store.db.tables.running_seats(player["id"]) > 0:
             raise Conflict("already_playing", "you are seated at a running table: finish "
                            "your match first")
-        stored = self.router.lobby.store.db.ratings([player["id"]], variant)
+        stored = self.router.lobby.store.db.ratings.ratings([player["id"]], variant)
         skill = stored.get(player["id"], {"mu": MU, "sigma": SIGMA})
         await self.store.join(Entry(player["id"], player["name"], variant,
                                     shown(skill["mu"], skill["sigma"]), wait, time.time(),
@@ -657,7 +657,8 @@ class QuickPlay:
         left to the next round), and put back when the table cannot be made.  A player
         seated at a running table meanwhile leaves the queue instead (the group waits for
         the next round)."""
-        playing = [e for e in group if self.router.lobby.store.running_seats(e.player_id) > 0]
+        tables = self.router.lobby.store.db.tables
+        playing = [e for e in group if tables.running_seats(e.player_id) > 0]
         if playing:
             await self.store.drop(playing)
             return
@@ -678,7 +679,7 @@ class QuickPlay:
         id."""
         bots = self.router.lobby.catalog.available_bots()
         levels = [b for b in LEVELS if b in bots]
-        stored = self.router.lobby.store.db.ratings([bot_entry(b) for b in bots], variant)
+        stored = self.router.lobby.store.db.ratings.ratings([bot_entry(b) for b in bots], variant)
         ratings = {b: shown(stored[bot_entry(b)]["mu"], stored[bot_entry(b)]["sigma"])
                    for b in bots if bot_entry(b) in stored}
         if levels:

@@ -165,10 +165,10 @@ def same_address(table: Table) -> bool:
 def rate_fn(table: Table, lines: Sequence[Mapping[str, Any]],
             met: Mapping[str, int] | None = None) -> RateFn | None:
     """The rating update of a finished table with these :func:`lines`, for
-    :meth:`Database.finish_table`; ``None`` when the table is not rated, no human sat at
+    :meth:`Tables.finish_table`; ``None`` when the table is not rated, no human sat at
     it (bots alone move no rating) or two human seats came from one address
     (:func:`same_address`).  ``met``: per player entry, his earlier rated matches with the
-    same human players (:meth:`Database.meetings`): his change is :func:`damping`'s share.
+    same human players (:meth:`Ratings.meetings`): his change is :func:`damping`'s share.
 
     The teams and ranks are :func:`standings`', and every seat that did not leave moves
     by them.  A seat that left moves as if his side had come last (his own update of a

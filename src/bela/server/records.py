@@ -24,7 +24,8 @@ class Records:
         from the database when the table is not in memory (and not kept there).  A private
         table's record is for its creator and its players only."""
         table = self.lobby.tables.get(table_id) or self.lobby.ended.get(table_id)
-        row = self.lobby.store.load_row(table_id) if table is None and len(table_id) <= 32 else None
+        row = (self.lobby.store.db.tables.load_table(table_id)
+               if table is None and len(table_id) <= 32 else None)
         return self._published(table_id, viewer, table, row)
 
     async def record_json(self, table_id: str, viewer: dict[str, Any] | None,
@@ -32,7 +33,7 @@ class Records:
         """:meth:`record` as its JSON, read and written in ``offload``'s threads (a long
         match's record is megabytes: not on the event loop)."""
         table = self.lobby.tables.get(table_id) or self.lobby.ended.get(table_id)
-        row = (await offload.run(self.lobby.store.load_row, table_id)
+        row = (await offload.run(self.lobby.store.db.tables.load_table, table_id)
                if table is None and len(table_id) <= 32 else None)
         return await offload.run(json_bytes, self._published(table_id, viewer, table, row))
 
@@ -64,7 +65,7 @@ class Records:
         """A page of the player's finished matches, newest first, as summaries whose
         ``record`` is the address of the match's record, and how many there are in all
         (database reads only: it may run off the event loop)."""
-        rows, total = self.lobby.store.history(player["id"], limit, offset)
+        rows, total = self.lobby.store.db.tables.history(player["id"], limit, offset)
         out = []
         for row in rows:
             result = row["result"] or {}

@@ -112,7 +112,7 @@ class RelaySession:
             pass
 
     async def close(self) -> None:
-        await self.cluster.unrelay(self.relay)
+        await self.cluster.relays.unrelay(self.relay)
 
 
 class Router:
@@ -152,14 +152,14 @@ class Router:
         """The instance that runs ``table_id``, or ``None`` when it is served here: run
         here, taken over here (nobody ran it), or not active (read from the database)."""
         c = self.cluster
-        if c is None or c.holds(table_id):
+        if c is None or c.leases.holds(table_id):
             return None
-        owner = await c.owner(table_id)
+        owner = await c.leases.owner(table_id)
         if owner is not None and owner != c.id:
             return owner
-        if await c.take(table_id) is not None:
+        if await c.leases.take(table_id) is not None:
             return None
-        owner = await c.owner(table_id)  # another instance took it first
+        owner = await c.leases.owner(table_id)  # another instance took it first
         return None if owner is None or owner == c.id else owner
 
     async def table_op(self, op: str, table_id: str, player: Player | None,
@@ -172,8 +172,8 @@ class Router:
                 return await self._run(op, self.lobby.require(table_id), player, args)
             assert self.cluster is not None
             try:
-                result: dict[str, Any] = await self.cluster.call(owner, op, table_id,
-                                                                 player, args)
+                result: dict[str, Any] = await self.cluster.inbox.call(owner, op, table_id,
+                                                                       player, args)
                 return result
             except Moved:
                 continue
@@ -194,19 +194,19 @@ class Router:
             return await self._run(op, table, player, args)
         key = (args["_from"], args["conn"])
         if op == "join":
-            rconn = self.cluster.join(table, args["_from"], args["_epoch"], args["conn"],
-                                      args.get("player_id"))
+            rconn = self.cluster.relays.join(table, args["_from"], args["_epoch"],
+                                             args["conn"], args.get("player_id"))
             try:
                 self.lobby.seating.admit(table, rconn, args.get("code"))
             except Exception:
-                self.cluster.remote.pop(key, None)
+                self.cluster.relays.remote.pop(key, None)
                 raise
             await self.lobby.connect(table, rconn)
             return None
         if op == "part":
-            await self.cluster.part(key, table_id)
+            await self.cluster.relays.part(key, table_id)
             return None
-        joined = self.cluster.remote_conn(*key)
+        joined = self.cluster.relays.remote_conn(*key)
         if joined is None:  # the table moved here after that connection joined it
             raise Moved(table_id)
         if op == "act":
@@ -222,7 +222,7 @@ class Router:
         creator."""
         table = self.lobby.factory.create(player, **kwargs)
         if self.cluster is not None:
-            await self.cluster.claim(table.id)
+            await self.cluster.leases.claim(table.id)
         return self.lobby.summary(table, player)
 
     async def create_match(self, variant: str, players: list[Player], bot: str) -> str:
@@ -230,7 +230,7 @@ class Router:
         :meth:`TableFactory.create_match`): its id."""
         table = await self.lobby.factory.create_match(variant, players, bot)
         if self.cluster is not None:
-            await self.cluster.claim(table.id)
+            await self.cluster.leases.claim(table.id)
         return table.id
 
     async def play_on(self, player: Player, log: dict[str, Any], seat: int) -> dict[str, Any]:
@@ -238,7 +238,7 @@ class Router:
         :meth:`TableFactory.play_on`): its summary for its creator."""
         table = await self.lobby.factory.play_on(player, log, seat)
         if self.cluster is not None:
-            await self.cluster.claim(table.id)
+            await self.cluster.leases.claim(table.id)
         return self.lobby.summary(table, player)
 
     async def listing(self, offset: int, limit: int) -> tuple[bytes, int]:
@@ -248,7 +248,7 @@ class Router:
             return self.lobby.listed.page(offset, limit)
         now = time.monotonic()
         if self._listed is None or now - self._listed_at >= self.lobby.config.listing_ttl:
-            self._listed = await self.cluster.listing()
+            self._listed = await self.cluster.lobby_list.listing()
             self._listed_at = now
         page = "[" + ",".join(self._listed[offset:offset + limit]) + "]"
         return page.encode(), len(self._listed)
@@ -267,7 +267,8 @@ class Router:
                 return LocalSession(self.lobby, table, conn)
             assert self.cluster is not None
             try:
-                relay = await self.cluster.relay(owner, table_id, conn, conn.player_id, code)
+                relay = await self.cluster.relays.relay(owner, table_id, conn, conn.player_id,
+                                                         code)
             except Moved:
                 continue
             return RelaySession(self.cluster, relay)

@@ -1,4 +1,7 @@
-"""The server's database access: players, and tables stored as their deals and actions.
+"""What the server does with its rows beyond the queries of :class:`~bela.storage.Database`
+(whose repositories, ``db.players``, ``db.tables``..., the server calls directly): a
+token's checks, a table's writes from its :class:`~bela.server.model.Table` (the log's
+writes timed), and the table rebuilt from its stored log.
 
 A table is its settings, seats and event log (``rounds`` and ``actions`` rows, one per
 event, numbered by ``seq``).  :meth:`Store.rebuild` replays a stored table through the
@@ -9,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,8 +23,8 @@ from ..engine.actions import Action, Claim, Decline, Redeal, Swap
 from ..engine.cards import Card, format_cards
 from ..engine.enums import Phase
 from ..engine.record import skip_declined_exchanges
-from ..engine.variants import VARIANTS, Deal
-from ..storage import Database, PadQuota, RateFn
+from ..engine.variants import Deal
+from ..storage import Database, RateFn
 from .errors import Unauthenticated, Unavailable
 from .metrics import Metrics
 from .model import Seat, Table, TableStatus
@@ -49,24 +52,21 @@ class BrokenLog(Exception):
 
 
 class Store:
-    """Reads and writes of the server's rows (one :class:`Database`); the writes of a
-    table's log are timed in ``metrics``."""
+    """The server's logic over its rows (one :class:`Database`, ``db``: its plain queries
+    are called there): tokens checked, tables written from the lobby's model (the writes
+    of a table's log timed in ``metrics``) and rebuilt from their log."""
 
     def __init__(self, db: Database, metrics: Metrics | None = None) -> None:
         self.db = db
         self.metrics = metrics or Metrics()
 
     # -- players -----------------------------------------------------------------------------
-    def create_player(self, name: str) -> tuple[str, str]:
-        """A new guest: (player id, secret token)."""
-        return self.db.create_player(name)
-
     def player_by_token(self, token: str, ttl: float) -> dict[str, Any]:
         """The player (``id``, ``name``, ``account``) whose token this is: raises
         :class:`Unauthenticated` for an unknown token (``bad_token``) or one unused for
         ``ttl`` seconds (``token_expired``).  A use is written at most once an hour (a
         token made before uses were noted counts from its first use)."""
-        found = self.db.player_by_token(token)
+        found = self.db.players.player_by_token(token)
         if found is None:
             raise Unauthenticated("bad_token", "unknown token: log in, or make a new guest")
         now, seen = time.time(), found["last_seen_at"]
@@ -76,7 +76,7 @@ class Store:
                                   "log in, or make a new guest")
         if seen is None or idle >= min(SEEN_EVERY, ttl / 2):
             try:
-                self.db.token_seen(token, _datetime(now))
+                self.db.players.token_seen(token, _datetime(now))
             except SQLAlchemyError:  # a full disk must not lock players out
                 log.debug("the use of a token could not be noted", exc_info=True)
         return {"id": found["id"], "name": found["name"], "account": found["account"]}
@@ -84,179 +84,45 @@ class Store:
     def rotate_token(self, token: str) -> str:
         """A new token in place of ``token`` (which stops working; the player's other
         tokens do not)."""
-        fresh = self.db.rotate_token(token)
+        fresh = self.db.players.rotate_token(token)
         if fresh is None:
             raise Unauthenticated("bad_token", "unknown token: log in, or make a new guest")
         return fresh
 
-    def history(self, player_id: str, limit: int, offset: int
-                ) -> tuple[list[dict[str, Any]], int]:
-        """A page of the player's finished tables, newest first (rows with his seat, the
-        seats' names and the result, not the record), and their number."""
-        return self.db.history(player_id, limit, offset)
-
-    # -- accounts ----------------------------------------------------------------------------
-    def name_taken(self, name_key: str) -> bool:
-        """Whether an account holds the name of this key
-        (:func:`bela.server.accounts.name_key`)."""
-        return self.db.name_taken(name_key)
-
-    def claim(self, player_id: str, name: str, name_key: str, password_hash: str) -> bool:
-        """Make the guest an account (``False``: he already was one); raises
-        :class:`~bela.storage.NameTaken` when another account got the name first."""
-        return self.db.claim(player_id, name, name_key, password_hash)
-
-    def account(self, name_key: str) -> dict[str, Any] | None:
-        """The account holding a name's key: ``id``, ``name``, ``password_hash``."""
-        return self.db.account(name_key)
-
-    def password_hash(self, player_id: str) -> str | None:
-        return self.db.password_hash(player_id)
-
-    def set_password(self, player_id: str, password_hash: str) -> None:
-        self.db.set_password(player_id, password_hash)
-
-    def change_password(self, player_id: str, password_hash: str) -> str:
-        """The new password; every token of the player stops working, and the new one
-        returned is his (one transaction)."""
-        return self.db.change_password(player_id, password_hash)
-
-    def add_session(self, player_id: str) -> str:
-        """A new token of a login; the player's other tokens keep working."""
-        return self.db.add_session(player_id)
-
-    def add_device(self, player_id: str) -> str:
-        """A new device secret of a browser that logged in to the player's account."""
-        return self.db.add_device(player_id)
-
-    def known_device(self, player_id: str, secret: str) -> bool:
-        """Whether a browser that logged in to the player's account sent ``secret``."""
-        return self.db.known_device(player_id, secret)
-
-    def drop_token(self, token: str) -> None:
-        """This token stops working."""
-        self.db.drop_token(token)
-
-    def drop_tokens(self, player_id: str) -> None:
-        """Every token of the player stops working (logins, and a guest's first token)."""
-        self.db.drop_tokens(player_id)
-
-    # -- ratings and profiles ---------------------------------------------------------------
-    def player(self, player_id: str) -> dict[str, Any] | None:
-        """A player's public facts (``id``, ``name``, ``account``, ``created_at``)."""
-        return self.db.player(player_id)
-
-    def ratings(self, entries: Iterable[str], variant: str) -> dict[str, dict[str, Any]]:
-        """The stored ratings (``mu``, ``sigma``, ``games``, ``wins``) of these entries
-        (players or bots, :mod:`bela.server.ratings`) in ``variant``; unrated ones are
-        missing."""
-        return self.db.ratings(entries, variant)
-
-    def ratings_of(self, entry: str) -> list[dict[str, Any]]:
-        """An entry's rating in each variant it was rated in."""
-        return self.db.ratings_of(entry)
-
-    def leaderboard(self, variant: str, limit: int, offset: int, min_opponents: int = 0
-                    ) -> tuple[list[dict[str, Any]], int]:
-        """A page of the rated accounts and bots of ``variant``, best first, and the length
-        of the whole list; an account only once it met ``min_opponents`` distinct
-        opponents (players or bots on another side) in rated matches."""
-        sides = VARIANTS[variant].sides if variant in VARIANTS else 1
-        return self.db.leaderboard(variant, limit, offset, min_opponents, sides)
-
+    # -- ratings -----------------------------------------------------------------------------
     def meetings(self, table: Table, lines: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         """Per human entry of a finishing match's ``lines``, his rated matches with the
         same human players in the last :data:`~bela.server.ratings.PAIR_WINDOW`."""
         if not table.rated:
             return {}
         humans = [str(ln["entry"]) for ln in lines if bot_of(str(ln["entry"])) is None]
-        return self.db.meetings(humans, table.variant, _datetime(time.time() - PAIR_WINDOW))
-
-    def lines(self, entry: str, limit: int) -> list[dict[str, Any]]:
-        """An entry's newest ``limit`` lines of finished matches, each with its table's
-        ``private``, ``options`` and ``result``."""
-        return self.db.lines(entry, limit=limit)
-
-    def line_stats(self, entry: str, limit: int) -> list[dict[str, Any]]:
-        """The newest ``limit`` lines of an entry's finished matches, without the tables'
-        results: ``table_id``, ``seat``, ``variant``, ``finished_at``, ``won``, ``rated``,
-        ``contracts``, ``rating_after`` and the table's ``private``."""
-        return self.db.line_stats(entry, limit)
-
-    def line_totals(self, entry: str) -> dict[str, dict[str, int]]:
-        """An entry's ``games``, ``wins``, ``points`` and ``deals`` per variant."""
-        return self.db.line_totals(entry)
-
-    # -- score pads --------------------------------------------------------------------------
-    def pads(self, player_id: str, limit: int | None = None, offset: int = 0
-             ) -> tuple[list[dict[str, Any]], int]:
-        """A page of the pads an account keeps, newest first (``id``, ``variant``,
-        ``summary``, ``updated_at``: no record), and how many he keeps."""
-        return self.db.pads(player_id, limit, offset)
-
-    def set_pad_summary(self, player_id: str, pad_id: str, summary: dict[str, Any]) -> None:
-        self.db.set_pad_summary(player_id, pad_id, summary)
-
-    def pad(self, player_id: str, pad_id: str) -> dict[str, Any] | None:
-        return self.db.pad(player_id, pad_id)
-
-    def save_pad(self, player_id: str, pad_id: str, variant: str, record: dict[str, Any],
-                 summary: dict[str, Any], size: int, address: str,
-                 quota: PadQuota) -> datetime:
-        """Write a pad: when it was written (raises :class:`~bela.storage.PadRefused` past
-        the ``quota``)."""
-        return self.db.save_pad(player_id, pad_id, variant, record, summary, size, address,
-                                quota)
-
-    def delete_pad(self, player_id: str, pad_id: str) -> bool:
-        return self.db.delete_pad(player_id, pad_id)
+        return self.db.ratings.meetings(humans, table.variant,
+                                        _datetime(time.time() - PAIR_WINDOW))
 
     # -- tables ------------------------------------------------------------------------------
-    def exists(self, table_id: str) -> bool:
-        return self.db.load_table(table_id) is not None
-
-    def load_row(self, table_id: str, with_log: bool = False) -> dict[str, Any] | None:
-        return self.db.load_table(table_id, with_log=with_log)
-
-    def active_rows(self) -> list[dict[str, Any]]:
-        """Every open or running table, with its log."""
-        return self.db.load_active()
-
-    def active_ids(self) -> list[str]:
-        """The ids of every open or running table."""
-        return self.db.active_table_ids()
-
-    def running_seats(self, player_id: str) -> int:
-        """At how many running tables the player sits (on every server process)."""
-        return self.db.running_seats(player_id)
-
-    def count_active(self, owner_id: str) -> int:
-        """The open or running tables ``owner_id`` created (on every server process)."""
-        return self.db.count_active_tables(owner_id)
-
     def create(self, table: Table) -> None:
-        self.db.create_table(table.id, table.variant, table.options, table.seed, table.bot,
-                             table.owner_id, len(table.seats), private=table.private,
-                             invite_code=table.invite_code, active_at=_datetime(table.active_at),
-                             turn_clock=table.turn_clock, rated=table.rated,
-                             origin=table.origin)
+        self.db.tables.create_table(
+            table.id, table.variant, table.options, table.seed, table.bot, table.owner_id,
+            len(table.seats), private=table.private, invite_code=table.invite_code,
+            active_at=_datetime(table.active_at), turn_clock=table.turn_clock,
+            rated=table.rated, origin=table.origin)
 
     def save_seat(self, table: Table, seat: int) -> None:
         """A seat and the table's ``active_at``."""
         s = table.seats[seat]
-        self.db.set_seat(table.id, seat, s.player_id, s.is_bot, s.name,
-                         _datetime(table.active_at))
+        self.db.tables.set_seat(table.id, seat, s.player_id, s.is_bot, s.name,
+                                _datetime(table.active_at))
 
     def save_status(self, table: Table) -> None:
         if table.status == TableStatus.CLOSED:
-            self.db.close_table(table.id)
+            self.db.tables.close_table(table.id)
         else:
-            self.db.set_status(table.id, table.status)
+            self.db.tables.set_status(table.id, table.status)
 
     def add_deal(self, table: Table, idx: int, dealer: int, deal: Deal) -> None:
         """The deal of round ``idx`` as the table's next event."""
         with self.metrics.writing("deal"):
-            self.db.add_round(table.id, idx, table.seq + 1, dealer, _stored_deal(deal))
+            self.db.tables.add_round(table.id, idx, table.seq + 1, dealer, _stored_deal(deal))
 
     def add_log(self, table: Table, match: Match, seats: Sequence[Sequence[int]]) -> None:
         """Every event of ``match`` (a log played elsewhere) as the table's first events,
@@ -270,25 +136,21 @@ class Store:
             for action, seat in zip(rnd.log, seats[idx]):
                 seq += 1
                 acts.append({"seq": seq, "round": idx, "seat": seat, "token": action.token()})
-        self.db.add_log(table.id, deals, acts)
+        self.db.tables.add_log(table.id, deals, acts)
 
     def add_action(self, table: Table, seat: int, action: Action) -> None:
         """An action of the round being played as the table's next event."""
         assert table.match is not None
         with self.metrics.writing("action"):
-            self.db.add_action(table.id, table.seq + 1, len(table.match.rounds) - 1, seat,
-                               action.token())
+            self.db.tables.add_action(table.id, table.seq + 1, len(table.match.rounds) - 1,
+                                      seat, action.token())
 
     def finish(self, table: Table, result: dict[str, Any], record: dict[str, Any],
                lines: Sequence[Mapping[str, Any]] = (), rate: RateFn | None = None) -> None:
         """The match's result and record, with its seats' ``lines`` and (``rate``, see
         :func:`bela.server.ratings.rate_fn`) the ratings it moves, in one transaction."""
         with self.metrics.writing("result"):
-            self.db.finish_table(table.id, result, record, lines, table.variant, rate)
-
-    def seat_names(self, table_ids: Iterable[str]) -> dict[str, list[str]]:
-        """The names in the seats of these tables."""
-        return self.db.seat_names(table_ids)
+            self.db.tables.finish_table(table.id, result, record, lines, table.variant, rate)
 
     # -- replay ------------------------------------------------------------------------------
     def rebuild(self, row: dict[str, Any]) -> Table:

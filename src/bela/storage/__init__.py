@@ -1,4 +1,5 @@
-"""Storage of the server: SQLAlchemy 2 models, the database, Alembic migrations."""
+"""Storage of the server: SQLAlchemy 2 models, the database and its repositories, Alembic
+migrations."""
 
 from .db import (
     Database,

@@ -23,9 +23,9 @@ async def new_guest(request: Request, body: GuestIn) -> dict[str, Any]:
     """A new guest; a name an account holds is refused (its owner logs in)."""
     lobby = request.app.state.lobby
     name = accounts.clean_name(body.name)
-    if await asyncio.to_thread(lobby.store.name_taken, accounts.name_key(name)):
+    if await asyncio.to_thread(lobby.store.db.accounts.name_taken, accounts.name_key(name)):
         raise accounts.name_taken(name)
-    pid, token = await asyncio.to_thread(lobby.store.create_player, name)
+    pid, token = await asyncio.to_thread(lobby.store.db.players.create_player, name)
     return {"player_id": pid, "name": name, "token": token}
 
 

@@ -1,0 +1,192 @@
+"""The inbox of an instance (pub/sub channel ``bela:inbox:<instance>``, and ``bela:everyone``
+heard by all): the calls one instance makes to the instance that runs a table and their
+answers, and the messages for connections relayed between them, batched per instance
+(see :mod:`bela.server.cluster`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+from ..errors import Refused, Unavailable
+from ..hub import RECONNECT
+from ..logs import TableLog
+from .common import (
+    CALL_TIMEOUT,
+    EVERYONE,
+    Moved,
+    Part,
+    inbox,
+    instance_key,
+    log,
+    refusal_from_json,
+    refusal_json,
+)
+
+if TYPE_CHECKING:
+    from . import Cluster
+
+
+class Inbox(Part):
+    """The calls this instance makes and answers, its subscription (``epoch``: of the
+    current one, "" while there is none) and its outbox to the other instances.
+
+    ``serve(op, table, player, args)`` runs a call another instance made about a table this
+    instance runs (see :mod:`bela.server.router`)."""
+
+    def __init__(self, cluster: Cluster,
+                 serve: Callable[[str, str, dict[str, Any] | None, dict[str, Any]],
+                                 Awaitable[Any]]) -> None:
+        super().__init__(cluster)
+        self._serve = serve
+        self.epoch = ""  # of the current inbox subscription ("" while there is none)
+        self._subscribed = asyncio.Event()
+        self._ids = itertools.count()
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._outbox: dict[str, list[dict[str, Any]]] = {}
+        self._outbox_ready = asyncio.Event()
+
+    async def call(self, owner: str, op: str, table_id: str, player: dict[str, Any] | None,
+                   args: dict[str, Any]) -> Any:
+        """Run ``op`` at the instance that runs the table; its result, or its refusal
+        raised here.  Raises :class:`Moved` when that instance does not run the table and
+        :class:`Unavailable` when it does not answer."""
+        call_id = f"{self.id}:{next(self._ids)}"
+        reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = reply
+        msg = {"k": "call", "id": call_id, "from": self.id, "epoch": self.epoch, "op": op,
+               "table": table_id, "player": player, "args": args}
+        try:
+            heard = await self.redis.publish(inbox(owner), json.dumps(msg))
+            if not heard:  # nobody listens there: the instance is gone
+                raise Unavailable("table_moving", "the server process running this table "
+                                  "stopped; another takes it over within seconds: try again")
+            async with asyncio.timeout(CALL_TIMEOUT):
+                answer = await reply
+        except (RedisError, OSError) as exc:
+            raise self._unavailable(exc) from None
+        except TimeoutError:
+            self.metrics.errors.labels(kind="cluster").inc()
+            raise Unavailable("table_moving", "the server process running this table does "
+                              "not answer: try again in a few seconds") from None
+        finally:
+            self._pending.pop(call_id, None)
+        if answer.get("moved"):
+            raise Moved(table_id)
+        if "error" in answer:
+            raise refusal_from_json(answer["error"])
+        return answer.get("result")
+
+    async def _answer(self, msg: dict[str, Any]) -> None:
+        """Run a call another instance made, and send its answer back."""
+        out: dict[str, Any] = {"k": "answer", "id": msg["id"]}
+        table_id = msg["table"]
+        try:
+            if not self.cluster.leases.holds(table_id):
+                raise Moved(table_id)
+            out["result"] = await self._serve(msg["op"], table_id, msg.get("player"),
+                                              {**msg["args"], "_from": msg["from"],
+                                               "_epoch": msg.get("epoch", "")})
+        except Moved:
+            out["moved"] = True
+        except Refused as exc:
+            out["error"] = refusal_json(exc)
+        except Exception as exc:
+            self.metrics.errors.labels(kind="internal").inc()
+            TableLog(log, table_id).exception("table %s: a call %r from %s failed", table_id,
+                                              msg["op"], msg["from"])
+            out["error"] = refusal_json(Unavailable("internal", f"the call failed "
+                                                    f"({type(exc).__name__})"))
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.publish(inbox(msg["from"]), json.dumps(out))
+
+    def forward(self, instance: str, item: dict[str, Any]) -> None:
+        """Queue a message (``t``: text) or a close (``x``: code) for a connection held by
+        ``instance``: sent with the others queued in the same turn of the loop, in order."""
+        self._outbox.setdefault(instance, []).append(item)
+        self._outbox_ready.set()
+
+    async def send_outbox(self, closed: asyncio.Event) -> None:
+        while not closed.is_set():
+            await self._outbox_ready.wait()
+            self._outbox_ready.clear()
+            await self.flush()
+
+    async def flush(self) -> None:
+        batches, self._outbox = self._outbox, {}
+        for instance, items in batches.items():
+            try:
+                await self.redis.publish(inbox(instance),
+                                         json.dumps({"k": "out", "items": items}))
+            except (RedisError, OSError):
+                # lost: that instance closes its relays when its subscription breaks, and
+                # this one drops its connections when its epoch changes
+                self.metrics.errors.labels(kind="cluster").inc()
+
+    async def listen(self, closed: asyncio.Event) -> None:
+        """Read the inbox; when the subscription breaks, every relayed connection is closed
+        (its messages may be lost) and the inbox is subscribed again with a new epoch."""
+        pause = 0.2
+        while not closed.is_set():
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(inbox(self.id), EVERYONE)
+                self.epoch = secrets.token_hex(6)
+                await self.redis.set(instance_key(self.id), self.epoch, px=self.ttl_ms)
+                self._subscribed.set()
+                pause = 0.2
+                while not closed.is_set():  # waits of a second: an idle inbox is not broken
+                    msg = await pubsub.get_message(timeout=1.0)
+                    if msg is not None and msg["type"] == "message":
+                        self._incoming(msg["data"])
+            except (RedisError, OSError) as exc:
+                self.metrics.errors.labels(kind="cluster").inc()
+                if self.epoch:
+                    log.warning("the inbox subscription broke (%s): relayed connections "
+                                "are closed; subscribing again", exc)
+            finally:
+                self.epoch = ""
+                self._link_lost()
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(pause)
+            pause = min(2.0, pause * 2)
+
+    def _link_lost(self) -> None:
+        for relay in list(self.cluster.relays.relays.values()):
+            relay.conn.close(RECONNECT)
+        for reply in self._pending.values():
+            if not reply.done():
+                reply.set_exception(Unavailable("cluster", "the link to the other server "
+                                                "processes broke: try again"))
+
+    def _incoming(self, data: str) -> None:
+        msg = json.loads(data)
+        kind = msg.get("k")
+        if kind == "out":
+            for item in msg["items"]:
+                relay = self.cluster.relays.relays.get(item["c"])
+                if relay is None:
+                    continue
+                if "t" in item:
+                    relay.conn.send(item["t"])
+                else:
+                    relay.conn.close(item["x"])
+        elif kind == "answer":
+            reply = self._pending.get(msg["id"])
+            if reply is not None and not reply.done():
+                reply.set_result(msg)
+        elif kind == "call":
+            self._job(self._answer(msg))
+        elif kind == "close_player" and msg["from"] != self.id:
+            closed = self.cluster.relays.close_player(msg["player"], msg["code"])
+            if closed:
+                log.info("player %s's %d connections closed here (asked by %s)",
+                         msg["player"], closed, msg["from"])

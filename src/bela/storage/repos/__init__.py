@@ -1,0 +1,11 @@
+"""The queries of the server's storage, one repository per concern, all on one engine
+(:class:`bela.storage.Database` hands them out)."""
+
+from .accounts import Accounts
+from .base import Repo
+from .pads import Pads
+from .players import Players
+from .ratings import Ratings
+from .tables import Tables
+
+__all__ = ["Accounts", "Pads", "Players", "Ratings", "Repo", "Tables"]
