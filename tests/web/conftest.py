@@ -65,12 +65,11 @@ def _wait_ready(url: str, proc: subprocess.Popen[str], timeout: float = 30) -> N
         time.sleep(0.1)
 
 
-@pytest.fixture(scope="session")
-def bela_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A ``bela serve`` on a free loopback port with a temporary SQLite database and fast bots."""
+def serve_bela(tmp: Path) -> Iterator[str]:
+    """A ``bela serve`` on a free loopback port with a temporary SQLite database in ``tmp``
+    and fast bots: its address while the generator runs, stopped after."""
     pytest.importorskip("fastapi")
     _need_browser()
-    tmp = tmp_path_factory.mktemp("bela-web")
     env = {**os.environ, "BELA_DATA_DIR": str(tmp), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "bela.server", "--host", "127.0.0.1", "--port", "0",
@@ -107,3 +106,16 @@ def bela_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="session")
+def bela_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The server most browser tests share (one per session)."""
+    yield from serve_bela(tmp_path_factory.mktemp("bela-web"))
+
+
+@pytest.fixture(scope="module")
+def own_bela_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server of the module's own: its analysis workers and bots busy with nothing the
+    earlier tests left running (their bot tables, their reviews)."""
+    yield from serve_bela(tmp_path_factory.mktemp("bela-web-own"))

@@ -72,6 +72,14 @@ def _costly(record: dict[str, Any]) -> dict[tuple[int, int], int]:
     return {(p.round, p.action): p.loss for p in review_match(read_record(json.dumps(record)))}
 
 
+@pytest.fixture(scope="module")
+def bela_url(own_bela_url: str) -> str:
+    """The analysis board's tests run on a server of their own: the analysis workers and
+    the CPU are not shared with the bot tables and reviews the earlier browser tests left
+    running on the session's server."""
+    return own_bela_url
+
+
 def _ready(page: Any, rnd: int, step: int, seat: int | None = None) -> None:
     """The board shows this position (the first one may wait for the workers: after a
     fresh install the solver compiles once, a minute on a slow machine)."""
