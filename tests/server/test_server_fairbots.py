@@ -194,7 +194,10 @@ def test_strong_bot_tables_are_limited_per_player_and_address(tmp_path: Path) ->
         with from_address(client, "10.0.0.9"):
             _, cid = guest(client, "Cid")
             assert start(cid, table(cid)).status_code == 200
-        assert client.post(f"/api/tables/{first}/close", headers=ana).status_code == 200
+        # the first ends (closed, or its all-bot match already over on a fast machine)
+        closed = client.post(f"/api/tables/{first}/close", headers=ana)
+        if closed.status_code != 200:
+            assert client.get(f"/api/tables/{first}").json()["status"] == "finished", closed.text
         assert start(ana, third).status_code == 200  # one ended: room again
 
 
