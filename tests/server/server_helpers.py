@@ -10,7 +10,7 @@ import socket
 import subprocess
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -180,3 +180,33 @@ def redis_server(folder: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     finally:
         proc.kill()
         proc.wait()
+
+
+def run_lobby(tmp_path: Path,
+              scenario: Callable[[Any, list[dict[str, Any]]], Awaitable[None]],
+              names: Sequence[str] = ("Ana", "Bruno"), **config: Any) -> None:
+    """Run ``scenario(lobby, players)`` on a fresh lobby (no bot delay, no round pause,
+    seeds allowed, then ``config``) with a guest for each of ``names``."""
+    import asyncio
+
+    from bela.server.hub import Hub
+    from bela.server.lobby import Lobby
+    from bela.server.model import ServerConfig
+    from bela.server.store import Store
+    from bela.storage import Database
+
+    async def main() -> None:
+        db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
+        lobby = Lobby(Store(db), Hub(), ServerConfig(**{"bot_delay": 0, "round_pause": 0,
+                                                        "allow_seed": True, **config}))
+        players = []
+        for name in names:
+            pid, _token = db.players.create_player(name)
+            players.append({"id": pid, "name": name})
+        try:
+            await scenario(lobby, players)
+        finally:
+            await lobby.shutdown()
+            db.close()
+
+    asyncio.run(main())

@@ -15,16 +15,16 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
+from server_helpers import run_lobby
+
 from bela.bots.driver import Decision  # noqa: E402
 from bela.engine import parse_action  # noqa: E402
 from bela.engine.views import seat_view  # noqa: E402
 from bela.server import actor as actor_module  # noqa: E402
 from bela.server.actor import BotMove  # noqa: E402
-from bela.server.hub import Conn, Hub  # noqa: E402
+from bela.server.hub import Conn  # noqa: E402
 from bela.server.lobby import Lobby  # noqa: E402
-from bela.server.model import ServerConfig, Table  # noqa: E402
-from bela.server.store import Store  # noqa: E402
-from bela.storage import Database  # noqa: E402
+from bela.server.model import Table  # noqa: E402
 
 
 async def _no_send(_text: str) -> None:
@@ -38,21 +38,7 @@ def _conn(player: dict[str, Any], seat: int | None) -> Conn:
 def _run(tmp_path: Path, scenario: Callable[[Lobby, list[dict[str, Any]]], Awaitable[None]],
          **config: Any) -> None:
     """Run ``scenario(lobby, players)`` on a fresh lobby with two guests."""
-    async def main() -> None:
-        db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
-        lobby = Lobby(Store(db), Hub(), ServerConfig(**{"bot_delay": 0, "round_pause": 0,
-                                                        "allow_seed": True, **config}))
-        players = []
-        for name in ("Ana", "Bruno"):
-            pid, _token = db.players.create_player(name)
-            players.append({"id": pid, "name": name})
-        try:
-            await scenario(lobby, players)
-        finally:
-            await lobby.shutdown()
-            db.close()
-
-    asyncio.run(main())
+    run_lobby(tmp_path, scenario, **config)
 
 
 async def _started(lobby: Lobby, players: list[dict[str, Any]]) -> Table:

@@ -15,16 +15,16 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
+from server_helpers import run_lobby
+
 from bela.bots.driver import bot_view  # noqa: E402
 from bela.engine import Play  # noqa: E402
 from bela.engine.enums import Outcome  # noqa: E402
 from bela.engine.views import seat_view  # noqa: E402
 from bela.server import actor as actor_module  # noqa: E402
-from bela.server.hub import Conn, Hub  # noqa: E402
+from bela.server.hub import Conn  # noqa: E402
 from bela.server.lobby import Lobby  # noqa: E402
-from bela.server.model import ServerConfig, TableStatus  # noqa: E402
-from bela.server.store import Store  # noqa: E402
-from bela.storage import Database  # noqa: E402
+from bela.server.model import TableStatus  # noqa: E402
 
 OFF = {"enforce": "off"}
 
@@ -35,21 +35,8 @@ async def _no_send(_text: str) -> None:
 
 def _run(tmp_path: Path, scenario: Callable[[Lobby, list[dict[str, Any]]], Awaitable[None]],
          **config: Any) -> None:
-    async def main() -> None:
-        db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
-        lobby = Lobby(Store(db), Hub(), ServerConfig(**{"bot_delay": 0, "round_pause": 0,
-                                                        "allow_seed": True, **config}))
-        players = []
-        for name in ("Ana", "Bruno", "Cila"):
-            pid, _token = db.players.create_player(name)
-            players.append({"id": pid, "name": name})
-        try:
-            await scenario(lobby, players)
-        finally:
-            await lobby.shutdown()
-            db.close()
-
-    asyncio.run(main())
+    """Run ``scenario(lobby, players)`` on a fresh lobby with three guests."""
+    run_lobby(tmp_path, scenario, ("Ana", "Bruno", "Cila"), **config)
 
 
 async def _until(cond: Callable[[], bool], timeout: float = 20.0) -> None:
