@@ -20,7 +20,7 @@ from .base import Bot
 from .heuristic import HeuristicBot
 from .levels import LEVELS, level_spec
 from .random_bot import RandomBot
-from .settings import LearnedConfig, PimcConfig
+from .settings import IsmctsConfig, LearnedConfig, PimcConfig
 
 
 def _pimc(seed: int | None = None, **settings: Any) -> Bot:
@@ -32,7 +32,7 @@ def _pimc(seed: int | None = None, **settings: Any) -> Bot:
 def _ismcts(seed: int | None = None, **settings: Any) -> Bot:
     from .ismcts import IsmctsBot
 
-    return IsmctsBot(seed, **settings)
+    return IsmctsBot(seed, IsmctsConfig.parse(settings))
 
 
 def _learned(seed: int | None = None, **settings: Any) -> Bot:

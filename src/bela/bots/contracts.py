@@ -25,7 +25,7 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 from ..engine.actions import (
@@ -45,8 +45,9 @@ from ..engine.enums import Phase
 from ..engine.rules import ALL_TRUMPS, NO_TRUMPS, TRUMP_POINTS, play_table
 from ..engine.state import Match
 from ..engine.variants import get_variant
-from ..engine.views import SeatView
+from ..engine.views import SeatView, seat_view
 from ..solver.inference import bids_with_cards, turned_suit
+from .base import Bot
 from .profiles import HeuristicParams, profile
 
 SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
@@ -404,28 +405,26 @@ def discard_order(hand: int, trump: int, params: HeuristicParams) -> list[tuple[
 
 # -- swaps and redeals (R32, R35) ------------------------------------------------------------
 
-def exchange(view: SeatView, params: HeuristicParams) -> Action:
-    """Swap the 7 of trump for the turned card; redeal four 7s / 8s when the hand is weak;
-    keep when that is the only choice (every seat is asked, holder or not, R32, R35)."""
+def exchange(view: SeatView, params: HeuristicParams, playout: Bot) -> Action:
+    """Swap the 7 of trump for the turned card; redeal four 7s / 8s when the hand is weak
+    (the rounds simulated with ``playout`` at both seats); keep when that is the only
+    choice (every seat is asked, holder or not, R32, R35)."""
     legal = view.legal
     if legal == (DECLINE,):
         return DECLINE
     keep = SWAP if SWAP in legal else DECLINE
     if REDEAL in legal and params.redeal_samples > 0:
-        if simulated_margin(view, keep, params) < REDEAL_BELOW:
+        if simulated_margin(view, keep, params.redeal_samples, playout) < REDEAL_BELOW:
             return REDEAL
     return keep
 
 
-def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) -> float:
+def simulated_margin(view: SeatView, action: Action, samples: int, playout: Bot) -> float:
     """The mean round margin (own score less the opponent's) of taking ``action`` at this
     seat's next exchange decision of a two-player round (a later one, e.g. the redeal still
-    open after a swap, is the bot's), over ``params.redeal_samples`` opponent hands drawn
-    from the unseen cards, the round played out by heuristic bots (which do not redeal)
-    through the driver."""
-    from .driver import Driver
-    from .heuristic import HeuristicBot
-
+    open after a swap, is the bot's), over ``samples`` opponent hands drawn from the unseen
+    cards, the round played out by ``playout`` at both seats (the heuristic passes itself
+    without the redeal simulation)."""
     assert view.seat is not None
     me = view.seat
     opp = 1 - me
@@ -443,16 +442,14 @@ def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) ->
         mine = [c for c in mine if c != opened] + [seven]
     pool = [int(c) for c in Card.ALL if c not in view.hand and c not in out]
     rng = random.Random(view.hand.mask * 1_000_003 + view.round_index)
-    bot = HeuristicBot(0, replace(params, redeal_samples=0))
     total = 0.0
-    for _ in range(params.redeal_samples):
+    for _ in range(samples):
         rng.shuffle(pool)
         hands: list[list[int]] = [[], []]
         hands[me] = mine
         hands[opp] = held + pool[:v.hand_cards - len(held)]
         m = Match(v, options={"target": 5001}, first_dealer=view.dealer)  # one round
-        driver = Driver(m, {me: bot, opp: bot})
-        rnd = driver.deal(hands, extra)
+        rnd = m.deal(hands, extra)
         for _seat, token in view.bids:
             m.apply(parse_action(token))
         for asked, token in view.exchanges:  # the seats asked before kept (silently)
@@ -462,12 +459,13 @@ def simulated_margin(view: SeatView, action: Action, params: HeuristicParams) ->
         while rnd.phase == Phase.EXCHANGE and rnd.turn != me:
             m.apply(DECLINE)  # nothing public happened before this seat's turn: all kept
         pending = True  # ``action`` at this seat's next exchange decision, then the bot's
-        while (seat := driver.to_act()) is not None:
+        while not rnd.is_over:
+            seat = rnd.turn
             if pending and seat == me and rnd.phase == Phase.EXCHANGE:
-                driver.apply(me, action)
+                m.apply(action)
                 pending = False
-            else:
-                driver.step()
+            else:  # duties enforced (the default), so no revoke and no claim to make
+                m.apply(playout.act(seat_view(m, seat, rnd)))
         assert rnd.result is not None
         total += rnd.result.scores[me] - rnd.result.scores[opp]
-    return total / params.redeal_samples
+    return total / samples

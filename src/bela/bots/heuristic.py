@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 
 from ..engine.actions import Action, Call, Declare, Pass, Play
 from ..engine.cards import FULL_DECK, SUIT_MASKS
@@ -131,7 +132,8 @@ class HeuristicBot:
         if view.phase == Phase.DISCARD:
             return contracts.discard(view, self.params)
         if view.phase == Phase.EXCHANGE:
-            return contracts.exchange(view, self.params)
+            return contracts.exchange(view, self.params, HeuristicBot(
+                0, replace(self.params, redeal_samples=0)))
         declares = [a for a in legal if isinstance(a, Declare)]
         if declares:
             # R13: announce everything (the options come largest subset first).

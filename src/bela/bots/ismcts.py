@@ -7,8 +7,9 @@ the rest of the round at random under the variant's duties (the engine's own tab
 duty functions) and backs up each mover's share of the card points.  Bidding, declarations,
 bela, discards, swaps and redeals follow the heuristic bot.
 
-``iterations`` and an optional ``budget`` (seconds per decision) set the strength; it stops
-at whichever comes first (without a budget, play depends only on the seed and the view).
+``iterations`` and an optional ``budget`` (seconds per decision;
+:class:`~bela.bots.settings.IsmctsConfig`) set the strength; it stops at whichever comes
+first (without a budget, play depends only on the seed and the view).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..solver.inference import InconsistentView
 from ..solver.sampler import DealSampler
 from . import clock
 from .heuristic import HeuristicBot
+from .settings import IsmctsConfig
 
 
 class _Node:
@@ -40,14 +42,13 @@ class _Node:
 class IsmctsBot:
     name = "ismcts"
 
-    def __init__(self, seed: int | None = None, iterations: int = 1000,
-                 budget: float | None = None,
-                 exploration: float = 0.7, inference: bool = True) -> None:
+    def __init__(self, seed: int | None = None, config: IsmctsConfig | None = None) -> None:
+        config = config or IsmctsConfig()
         self.rng = random.Random(seed)
-        self.iterations = iterations
-        self.budget = budget
-        self.c = exploration
-        self.inference = inference
+        self.iterations = config.iterations
+        self.budget = config.budget
+        self.c = config.exploration
+        self.inference = config.inference
         self.fallback = HeuristicBot(seed)
 
     def act(self, view: SeatView) -> Action:

@@ -216,3 +216,33 @@ class LearnedConfig:
     @classmethod
     def parse(cls, settings: Mapping[str, object]) -> Self:
         return parse_settings(cls, "learned", settings)
+
+
+@dataclass(frozen=True)
+class IsmctsConfig:
+    """``ismcts``'s settings (:mod:`bela.bots.ismcts`): the tree's iterations, an optional
+    time budget, the UCB1 exploration constant and the sampler's inference.
+
+    >>> IsmctsConfig.parse({"iterations": 50, "inference": False}).iterations
+    50
+    >>> IsmctsConfig.parse({"iterations": 0})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: bad settings for bot 'ismcts': iterations must be a whole number >= 1 ...
+    """
+
+    iterations: int = 1000  # tree iterations per card decision
+    budget: float | None = None  # seconds per decision (whichever comes first)
+    exploration: float = 0.7  # UCB1's constant
+    inference: bool = True  # the sampler reads the bids and the play
+
+    def __post_init__(self) -> None:
+        _whole("iterations", self.iterations, 1, "the tree's iterations per card")
+        if self.budget is not None and not self.budget > 0:
+            raise ValueError(f"budget must be a number of seconds > 0, not {self.budget!r}")
+        if not self.exploration >= 0:
+            raise ValueError(f"exploration must be a number >= 0, not {self.exploration!r}")
+
+    @classmethod
+    def parse(cls, settings: Mapping[str, object]) -> Self:
+        return parse_settings(cls, "ismcts", settings)
