@@ -87,48 +87,15 @@ def _elo(name: str) -> Mapping[str, int]:
     return MappingProxyType(dict(_ELO[name]) if name in _ELO else {})
 
 
-# The heuristic's knobs, tuned with duplicate deals of each variant against DEFAULT_PARAMS
-# (bela2 +5.8, belot2 +4.3, bela3 +1.0 points per deal over 3000 / 1500 deals).
+# Where each value below comes from, with the measurements that chose it:
+# docs/experiments/2026-12.md, "The variants' profiles" (heuristic knobs, contract weights,
+# ``opening``, ``learned_search``, ``learned_order``, ``learned_bids``, ``endgame``).
+# The heuristic's knobs were tuned with duplicate deals of each variant against
+# DEFAULT_PARAMS; the contract weights are least-squares fits of the caller's margin
+# (``python -m bela.training.fit``; bela.bots.contracts.SUIT_FEATURES, VC_FEATURES,
+# BC_FEATURES).
 _TWO_PLAYER = replace(DEFAULT_PARAMS, lead_master_min_safe=0.4, draw_low_trumps_min=3,
                       keep_capture=15.0)
-
-# The contract estimates' least-squares weights, feature by feature
-# (bela.bots.contracts.SUIT_FEATURES, VC_FEATURES, BC_FEATURES), of the caller's margin:
-# bela3 the caller's score less the mean of the other two; bela2/belot2 the caller's score
-# less the opponent's (BC counts double, R36).  Regenerate with ``python -m bela.training.fit``.
-
-# ``opening``: master against ``pimc`` with and without the network's first tricks on the
-# same deals (docs/experiments/2026-12.md).  bela3's network plays its first tricks of ten
-# cards clearly worse than the search (the learned bot's rows there); in belot2 the search
-# plays better from the second trick on (as the learned bot's endgame of 8 cards there):
-# master made +7.1 and +7.4 with 1 where it made +5.8 and +7.1 with 2 (1,000 deals each,
-# seeds 6 and 7).
-
-# ``learned_search``: in belot2 twice the search made master stronger by about +1 point a
-# deal (docs/experiments/2026-12.md: +9.5 over ``pimc`` where 64 deals made +8.6, 2,000
-# deals on one network; +9.7 with the network shipped since) at a decision median of 57 ms.
-
-# ``learned_order`` (belot2 R34: the non-dealer; the heuristic's fitted estimate,
-# :func:`bela.bots.contracts.estimate`, whose own threshold there is 0): the estimate is of
-# the heuristic's card play; master makes more of the contracts it finds a little short: in
-# belot2, from the games whose bidding -10 changes, +0.96 points a deal against ``pimc``
-# over the 5,000 deals it was chosen on (the other thresholds moved by 5 or 10 either way
-# gained nothing), +0.21 over 2,000 fresh ones (docs/experiments/2026-12.md).
-
-# ``learned_bids``: ``estimate`` (:class:`~bela.bots.contracts.EstimateBids`) or the
-# hand-made ``model`` (:class:`~bela.solver.inference.BidModel`).  In belot2, on the first
-# 1,000 deals of seed 11 against ``pimc``, master made +0.64 (-1.50 .. +2.77) points a deal
-# more with ``estimate`` than with ``model`` (+1.04 with a floor of 0.05 and a choice of 15
-# points): small, and within the noise; it is how the opponent bids.  Master with it makes
-# +10.4 (+8.2 .. +12.6) over ``pimc`` on 3,000 fresh deals (docs/experiments/2026-12.md).
-
-# ``endgame``: where a ``pimc`` decision costs a few milliseconds (a median of 1-7 ms on one
-# core with that many cards in hand) and plays better than the network; measured with
-# ``bela arena --bots learned:endgame=N,learned:endgame=0`` and against ``pimc``
-# (docs/experiments/2026-12.md).  In bela3 the network plays only the first of the ten
-# tricks: with 7 searched it lost 3.3 points a deal to ``pimc``, with 9 about even.  In
-# bela2, where 11 cards stay out of play, the network plays the last tricks better than 16
-# sampled deals.
 
 _MADE = (
     VariantProfile(
@@ -137,22 +104,18 @@ _MADE = (
         endgame=6, model="bela4.npz", elo=_elo("bela4")),
     VariantProfile(
         VARIANTS["bela3"], replace(DEFAULT_PARAMS, keep_capture=15.0), weights=MappingProxyType({
-            # 40000 rounds, mean margin -15, R2 0.19 (lead is always 1: the first seat calls)
             "suit": (-42, 14, 16, 43, 27, 62, 31, 28, 30, 14, 29, 29, 16, 15, 13, 10, 2, 3,
                      15, 4, -42, 0)}),
         opening=0, learned_search=(64, 4_000_000), learned_order=None, learned_bids="model",
         endgame=9, model="bela3.npz", elo=_elo("bela3")),
     VariantProfile(
         VARIANTS["bela2"], replace(_TWO_PLAYER, accept=(0.0, -15.0)), weights=MappingProxyType({
-            # 60000 rounds, mean margin -45, R2 0.13
             "suit": (-115, 11, 13, 41, 28, 64, 29, 27, 26, 6, 4, -1, 16, 14, 16, 11, 5, 3,
                      16, 13, -2, 1)}),
         opening=2, learned_search=(64, 4_000_000), learned_order=None, learned_bids="model",
         endgame=0, model="bela2.npz", elo=_elo("bela2")),
     VariantProfile(
         VARIANTS["belot2"], replace(_TWO_PLAYER, accept=(0.0, -15.0)), weights=MappingProxyType({
-            # 80000 rounds (63308 suit, 7913 VC, 7868 BC); mean margins -40, -61, -60;
-            # R2 .17 .08 .09
             "suit": (-109, 12, 14, 37, 27, 64, 28, 28, 27, 9, 9, -6, 17, 9, 13, 10, 5, 3,
                      17, 13, -2, 0),
             "VC": (-8, 17, 7, -4, -11, -15, -16, 3, 8, 18, -7, -26),
