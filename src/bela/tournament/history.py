@@ -11,10 +11,11 @@ entries and a result given twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import duplicate, knockout, robin, swiss
+from .knockout import Plans, Rounds
 from .model import Entry, Format, Result, RoundPlan, Settings, TournamentError
 
 
@@ -36,17 +37,29 @@ class History:
     current_results: tuple[Result, ...]
 
 
-def next_plan(settings: Settings, entries: Sequence[Entry], done: Sequence[Played]
-              ) -> RoundPlan | None:
-    """The round after ``done`` in the settings' format (``None``: the tournament is over)."""
-    rounds = [(p.plan, p.results) for p in done]
-    if settings.format == Format.SWISS:
-        return swiss.next_round(settings, entries, rounds)
+def schedule(settings: Settings, entries: Sequence[Entry]) -> Plans:
+    """The rounds of the settings' format one at a time: each is yielded and its results
+    are sent back."""
     if settings.format == Format.KNOCKOUT:
-        return knockout.next_round(settings, entries, rounds, first=1)
+        return knockout.bracket(settings, entries, 1, knockout.Bracket())
     if settings.format == Format.ROUND_ROBIN:
-        return robin.next_round(settings, entries, rounds)
-    return duplicate.next_round(settings, entries, rounds)
+        return robin.schedule(settings, entries)
+    return _stepwise(swiss.next_round if settings.format == Format.SWISS
+                     else duplicate.next_round, settings, entries)
+
+
+def _stepwise(plan: Callable[[Settings, Sequence[Entry], Rounds], RoundPlan | None],
+              settings: Settings, entries: Sequence[Entry]) -> Plans:
+    rounds: list[tuple[RoundPlan, Sequence[Result]]] = []
+    while (nxt := plan(settings, entries, rounds)) is not None:
+        rounds.append((nxt, (yield nxt)))
+
+
+def next_round(plans: Plans, results: Sequence[Result]) -> RoundPlan | None:
+    try:
+        return plans.send(results)
+    except StopIteration:
+        return None
 
 
 def check_entries(settings: Settings, entries: Sequence[Entry]) -> None:
@@ -72,15 +85,15 @@ def replay(settings: Settings, entries: Sequence[Entry], results: Sequence[Resul
                                   f"entries {unknown}")
         by_round.setdefault(r.round, []).append(r)
     done: list[Played] = []
-    current = next_plan(settings, entries, done)
+    plans = schedule(settings, entries)
+    current = next(plans, None)
     got: tuple[Result, ...] = ()
     while current is not None:
         got = _match(settings, current, by_round.pop(current.round, []))
         if len(got) < len(current.games):
             break
         done.append(Played(current, got))
-        current = next_plan(settings, entries, done)
-        got = ()
+        current, got = next_round(plans, got), ()
     if by_round:
         late = min(by_round)
         if current is not None and late > current.round:
