@@ -88,7 +88,7 @@ def schedule(settings: Settings, entries: Sequence[Entry]) -> knockout.Plans:
         for s in schedules:
             if k < len(s):
                 pairs, bye = s[k]
-                games += [Game(len(games) + 1, p) for p in pairs]
+                games += [Game(len(games) + i, p) for i, p in enumerate(pairs, 1)]
                 byes += [] if bye is None else [bye]
         plan = RoundPlan(k + 1, tuple(games), tuple(byes), STAGES[len(gs) > 1])
         rounds.append((plan, (yield plan)))
