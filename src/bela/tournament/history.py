@@ -70,6 +70,9 @@ def check_entries(settings: Settings, entries: Sequence[Entry]) -> None:
     if len(ids) < settings.sides:
         raise TournamentError(f"{settings.variant} needs at least {settings.sides} entries, "
                               f"not {len(ids)}")
+    if settings.format == Format.ROUND_ROBIN and len(ids) < 2 * settings.groups:
+        raise TournamentError(f"{settings.groups} groups need at least {2 * settings.groups} "
+                              f"entries (2 a group), not {len(ids)}")
 
 
 def replay(settings: Settings, entries: Sequence[Entry], results: Sequence[Result]
