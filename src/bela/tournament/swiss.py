@@ -117,10 +117,9 @@ def pair_two(score: Sequence[float], new: Callable2) -> list[tuple[int, int]]:
     for group in groups:
         members = [x for x in group if m.alive[x]]
         below = [x for x in range(group[-1] + 1, n) if m.alive[x]]
+        m.open()
         if members and below and len(members) % 2 == 0:
-            closed = Matching(n, _closed(allowed, set(members)), members + below)
-            if closed.complete([(x, m.mate[x]) for x in members + below]):
-                m = closed
+            m.close(set(members))  # the group pairs among itself if it and the rest can
         pos = {x: i for i, x in enumerate(members)}
         half = len(members) // 2
         for p, x in enumerate(members):
@@ -135,11 +134,6 @@ def pair_two(score: Sequence[float], new: Callable2) -> list[tuple[int, int]]:
             y = next(y for y in cands if m.fix(x, y))
             pairs.append((x, y))
     return pairs
-
-
-def _closed(allowed: Callable2, inside: set[int]) -> Callable2:
-    """``allowed``, but never between ``inside`` and the others."""
-    return lambda a, b: allowed(a, b) and ((a in inside) == (b in inside))
 
 
 def tables_of_three(n: int, new: Callable2) -> list[tuple[int, int, int]]:
