@@ -68,6 +68,8 @@ def test_inconsistent_results(results: list[Result], message: str) -> None:
 def test_inconsistent_entries() -> None:
     with pytest.raises(TournamentError, match="entries given twice: \\[2\\]"):
         plan_round(SWISS, [*ES, Entry(2, 1000)], [])
+    with pytest.raises(TournamentError, match="entries \\[5\\]: a rating must be a finite"):
+        plan_round(SWISS, [*ES, Entry(5, float("nan"))], [])
     with pytest.raises(TournamentError, match="at least 3 entries"):
         plan_round(Settings("bela3", Format.SWISS, rounds=1), ES[:2], [])
     with pytest.raises(TournamentError, match="at least 4 entries"):

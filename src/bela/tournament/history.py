@@ -11,6 +11,7 @@ entries and a result given twice.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -50,12 +51,14 @@ def schedule(settings: Settings, entries: Sequence[Entry]) -> Plans:
 
 def _stepwise(plan: Callable[[Settings, Sequence[Entry], Rounds], RoundPlan | None],
               settings: Settings, entries: Sequence[Entry]) -> Plans:
+    """The rounds of a format planned from all the rounds before (``plan``)."""
     rounds: list[tuple[RoundPlan, Sequence[Result]]] = []
     while (nxt := plan(settings, entries, rounds)) is not None:
         rounds.append((nxt, (yield nxt)))
 
 
 def next_round(plans: Plans, results: Sequence[Result]) -> RoundPlan | None:
+    """Send a round's results to ``plans``; the next round (``None``: no more)."""
     try:
         return plans.send(results)
     except StopIteration:
@@ -63,7 +66,12 @@ def next_round(plans: Plans, results: Sequence[Result]) -> RoundPlan | None:
 
 
 def check_entries(settings: Settings, entries: Sequence[Entry]) -> None:
+    """Refuse a field that cannot play: an id twice, a rating that is not a number, too
+    few entries."""
     ids = [e.id for e in entries]
+    bad = [e.id for e in entries if not math.isfinite(e.rating)]
+    if bad:
+        raise TournamentError(f"entries {bad}: a rating must be a finite number")
     if len(set(ids)) != len(ids):
         twice = sorted({i for i in ids if ids.count(i) > 1})
         raise TournamentError(f"entries given twice: {twice}")

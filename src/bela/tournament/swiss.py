@@ -107,11 +107,8 @@ def pair_two(score: Sequence[float], new: Callable2) -> list[tuple[int, int]]:
     hint = [(g[i], g[i + len(g) // 2]) for g in groups for i in range(len(g) // 2)]
     m = Matching(n, new)
     repeats = not m.complete(hint)
-    allowed = new
-    if repeats:
-        def allowed(a: int, b: int) -> bool:
-            return True
-        m = Matching(n, allowed)
+    if repeats:  # no round without a repeat exists: any two may meet
+        m = Matching(n, lambda a, b: True)
         m.complete(hint)
     pairs: list[tuple[int, int]] = []
     for group in groups:
