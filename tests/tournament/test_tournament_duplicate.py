@@ -3,7 +3,11 @@ matchpoints against a worked bridge-style example."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bela.tournament import (
     Entry,
@@ -125,3 +129,31 @@ def test_a_forfeit_scores_zero_on_its_boards() -> None:
 def test_bela3_duplicate_is_refused() -> None:
     with pytest.raises(TournamentError, match="two sides"):
         Settings("bela3", Format.DUPLICATE, rounds=1, boards=1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 14), st.integers(1, 4), st.integers(1, 3), st.integers(0, 2**32))
+def test_random_duplicate_tournaments(n: int, rounds: int, boards: int, seed: int) -> None:
+    """Whole random tournaments: on every board the two sides of a table share the top,
+    all matchpoints of a side add up to ``n (n - 1)`` over ``n`` tables (each comparison
+    gives out 2), the frequencies count every table, percentages lie in 0..100."""
+    rng = random.Random(seed)
+    es = [Entry(i, rng.randint(1000, 1100)) for i in range(1, n + 1)]
+    s = Settings("bela2", Format.DUPLICATE, rounds=rounds, boards=boards, seed=seed)
+    results: list[Result] = []
+    while (plan := plan_round(s, es, results)) is not None:
+        round_results = [Result(plan.round, g.table, g.entries, (0, 0), None, board_scores=tuple(
+            (b, (rng.choice((0, 10, 20, 162)), rng.choice((0, 10, 20, 162)))) for b in g.boards))
+            for g in plan.games]
+        results += round_results
+        tables = board_table(s, results, plan.round)
+        assert [t.board for t in tables] == list(plan.games[0].boards)
+        for t in tables:
+            k = len(plan.games)
+            assert t.top == 2 * (k - 1) and len(t.lines) == k
+            assert sum(f.count for f in t.frequencies) == k
+            assert all(sum(ln.matchpoints) == t.top for ln in t.lines)
+            assert sum(ln.matchpoints[0] for ln in t.lines) == k * (k - 1)
+    assert is_complete(s, es, results)
+    for x in standings(s, es, results):
+        assert x.percentage is None or 0 <= x.percentage <= 100

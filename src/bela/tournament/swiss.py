@@ -20,7 +20,7 @@ then prefers new opponents entry by entry, without a guarantee of the fewest rep
 **Three sides** (bela3, tables of three).  The top unseated entry takes the two next
 entries it has not yet shared a table with (and who have not with each other), searching
 depth first; when no table set without a shared table repeated exists (or the search
-passes :data:`SEARCH_BUDGET` steps, which fields below a dozen entries never do) the tables
+passes :data:`SEARCH_BUDGET` steps, which fields of up to 12 entries never do) the tables
 are made greedily with the fewest repeats at each table.
 
 >>> from bela.tournament import Entry, Format, Settings
