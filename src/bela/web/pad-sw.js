@@ -21,6 +21,7 @@ const FILES = [
   "/web/cards.js",
   "/web/api.js",
   "/web/util.js",
+  "/web/html.js",
   "/web/prefs.js",
   "/web/style.css",
   "/web/favicon.svg",
