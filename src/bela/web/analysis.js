@@ -7,13 +7,14 @@
 // no rule of play: who made an action is read off the server's views.
 
 import { LANGS, setLang, t, tn } from "./i18n.js";
-import { loadPrefs, savePrefs } from "./prefs.js";
+import { savePrefs } from "./prefs.js";
 import {
   DECKS, cardBackSVG, cardSVG, ensureSprite, isTrump, rankOf, sortHand, suitIcon, suitOf,
 } from "./cards.js";
-import { api, newGuest, storeCode, storedGuest } from "./api.js";
+import { api, newGuest, storeCode } from "./api.js";
 import { declShape, declText, declareGroups, faceUp, makeNames, teamOf } from "./table.js";
 import { html, joinHtml, setHtml } from "./html.js";
+import { A, dropRecord, moveTo, takeRecord, viewAs } from "./analysis-state.js";
 
 const POLL_MS = 400; // the review's progress is asked for this often
 const CACHE_MAX = 400; // positions kept in memory
@@ -26,30 +27,6 @@ const ICONS = { first: icon("M1.5 1.5h1.6v7H1.5zM8.5 1.5v7L3.5 5z"), prev: icon(
   next: icon("M2 1.5v7L7.5 5z"), last: icon("M6.9 1.5h1.6v7H6.9zM1.5 1.5v7L6.5 5z") };
 const CARD_TOKEN = /^(?:10|[789TJQKA])[HDSC♥♦♠♣]\*?$/i;
 
-const A = {
-  prefs: loadPrefs(),
-  guest: storedGuest(),
-  tableId: null, // the table the record came from (?table=), null for a file or a paste
-  record: null,
-  source: "", // where the record came from, in words
-  loading: false,
-  loadError: null,
-  history: null, // the player's finished matches (the load panel lists them)
-  round: 0,
-  step: 0, // actions of the round applied: the record's action at this index comes next
-  seat: null, // whose view is shown; null: every hand face up
-  bottom: 0, // the seat drawn at the bottom of the felt
-  pos: null, // the position shown (POST /api/analysis/position)
-  posBusy: false,
-  posError: null,
-  outlines: {}, // round -> {seats: the seat of each action} from the round's end
-  review: null, // {id, status, done, total, plays, loss_by_seat, biggest, error}
-  bidding: {}, // round -> {bids} | {error} | {busy}
-  open: new Set(), // the rounds unfolded in the action list
-  playOn: { seat: null, busy: false, error: null },
-  variants: null, // GET /api/variants: each variant's facts (sides, partners, face-up card)
-};
-window.__analysis = A; // for debugging and the browser tests
 
 
 /** A refused request in words. */
@@ -347,15 +324,9 @@ function openRecord(rec, { tableId = null, source = "", round = 0, step = 0 } = 
   clearTimeout(reviewTimer);
   cache.clear();
   ticket += 1;
-  Object.assign(A, {
-    record: rec, tableId, source, loading: false, loadError: null, pos: null, posError: null,
-    outlines: {}, review: null, bidding: {}, open: new Set(), seat: null,
-    playOn: { seat: null, busy: false, error: null },
-  });
-  A.round = Math.min(Math.max(0, round | 0), rec.rounds.length - 1);
-  A.step = Math.min(Math.max(0, step | 0), roundLen(A.round));
-  A.bottom = mySeatIn(rec);
-  A.open.add(A.round);
+  const r = Math.min(Math.max(0, round | 0), rec.rounds.length - 1);
+  const s = Math.min(Math.max(0, step | 0), rec.rounds[r].actions.length);
+  takeRecord(rec, { tableId, source, round: r, step: s, bottom: mySeatIn(rec) });
   updateUrl();
   render();
   loadPosition();
@@ -427,10 +398,7 @@ function goTo(round, step) {
   const r = Math.min(Math.max(0, round), rounds().length - 1);
   const s = Math.min(Math.max(0, step), roundLen(r));
   if (r === A.round && s === A.step) return;
-  const newRound = r !== A.round;
-  A.round = r;
-  A.step = s;
-  if (newRound) { A.open.add(r); loadOutline(r); loadBidding(r); }
+  if (moveTo(r, s)) { loadOutline(r); loadBidding(r); }
   updateUrl();
   renderControls();
   renderList(true);
@@ -448,8 +416,7 @@ function stepBy(d) {
 }
 
 function setView(seat) {
-  A.seat = seat;
-  if (seat !== null) A.bottom = seat;
+  viewAs(seat);
   renderControls();
   loadPosition();
 }
@@ -954,9 +921,7 @@ function onClick(ev) {
     case "an-other": {
       clearTimeout(reviewTimer);
       ticket += 1;
-      A.record = null;
-      A.tableId = null;
-      A.loadError = null;
+      dropRecord();
       updateUrl();
       render();
       loadHistory();

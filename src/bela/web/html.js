@@ -8,17 +8,21 @@
 //                                          is joined (each item escaped or kept), and null,
 //                                          undefined and false draw nothing;
 //   joinHtml(parts, " · ")                 items joined with an escaped separator;
-//   setHtml(el, html`...`)                an element's content set from such markup.
+//   setHtml(el, html`...`)                 an element's content set from such markup
+//                                          (replaceWith: the element itself replaced).
 //
-// The literal parts of a template are the only markup; nothing else reaches innerHTML.  The
-// static test tests/web/test_web_html.py keeps every other module off innerHTML, outerHTML,
-// insertAdjacentHTML and hand escaping.
+// There is no raw(): the literal parts of html`` templates are the only markup, and nothing
+// else reaches innerHTML.  tests/web/test_web_html.py keeps every other module off
+// innerHTML, outerHTML, insertAdjacentHTML and hand escaping.
 
-/** Markup that is safe to put in the page: made only by ``html``, ``joinHtml``. */
+/** Markup that is safe to put in the page: made only by ``html`` and ``joinHtml``. */
 export class SafeHtml {
   #text;
 
-  /** @param {string} text markup already checked (only html.js makes one) */
+  /**
+   * @param {string} text markup already checked
+   * @param {symbol} key html.js's own: no other module makes one
+   */
   constructor(text, key) {
     if (key !== MINT) throw new TypeError("SafeHtml is made by html`...`, not by hand");
     this.#text = text;
@@ -75,9 +79,6 @@ export function html(strings, ...values) {
 export function joinHtml(items, sep = "") {
   return new SafeHtml([...items].map(piece).join(escapeText(sep)), MINT);
 }
-
-/** The empty markup. */
-export const EMPTY = new SafeHtml("", MINT);
 
 /**
  * The element's content replaced by ``content``.

@@ -13,6 +13,7 @@ const RULES = "/api/pad/rules";
 const FILES = [
   "/pad",
   "/web/pad.js",
+  "/web/pad-state.js",
   "/web/pad-score.js",
   "/web/pad.css",
   "/web/i18n.js",

@@ -6,10 +6,11 @@
 // service worker pad-sw.js keeps the page, its modules and the rules.
 
 import { LANGS, setLang, t as said, tn } from "./i18n.js";
-import { loadPrefs, savePrefs } from "./prefs.js";
+import { savePrefs } from "./prefs.js";
 import { DECKS, ensureSprite, suitIcon } from "./cards.js";
-import { ApiError, api, storedGuest } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { html, joinHtml, replaceWith, setHtml } from "./html.js";
+import { S, addPad, dropPad, keepRules, openView, savePads } from "./pad-state.js";
 import {
   PadProblem, bookDeals, forPeople, padRecord, problemText, readDeal, readRecord, sheetOf,
 } from "./pad-score.js";
@@ -17,46 +18,11 @@ import {
 /** A text of the pad in the UI's words, without the rule ids the engine's messages cite. */
 const t = (key, vars) => forPeople(said(key, vars));
 
-const PADS = "bela.pads"; // the pads of this browser: [{id, record, updated, sync, dirty}]
-const RULES = "bela.pad.rules"; // the last GET /api/pad/rules (the service worker keeps it too)
 const CHECK_MS = 350; // a change is checked with the server this long after the last one
 const KINDS = ["deal", "belot", "raspas", "redeal"];
 // the house rules a pad's sheet depends on (R22 tie); the others (R12, R24) decide the play
 // at the table, not the numbers written, and are kept as a record has them
 const SHEET_OPTIONS = ["tie"];
-
-const S = {
-  prefs: loadPrefs(),
-  rules: readJSON(RULES),
-  rulesError: null,
-  pads: loadPads(),
-  view: "list", // "list", "new", "import", "pad"
-  padId: null,
-  draft: null, // the new-match form: {variant, target, options, names}
-  form: null, // the deal form: {index, kind, caller, trump, points, decl, bela, capot, belot}
-  refused: false, // the form's write was refused: its reason is shown as an alert
-  note: null, // a short message: {text, undo}
-  check: { key: null, state: null, message: "" }, // the server's sheet of the shown pad
-  serverPads: null, // an account's pads on the server (GET /api/pads), null: not asked
-  importError: null,
-  armed: false, // the pad's delete button asks once more
-  guest: storedGuest(),
-};
-window.__pad = S;
-
-function readJSON(key) {
-  try { return JSON.parse(localStorage.getItem(key) || "null"); } catch { return null; }
-}
-
-
-function loadPads() {
-  const list = readJSON(PADS);
-  return Array.isArray(list) ? list.filter((p) => p && p.id && p.record) : [];
-}
-
-function savePads() {
-  localStorage.setItem(PADS, JSON.stringify(S.pads));
-}
 
 function newId() {
   const bytes = crypto.getRandomValues(new Uint8Array(9));
@@ -541,8 +507,7 @@ function startPad() {
     return;
   }
   const e = { id: newId(), record: padRecord(pad), updated: Date.now(), sync: false, dirty: false };
-  S.pads.push(e);
-  savePads();
+  addPad(e);
   S.draft = null;
   go("pad", e.id);
 }
@@ -560,8 +525,7 @@ function importText(text) {
     const pad = readRecord(S.rules, data);
     bookDeals(pad.rules, pad.options, pad.deals);
     const e = { id: newId(), record: padRecord(pad), updated: Date.now(), sync: false, dirty: false };
-    S.pads.push(e);
-    savePads();
+    addPad(e);
     S.importError = null;
     note(t("pad_imported"));
     go("pad", e.id);
@@ -594,9 +558,7 @@ function deletePad() {
     return;
   }
   const e = entry();
-  S.armed = false;
-  S.pads = S.pads.filter((p) => p !== e);
-  savePads();
+  dropPad(e);
   if (e && e.sync && account()) api("DELETE", `/api/pads/${e.id}`).catch(() => {});
   note(t("pad_deleted"));
   go("list");
@@ -702,8 +664,7 @@ async function loadServerPads() {
 async function fetchPad(id) {
   try {
     const got = await api("GET", `/api/pads/${id}`);
-    S.pads.push({ id, record: got.record, updated: Date.now(), sync: true, dirty: false });
-    savePads();
+    addPad({ id, record: got.record, updated: Date.now(), sync: true, dirty: false });
     go("pad", id);
   } catch (err) {
     note(err.message || String(err));
@@ -719,17 +680,13 @@ function go(view, id = null) {
 }
 
 function show(view, id = null) {
-  S.view = view;
-  S.padId = id;
-  S.form = null;
-  S.armed = false;
-  S.refused = false;
+  let draft = null;
   if (view === "new" && S.rules) {
     const variant = (S.draft && S.draft.variant) || Object.keys(S.rules.variants)[0]; // the server's first
     const rules = rulesOf(variant);
-    S.draft = { variant, target: String(rules.defaults.target), options: { ...rules.defaults }, names: [] };
+    draft = { variant, target: String(rules.defaults.target), options: { ...rules.defaults }, names: [] };
   }
-  if (view === "import") S.importError = null;
+  openView(view, id, draft);
   if (view === "list") loadServerPads();
   render();
   if (view === "pad") checkSoon();
@@ -874,8 +831,7 @@ async function loadRules() {
   try {
     const r = await fetch("/api/pad/rules");
     if (!r.ok) throw new Error(r.statusText);
-    S.rules = await r.json();
-    localStorage.setItem(RULES, JSON.stringify(S.rules));
+    keepRules(await r.json());
   } catch {
     if (!S.rules) S.rulesError = t("pad_no_rules");
   }
