@@ -224,3 +224,28 @@ def test_every_message_of_real_games_validates_against_the_schema(
     assert _events(raw) == _listed("EventJson"), _listed("EventJson") - _events(raw)
     assert {"bad_json", "bad_message", "bad_action", "stale", "spectator",
             "unknown_table"} <= codes, codes
+
+
+def test_the_openapi_document_states_the_rest_answers(tmp_path: Path) -> None:
+    """The main REST routes name their answers' models (``response_model``), so that
+    ``/api/openapi.json`` gives their shapes."""
+    with server(tmp_path) as client:
+        doc = client.get("/api/openapi.json").json()
+
+    def answer(path: str, method: str) -> str:
+        content = doc["paths"][path][method]["responses"]["200"]["content"]
+        schema = content["application/json"]["schema"]
+        return str(schema.get("$ref") or schema["items"]["$ref"]).rsplit("/", 1)[1]
+
+    assert answer("/api/variants", "get") == "Variants"
+    assert answer("/api/tables", "get") == "TableSummary"
+    for path in ("/api/tables/{table_id}/sit", "/api/tables/{table_id}/start"):
+        assert answer(path, "post") == "TableSummary"
+    assert answer("/api/guests", "post") == "PlayerToken"
+    assert answer("/api/login", "post") == "LoggedIn"
+    assert answer("/api/players/{player_id}", "get") == "Profile"
+    assert answer("/api/leaderboard", "get") == "Leaderboard"
+    assert answer("/api/quick", "get") == "QuickStatus"
+    assert answer("/api/pads/{pad_id}", "get") == "KeptPad"
+    summary = doc["components"]["schemas"]["TableSummary"]
+    assert summary["additionalProperties"] is False and "facts" in summary["required"]

@@ -33,6 +33,7 @@ from fastapi import APIRouter, Header, Request
 from ..storage import NameTaken
 from ..storage.names import name_key as name_key  # re-exported: compared by it
 from ..storage.repos import Accounts
+from .answers import Claimed, Done, LoggedIn, NewPassword
 from .auth import Player, bearer_token
 from .errors import Conflict, Forbidden, InvalidInput, Unauthenticated
 from .protocol import MAX_NAME, ClaimIn, LoginIn, PasswordIn
@@ -176,7 +177,7 @@ async def _close_sockets(request: Request, player_id: str) -> int:
     return await cluster.relays.close_player_everywhere(player_id, REVOKED)
 
 
-@router.post("/api/accounts")
+@router.post("/api/accounts", response_model=Claimed)
 async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
     """Make the guest an account: his name (or ``name``) with a password.  He stays the
     same player, and his token keeps working."""
@@ -204,7 +205,7 @@ async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
             "device": await asyncio.to_thread(accounts.add_device, p["id"])}
 
 
-@router.post("/api/login")
+@router.post("/api/login", response_model=LoggedIn)
 async def login(body: LoginIn, request: Request) -> dict[str, Any]:
     """A new token of the account with this name and password (its other tokens keep
     working: one for each browser).  Every attempt counts for the name, right or wrong."""
@@ -232,7 +233,7 @@ async def login(body: LoginIn, request: Request) -> dict[str, Any]:
             else await asyncio.to_thread(accounts.add_device, found["id"])}
 
 
-@router.post("/api/logout")
+@router.post("/api/logout", response_model=Done)
 async def logout(p: Player, request: Request,
                  authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
     """The token sent stops working (a guest's only one too: he is gone for good)."""
@@ -240,7 +241,7 @@ async def logout(p: Player, request: Request,
     return {"ok": True}
 
 
-@router.post("/api/logout-all")
+@router.post("/api/logout-all", response_model=Done)
 async def logout_all(p: Player, request: Request) -> dict[str, Any]:
     """Every token of the account stops working, this one too, and its WebSockets are
     closed, on every instance of a cluster (a lost phone, a shared computer)."""
@@ -251,7 +252,7 @@ async def logout_all(p: Player, request: Request) -> dict[str, Any]:
     return {"ok": True}
 
 
-@router.post("/api/players/me/password")
+@router.post("/api/players/me/password", response_model=NewPassword)
 async def change_password(body: PasswordIn, p: Player, request: Request) -> dict[str, Any]:
     """A new password: every token of the account stops working but the one answered,
     which replaces the one sent, and the player's WebSockets are closed (his browser

@@ -35,7 +35,7 @@ class Out(BaseModel):
     """A part of a server message: exactly these keys (a key the server gains must be added
     here, and so to the committed schema)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 # -- variant facts and the table summary --------------------------------------------------

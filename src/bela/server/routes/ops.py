@@ -9,13 +9,14 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import SQLAlchemyError
 
+from ..answers import Health
 from ..errors import Forbidden
 from ..metrics import internal_address
 
 router = APIRouter()
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=Health)
 async def healthz(request: Request) -> dict[str, Any]:
     """The process answers."""
     return {"status": "ok", "instance": request.app.state.router.instance}

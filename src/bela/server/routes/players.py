@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request, Response
 
 from .. import accounts
+from ..answers import Me, PlayerToken
 from ..auth import Player, bearer_token
 from ..offload import json_bytes
 from ..protocol import GuestIn
@@ -18,7 +19,7 @@ router = APIRouter()
 HISTORY_PAGE, MAX_HISTORY_PAGE = 20, 100  # matches in one answer of the history
 
 
-@router.post("/api/guests")
+@router.post("/api/guests", response_model=PlayerToken)
 async def new_guest(request: Request, body: GuestIn) -> dict[str, Any]:
     """A new guest; a name an account holds is refused (its owner logs in)."""
     lobby = request.app.state.lobby
@@ -29,12 +30,12 @@ async def new_guest(request: Request, body: GuestIn) -> dict[str, Any]:
     return {"player_id": pid, "name": name, "token": token}
 
 
-@router.get("/api/players/me")
+@router.get("/api/players/me", response_model=Me)
 async def me(p: Player) -> dict[str, Any]:
     return {"player_id": p["id"], "name": p["name"], "account": p["account"]}
 
 
-@router.post("/api/players/me/token")
+@router.post("/api/players/me/token", response_model=PlayerToken)
 async def new_token(request: Request, p: Player,
                     authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
     """A new token in place of the one sent, which stops working (the player's other

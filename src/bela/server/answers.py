@@ -1,0 +1,186 @@
+"""The REST answers of the main endpoints, as Pydantic models: each route names its model as
+its ``response_model`` (so ``/api/openapi.json`` states the shape), and FastAPI checks the
+answer against it (a key the model does not name is an error, never dropped in silence).
+
+Keys an answer gives only to some callers (a private table's ``invite_code``) are left out
+where the route did not set them: the routes answer with ``response_model_exclude_unset``.
+The table summary and the variant facts are the WebSocket's (:mod:`bela.server.messages`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from .messages import OptionValue, Out, TableSummary, VariantFacts
+
+__all__ = ["TableSummary"]
+
+
+class Health(Out):
+    status: Literal["ok"]
+    instance: str
+
+
+# -- players and accounts ------------------------------------------------------------------
+class PlayerToken(Out):
+    """A new guest, or a guest's new token."""
+
+    player_id: str
+    name: str
+    token: str
+
+
+class Me(Out):
+    player_id: str
+    name: str
+    account: bool  # the name is claimed
+
+
+class Claimed(Out):
+    player_id: str
+    name: str
+    account: Literal[True]
+    device: str  # the browser keeps it for its next logins of this account
+
+
+class LoggedIn(Claimed):
+    token: str
+
+
+class NewPassword(Out):
+    player_id: str
+    name: str
+    token: str  # replaces the one sent: every other token stopped working
+    account: Literal[True]
+
+
+class Done(Out):
+    ok: Literal[True]
+
+
+# -- variants --------------------------------------------------------------------------------
+class VariantInfo(VariantFacts):
+    """A variant of ``GET /api/variants``: its name, its table options and their defaults,
+    and its facts."""
+
+    id: str
+    options: list[str]
+    defaults: dict[str, OptionValue]
+
+
+class Level(Out):
+    name: str
+    spec: str
+    elo: dict[str, int]  # over beginner, per measured variant
+
+
+class Ranges(Out):
+    target: list[int]
+    turn_clock: list[int]
+    quick_wait: list[int]
+
+
+class Variants(Out):
+    variants: list[VariantInfo]
+    choices: dict[str, list[str]]
+    ranges: Ranges
+    bots: list[str]
+    levels: list[Level]
+
+
+# -- profiles and the leaderboard ------------------------------------------------------------
+class ContractCount(Out):
+    trump: str
+    count: int
+
+
+class RatingPoint(Out):
+    at: str
+    rating: int
+    table: str | None  # null: a private table of someone else
+
+
+class ProfileVariant(Out):
+    variant: str
+    rating: int
+    provisional: bool
+    games: int
+    wins: int
+    points_per_deal: float | None
+    contracts: list[ContractCount]
+    history: list[RatingPoint]
+
+
+class ProfileMatch(Out):
+    table: str
+    variant: str
+    finished_at: str
+    seat: int
+    won: bool
+    left: bool
+    rated: bool
+    rating_before: int | None
+    rating_after: int | None
+    totals: list[int] | None
+    players: list[str | None]
+    record: str
+
+
+class Profile(Out):
+    player_id: str
+    name: str
+    account: bool
+    bot: str | None
+    since: str | None
+    variants: list[ProfileVariant]
+    matches: list[ProfileMatch]
+
+
+class BoardEntry(Out):
+    rank: int
+    player_id: str
+    name: str
+    bot: str | None
+    rating: int
+    provisional: bool
+    games: int
+    wins: int
+
+
+class Leaderboard(Out):
+    variant: str
+    total: int
+    entries: list[BoardEntry]
+
+
+# -- quick play ------------------------------------------------------------------------------
+class QuickStatus(Out):
+    """``idle``; ``waiting`` with the queue's facts; or ``matched`` with the table."""
+
+    status: Literal["idle", "waiting", "matched"]
+    variant: str | None = None
+    wait: int | None = None
+    waited: int | None = None
+    waiting: int | None = None
+    others: int | None = None
+    rating: int | None = None
+    table: str | None = None
+
+
+# -- pads ------------------------------------------------------------------------------------
+class PadSummary(Out):
+    """A kept pad as listed (``totals``, ``winner``: null for a record the engine no longer
+    reads)."""
+
+    id: str
+    variant: str
+    names: list[str]
+    deals: int | None
+    totals: list[int] | None
+    winner: int | None
+    updated_at: str
+
+
+class KeptPad(PadSummary):
+    record: dict[str, Any]  # the RECORD.md pad record, as the engine writes it
+    sheet: dict[str, Any] | None = None  # GET only: the engine's sheet
