@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 from server_helpers import Reader, guest, server, start
 
 jsonschema = pytest.importorskip("jsonschema")
 
 from bela.bots import RandomBot  # noqa: E402
 from bela.server import actor as actor_module  # noqa: E402
-from bela.server.messages import ServerMessage, message_kinds  # noqa: E402
+from bela.server.answers import HistoryEntry  # noqa: E402
+from bela.server.messages import ServerMessage, TableSummary, message_kinds  # noqa: E402
 
 ROOT = Path(__file__).parents[2]
 SCHEMA_FILE = ROOT / "docs" / "protocol.schema.json"
@@ -180,6 +182,9 @@ def test_every_message_of_real_games_validates_against_the_schema(
     with server(tmp_path, tables_per_guest=50) as client:
         _token, ana = guest(client, "Ana")
         _token, bruno = guest(client, "Bruno")
+        # an open table, listed till the end
+        assert client.post("/api/tables", json={"variant": "bela3", "seat": 0},
+                           headers=bruno).status_code == 200
         # bela4 with enforce off: Ana claims (R24) at her first chance
         raw += _game(client, ana, bruno, "bela4", {"target": 1, "enforce": "off"}, 10,
                      claim=True, refusals=codes)
@@ -191,6 +196,11 @@ def test_every_message_of_real_games_validates_against_the_schema(
                 break
             raw += _game(client, ana, bruno, "belot2" if seed % 2 else "bela2",
                          {"target": 1}, seed)
+        # the REST answers served as prepared bytes (no response model checks them)
+        listed = client.get("/api/tables").json()
+        assert listed and TypeAdapter(list[TableSummary]).validate_python(listed)
+        played = client.get("/api/players/me/history", headers=ana).json()
+        assert len(played) >= 5 and TypeAdapter(list[HistoryEntry]).validate_python(played)
         # a refused connection: its error comes before the close
         with client.websocket_connect("/ws/tables/nope") as ws:
             gone = Reader(ws)
@@ -239,6 +249,7 @@ def test_the_openapi_document_states_the_rest_answers(tmp_path: Path) -> None:
 
     assert answer("/api/variants", "get") == "Variants"
     assert answer("/api/tables", "get") == "TableSummary"
+    assert answer("/api/players/me/history", "get") == "HistoryEntry"
     for path in ("/api/tables/{table_id}/sit", "/api/tables/{table_id}/start"):
         assert answer(path, "post") == "TableSummary"
     assert answer("/api/guests", "post") == "PlayerToken"

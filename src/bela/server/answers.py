@@ -54,6 +54,21 @@ class NewPassword(Out):
     account: Literal[True]
 
 
+class HistoryEntry(Out):
+    """A finished match of ``GET /api/players/me/history``."""
+
+    table: str
+    variant: str
+    options: dict[str, OptionValue]
+    seat: int
+    players: list[str | None]
+    totals: list[int] | None
+    winner: int | None
+    finished_at: str | None
+    play_on: bool  # it went on from a position of the analysis board
+    record: str  # the address of its record
+
+
 class Done(Out):
     ok: Literal[True]
 

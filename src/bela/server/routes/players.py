@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request, Response
 
 from .. import accounts
-from ..answers import Me, PlayerToken
+from ..answers import HistoryEntry, Me, PlayerToken
 from ..auth import Player, bearer_token
 from ..offload import json_bytes
 from ..protocol import GuestIn
@@ -45,7 +45,7 @@ async def new_token(request: Request, p: Player,
                                              bearer_token(authorization))}
 
 
-@router.get("/api/players/me/history")
+@router.get("/api/players/me/history", responses={200: {"model": list[HistoryEntry]}})
 async def history(request: Request, p: Player,
                   limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_PAGE)] = HISTORY_PAGE,
                   offset: Annotated[int, Query(ge=0)] = 0) -> Response:
