@@ -258,5 +258,8 @@ def test_the_openapi_document_states_the_rest_answers(tmp_path: Path) -> None:
     assert answer("/api/leaderboard", "get") == "Leaderboard"
     assert answer("/api/quick", "get") == "QuickStatus"
     assert answer("/api/pads/{pad_id}", "get") == "KeptPad"
+    assert answer("/api/analysis/reviews/{review_id}", "get") == "ReviewStatus"
+    assert answer("/api/analysis/play-on", "post") == "TableSummary"
+    assert answer("/api/tables/{table_id}/hint", "get") == "Hint"
     summary = doc["components"]["schemas"]["TableSummary"]
     assert summary["additionalProperties"] is False and "facts" in summary["required"]

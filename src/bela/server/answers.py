@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .messages import OptionValue, Out, TableSummary, VariantFacts
+from .messages import CardCode, OptionValue, Out, TableSummary, VariantFacts
 
 __all__ = ["TableSummary"]
 
@@ -199,3 +199,44 @@ class PadSummary(Out):
 class KeptPad(PadSummary):
     record: dict[str, Any]  # the RECORD.md pad record, as the engine writes it
     sheet: dict[str, Any] | None = None  # GET only: the engine's sheet
+
+
+# -- analysis --------------------------------------------------------------------------------
+class CostlyPlay(Out):
+    """A card play of a review that lost double-dummy value (``values``: of each legal
+    card)."""
+
+    round: int
+    index: int
+    seat: int
+    trick: int
+    played: CardCode
+    best: CardCode
+    loss: int
+    values: dict[str, int]
+
+
+class ReviewStatus(Out):
+    """A review's progress; once ``done`` its costly plays, the points lost by seat and the
+    costliest plays; once ``failed`` its ``error``."""
+
+    id: str
+    status: Literal["queued", "running", "done", "failed"]
+    done: int
+    total: int
+    plays: list[CostlyPlay] | None = None
+    loss_by_seat: list[int] | None = None
+    biggest: list[CostlyPlay] | None = None
+    error: str | None = None
+
+
+class Hint(Out):
+    """What the ``pimc`` bot would do in the player's seat at state ``seq``."""
+
+    seat: int
+    phase: Literal["bidding", "discard", "exchange", "play", "done"]
+    values: dict[str, float | int]
+    best: str
+    action: str
+    minimize: bool
+    seq: int
