@@ -9,7 +9,9 @@ The table summary and the variant facts are the WebSocket's (:mod:`bela.server.m
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from .messages import CardCode, OptionValue, Out, TableSummary, VariantFacts
 
@@ -43,8 +45,12 @@ class Claimed(Out):
     device: str  # the browser keeps it for its next logins of this account
 
 
-class LoggedIn(Claimed):
-    token: str
+class LoggedIn(Out):
+    player_id: str
+    name: str
+    token: str  # this browser's own
+    account: Literal[True]
+    device: str
 
 
 class NewPassword(Out):
@@ -74,13 +80,17 @@ class Done(Out):
 
 
 # -- variants --------------------------------------------------------------------------------
-class VariantInfo(VariantFacts):
-    """A variant of ``GET /api/variants``: its name, its table options and their defaults,
-    and its facts."""
+class VariantHead(Out):
+    """A variant's name, its table options and their defaults."""
 
     id: str
     options: list[str]
     defaults: dict[str, OptionValue]
+
+
+class VariantInfo(VariantFacts, VariantHead):
+    """A variant of ``GET /api/variants``: its name, options and defaults, then its facts
+    (the keys in that order)."""
 
 
 class Level(Out):
@@ -169,17 +179,33 @@ class Leaderboard(Out):
 
 
 # -- quick play ------------------------------------------------------------------------------
-class QuickStatus(Out):
-    """``idle``; ``waiting`` with the queue's facts; or ``matched`` with the table."""
+class QuickIdle(Out):
+    status: Literal["idle"]
 
-    status: Literal["idle", "waiting", "matched"]
-    variant: str | None = None
-    wait: int | None = None
-    waited: int | None = None
-    waiting: int | None = None
-    others: int | None = None
-    rating: int | None = None
-    table: str | None = None
+
+class QuickWaiting(Out):
+    """In the queue of ``variant``: ``waiting`` players in it (him counted), ``others``
+    besides him."""
+
+    status: Literal["waiting"]
+    variant: str
+    wait: int
+    waited: int
+    waiting: int
+    others: int
+    rating: int
+
+
+class QuickMatched(Out):
+    """Seated at ``table`` (until it has finished)."""
+
+    status: Literal["matched"]
+    table: str
+    variant: str
+
+
+# a player's quick-play status
+QuickStatus = Annotated[QuickIdle | QuickWaiting | QuickMatched, Field(discriminator="status")]
 
 
 # -- pads ------------------------------------------------------------------------------------

@@ -732,8 +732,8 @@ class QuickIn(BaseModel):
 router = APIRouter()
 
 
-# the routes answering a quick-play status (the keys of its kind only)
-QUICK: dict[str, Any] = {"response_model": QuickStatus, "response_model_exclude_unset": True}
+# the routes answering a quick-play status
+QUICK: dict[str, Any] = {"response_model": QuickStatus}
 
 
 def _quick(request: Request) -> QuickPlay:
