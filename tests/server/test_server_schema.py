@@ -14,16 +14,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from pydantic import TypeAdapter
 from server_helpers import Reader, guest, server, start
 
-jsonschema = pytest.importorskip("jsonschema")
-
-from bela.bots import RandomBot  # noqa: E402
-from bela.server import actor as actor_module  # noqa: E402
-from bela.server.answers import HistoryEntry  # noqa: E402
-from bela.server.messages import ServerMessage, TableSummary, message_kinds  # noqa: E402
+from bela.bots import RandomBot
+from bela.server import actor as actor_module
+from bela.server.answers import HistoryEntry
+from bela.server.messages import ServerMessage, TableSummary, message_kinds
 
 ROOT = Path(__file__).parents[2]
 SCHEMA_FILE = ROOT / "docs" / "protocol.schema.json"
