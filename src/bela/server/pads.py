@@ -210,9 +210,9 @@ async def get_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
                 "record": row["record"], "sheet": pad.score() if pad else None}
 
     return await _offload(request).run(shown)
-@router.delete("/api/pads/{pad_id}", response_model=Done)
-async def delete_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
+@router.delete("/api/pads/{pad_id}")
+async def delete_pad(pad_id: str, request: Request, p: Player) -> Done:
     """Drop a kept pad (404 ``unknown_pad`` for none)."""
     if not await asyncio.to_thread(_pads(request).delete_pad, _account(p), _pad_id(pad_id)):
         raise NotFound("unknown_pad", f"you keep no pad {pad_id!r} on the server")
-    return {"ok": True}
+    return Done(ok=True)

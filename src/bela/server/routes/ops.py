@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -16,10 +15,10 @@ from ..metrics import internal_address
 router = APIRouter()
 
 
-@router.get("/healthz", response_model=Health)
-async def healthz(request: Request) -> dict[str, Any]:
+@router.get("/healthz")
+async def healthz(request: Request) -> Health:
     """The process answers."""
-    return {"status": "ok", "instance": request.app.state.router.instance}
+    return Health(status="ok", instance=request.app.state.router.instance)
 
 
 @router.get("/readyz")
