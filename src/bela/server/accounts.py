@@ -33,6 +33,7 @@ from fastapi import APIRouter, Header, Request
 from ..storage import NameTaken
 from ..storage.names import name_key as name_key  # re-exported: compared by it
 from ..storage.repos import Accounts
+from .answers import Claimed, Done, LoggedIn, NewPassword
 from .auth import Player, bearer_token
 from .errors import Conflict, Forbidden, InvalidInput, Unauthenticated
 from .protocol import MAX_NAME, ClaimIn, LoginIn, PasswordIn
@@ -177,7 +178,7 @@ async def _close_sockets(request: Request, player_id: str) -> int:
 
 
 @router.post("/api/accounts")
-async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
+async def claim(body: ClaimIn, p: Player, request: Request) -> Claimed:
     """Make the guest an account: his name (or ``name``) with a password.  He stays the
     same player, and his token keeps working."""
     if p["account"]:
@@ -200,12 +201,12 @@ async def claim(body: ClaimIn, p: Player, request: Request) -> dict[str, Any]:
     if not claimed:  # his other browser claimed a name meanwhile
         raise Conflict("already_account", "this player already has an account")
     log.info("player %s made an account", p["id"])
-    return {"player_id": p["id"], "name": name, "account": True,
-            "device": await asyncio.to_thread(accounts.add_device, p["id"])}
+    return Claimed(player_id=p["id"], name=name, account=True,
+                   device=await asyncio.to_thread(accounts.add_device, p["id"]))
 
 
 @router.post("/api/login")
-async def login(body: LoginIn, request: Request) -> dict[str, Any]:
+async def login(body: LoginIn, request: Request) -> LoggedIn:
     """A new token of the account with this name and password (its other tokens keep
     working: one for each browser).  Every attempt counts for the name, right or wrong."""
     shared, accounts = _shared(request), _accounts(request)
@@ -226,33 +227,34 @@ async def login(body: LoginIn, request: Request) -> dict[str, Any]:
     if shared.passwords.outdated(stored):
         await asyncio.to_thread(accounts.set_password, found["id"],
                                 await shared.passwords.hash(body.password))
-    return {"player_id": found["id"], "name": found["name"],
-            "token": await asyncio.to_thread(accounts.add_session, found["id"]), "account": True,
-            "device": body.device if known and body.device is not None
-            else await asyncio.to_thread(accounts.add_device, found["id"])}
+    return LoggedIn(player_id=found["id"], name=found["name"],
+                    token=await asyncio.to_thread(accounts.add_session, found["id"]),
+                    account=True,
+                    device=body.device if known and body.device is not None
+                    else await asyncio.to_thread(accounts.add_device, found["id"]))
 
 
 @router.post("/api/logout")
 async def logout(p: Player, request: Request,
-                 authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+                 authorization: Annotated[str | None, Header()] = None) -> Done:
     """The token sent stops working (a guest's only one too: he is gone for good)."""
     await asyncio.to_thread(_accounts(request).drop_token, bearer_token(authorization))
-    return {"ok": True}
+    return Done(ok=True)
 
 
 @router.post("/api/logout-all")
-async def logout_all(p: Player, request: Request) -> dict[str, Any]:
+async def logout_all(p: Player, request: Request) -> Done:
     """Every token of the account stops working, this one too, and its WebSockets are
     closed, on every instance of a cluster (a lost phone, a shared computer)."""
     _account_only(p, "logging out everywhere")
     await asyncio.to_thread(_accounts(request).drop_tokens, p["id"])
     closed = await _close_sockets(request, p["id"])
     log.info("player %s logged out everywhere (%d connections closed)", p["id"], closed)
-    return {"ok": True}
+    return Done(ok=True)
 
 
 @router.post("/api/players/me/password")
-async def change_password(body: PasswordIn, p: Player, request: Request) -> dict[str, Any]:
+async def change_password(body: PasswordIn, p: Player, request: Request) -> NewPassword:
     """A new password: every token of the account stops working but the one answered,
     which replaces the one sent, and the player's WebSockets are closed (his browser
     connects again with the new token).  The check of ``old`` counts as a login attempt of
@@ -269,4 +271,4 @@ async def change_password(body: PasswordIn, p: Player, request: Request) -> dict
                                     await shared.passwords.hash(body.new))
     closed = await _close_sockets(request, p["id"])
     log.info("player %s changed his password (%d connections closed)", p["id"], closed)
-    return {"player_id": p["id"], "name": p["name"], "token": token, "account": True}
+    return NewPassword(player_id=p["id"], name=p["name"], token=token, account=True)

@@ -36,6 +36,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from . import analysis_work as work
+from .answers import Hint, ReviewStatus, TableSummary
 from .auth import Player, Viewer, current_player
 from .botpool import stop_workers
 from .errors import (
@@ -59,6 +60,8 @@ log = logging.getLogger("bela.server")
 router = APIRouter()
 
 Answer = dict[str, Any]
+# the routes answering a review's progress (its plays once done, its error once failed)
+REVIEW: dict[str, Any] = {"response_model": ReviewStatus, "response_model_exclude_unset": True}
 
 REVIEWS_EACH = 2  # unfinished reviews of one player or address
 MAX_REVIEWS = 1000  # reviews kept in memory; the oldest finished go first
@@ -407,7 +410,7 @@ async def analyse_position(body: PositionIn, request: Request) -> Answer:
                                         body.seat, clients=await clients_of(request))
 
 
-@router.post("/api/analysis/reviews")
+@router.post("/api/analysis/reviews", **REVIEW)
 async def start_review(body: ReviewIn, request: Request, v: Viewer) -> Answer:
     """Review a record's card play (progress: rounds done of the total)."""
     owner = v["id"] if v is not None else "address:" + address_key(
@@ -416,7 +419,7 @@ async def start_review(body: ReviewIn, request: Request, v: Viewer) -> Answer:
                                             await clients_of(request, v))).json()
 
 
-@router.get("/api/analysis/reviews/{review_id}")
+@router.get("/api/analysis/reviews/{review_id}", **REVIEW)
 async def get_review(review_id: str, request: Request) -> Answer:
     """A review's progress; once done its costly plays, the points lost by seat and the
     costliest plays."""
@@ -430,7 +433,8 @@ async def analyse_bidding(body: BiddingIn, request: Request) -> Answer:
                                         clients=await clients_of(request))
 
 
-@router.post("/api/analysis/play-on")
+@router.post("/api/analysis/play-on", response_model=TableSummary,
+             response_model_exclude_unset=True)
 async def play_on(body: PlayOnIn, request: Request, p: Player) -> Answer:
     """A private, unrated table going on from the position, the player in ``seat`` and
     heuristic bots in the others: its summary (the creator's, with its invite code)."""
@@ -440,7 +444,7 @@ async def play_on(body: PlayOnIn, request: Request, p: Player) -> Answer:
     return result
 
 
-@router.get("/api/tables/{table_id}/hint")
+@router.get("/api/tables/{table_id}/hint", response_model=Hint)
 async def hint(table_id: str, request: Request, p: Player) -> Answer:
     """What the ``pimc`` bot would do in the player's place, at his turn at an unrated table
     where every other seat is a bot (403 ``hint_not_allowed`` elsewhere); ``seq``: the

@@ -22,6 +22,7 @@ from ..engine.variants import TARGET_RANGE, VARIANTS
 from ..engine.variants.base import OPTION_CHOICES
 from ..storage import PadQuota, PadRefused
 from ..storage.repos import Pads
+from .answers import Done, KeptPad, PadSummary
 from .auth import Player
 from .errors import Conflict, Forbidden, InvalidInput, NotFound
 from .offload import Offload, json_bytes
@@ -149,7 +150,7 @@ async def score_pad(data: Annotated[Any, Body()], request: Request) -> dict[str,
                                                 "record": pad.to_record()})
 
 
-@router.get("/api/pads")
+@router.get("/api/pads", responses={200: {"model": list[PadSummary]}})
 async def list_pads(request: Request, p: Player,
                     limit: Annotated[int, Query(ge=1, le=MAX_PADS)] = MAX_PADS,
                     offset: Annotated[int, Query(ge=0)] = 0) -> Response:
@@ -161,7 +162,8 @@ async def list_pads(request: Request, p: Player,
                     media_type="application/json", headers={"X-Total-Count": str(total)})
 
 
-@router.put("/api/pads/{pad_id}")
+@router.put("/api/pads/{pad_id}", response_model=KeptPad,
+            response_model_exclude_unset=True)
 async def put_pad(pad_id: str, data: Annotated[Any, Body()], request: Request,
                   p: Player) -> dict[str, Any]:
     """Keep a pad (new, or over the one of this id): its summary and the engine's
@@ -195,7 +197,7 @@ def _quota_refusal(what: str) -> Conflict:
                     f"{ADDRESS_BYTES} bytes on the server")
 
 
-@router.get("/api/pads/{pad_id}")
+@router.get("/api/pads/{pad_id}", response_model=KeptPad)
 async def get_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
     """One kept pad: its summary, record and the engine's sheet."""
     row = await asyncio.to_thread(_pads(request).pad, _account(p), _pad_id(pad_id))
@@ -209,8 +211,8 @@ async def get_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
 
     return await _offload(request).run(shown)
 @router.delete("/api/pads/{pad_id}")
-async def delete_pad(pad_id: str, request: Request, p: Player) -> dict[str, Any]:
+async def delete_pad(pad_id: str, request: Request, p: Player) -> Done:
     """Drop a kept pad (404 ``unknown_pad`` for none)."""
     if not await asyncio.to_thread(_pads(request).delete_pad, _account(p), _pad_id(pad_id)):
         raise NotFound("unknown_pad", f"you keep no pad {pad_id!r} on the server")
-    return {"ok": True}
+    return Done(ok=True)

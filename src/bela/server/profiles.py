@@ -20,6 +20,7 @@ from fastapi import APIRouter, Query, Request
 from ..bots import BOTS
 from ..engine.variants import DEFAULT_VARIANT, VARIANTS
 from ..storage import Database
+from .answers import Leaderboard, Profile
 from .auth import Viewer
 from .errors import InvalidInput, NotFound
 from .ratings import MU, PROVISIONAL_GAMES, SIGMA, bot_of, shown
@@ -36,14 +37,14 @@ MAX_OFFSET = 1_000_000
 
 
 
-@router.get("/api/players/{player_id}")
+@router.get("/api/players/{player_id}", response_model=Profile)
 async def get_profile(player_id: str, request: Request, v: Viewer) -> dict[str, Any]:
     """A player's or a bot's profile (see the module)."""
     db: Database = request.app.state.lobby.store.db
     return await asyncio.to_thread(profile, db, player_id, v)
 
 
-@router.get("/api/leaderboard")
+@router.get("/api/leaderboard", response_model=Leaderboard)
 async def get_leaderboard(request: Request,
                           variant: Annotated[str, Query(max_length=16)] = DEFAULT_VARIANT,
                           limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,

@@ -49,6 +49,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..bots.levels import LEVELS, level_elo
 from ..engine.variants import DEFAULT_VARIANT, VARIANTS
+from .answers import QuickStatus
 from .auth import Player
 from .cluster import RELEASE
 from .errors import Conflict, InvalidInput, Refused, Unavailable
@@ -731,24 +732,28 @@ class QuickIn(BaseModel):
 router = APIRouter()
 
 
+# the routes answering a quick-play status
+QUICK: dict[str, Any] = {"response_model": QuickStatus}
+
+
 def _quick(request: Request) -> QuickPlay:
     quick: QuickPlay = request.app.state.quick
     return quick
 
 
-@router.post("/api/quick")
+@router.post("/api/quick", **QUICK)
 async def join_quick(body: QuickIn, p: Player, request: Request) -> Answer:
     """Join a variant's queue (again: instead of the queue or table before)."""
     return await _quick(request).join(p, body.variant, body.wait)
 
 
-@router.get("/api/quick")
+@router.get("/api/quick", **QUICK)
 async def quick_status(p: Player, request: Request) -> Answer:
     """The player's quick play: ``idle``, ``waiting`` or ``matched`` (for two minutes)."""
     return await _quick(request).status(p["id"])
 
 
-@router.delete("/api/quick")
+@router.delete("/api/quick", **QUICK)
 async def leave_quick(p: Player, request: Request) -> Answer:
     """Leave the queue."""
     return await _quick(request).leave(p["id"])

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import SQLAlchemyError
 
+from ..answers import Health
 from ..errors import Forbidden
 from ..metrics import internal_address
 
@@ -16,9 +16,9 @@ router = APIRouter()
 
 
 @router.get("/healthz")
-async def healthz(request: Request) -> dict[str, Any]:
+async def healthz(request: Request) -> Health:
     """The process answers."""
-    return {"status": "ok", "instance": request.app.state.router.instance}
+    return Health(status="ok", instance=request.app.state.router.instance)
 
 
 @router.get("/readyz")

@@ -11,6 +11,7 @@ from pydantic import Field, StrictBool, StrictInt, StrictStr
 
 from ...engine.variants import TARGET_RANGE, VARIANTS
 from ...engine.variants.base import OPTION_CHOICES
+from ..answers import TableSummary, Variants
 from ..auth import Player, Viewer
 from ..hub import variant_facts
 from ..protocol import BotsIn, SitIn, TableIn
@@ -19,6 +20,8 @@ from ..router import Router
 router = APIRouter()
 
 PAGE, MAX_PAGE = 50, 200  # tables in one answer of GET /api/tables: default, most
+# a route answering a table summary (a private table's invite code only to its creator)
+SUMMARY: dict[str, Any] = {"response_model": TableSummary, "response_model_exclude_unset": True}
 
 
 def _router(request: Request) -> Router:
@@ -43,7 +46,7 @@ class SitCodeIn(SitIn):
     code: StrictStr | None = Field(default=None, max_length=64)
 
 
-@router.get("/api/variants")
+@router.get("/api/variants", response_model=Variants)
 async def variants(request: Request) -> dict[str, Any]:
     cfg, lobby = request.app.state.config, request.app.state.lobby
     return {"variants": [{"id": v.name, "options": list(v.options),
@@ -58,7 +61,7 @@ async def variants(request: Request) -> dict[str, Any]:
             "levels": await asyncio.to_thread(lobby.catalog.available_levels)}
 
 
-@router.get("/api/tables")
+@router.get("/api/tables", responses={200: {"model": list[TableSummary]}})
 async def list_tables(request: Request,
                       limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
                       offset: Annotated[int, Query(ge=0)] = 0) -> Response:
@@ -76,42 +79,42 @@ async def list_tables(request: Request,
     return Response(body, media_type="application/json", headers=headers)
 
 
-@router.post("/api/tables")
+@router.post("/api/tables", **SUMMARY)
 async def create_table(request: Request, body: NewTableIn, p: Player) -> dict[str, Any]:
     return await _router(request).create(
         p, variant=body.variant, options=dict(body.options), bot=body.bot, seat=body.seat,
         seed=body.seed, private=body.private, turn_clock=body.turn_clock, rated=body.rated)
 
 
-@router.get("/api/tables/{table_id}")
+@router.get("/api/tables/{table_id}", **SUMMARY)
 async def get_table(request: Request, table_id: str, v: Viewer) -> dict[str, Any]:
     return await _router(request).table_op("summary", table_id, v)
 
 
-@router.post("/api/tables/{table_id}/sit")
+@router.post("/api/tables/{table_id}/sit", **SUMMARY)
 async def sit(request: Request, table_id: str, body: SitCodeIn, p: Player) -> dict[str, Any]:
     return await _router(request).table_op(
         "sit", table_id, p, seat=body.seat, code=body.code)
 
 
-@router.post("/api/tables/{table_id}/leave")
+@router.post("/api/tables/{table_id}/leave", **SUMMARY)
 async def leave(request: Request, table_id: str, p: Player) -> dict[str, Any]:
     return await _router(request).table_op("leave", table_id, p)
 
 
-@router.post("/api/tables/{table_id}/bots")
+@router.post("/api/tables/{table_id}/bots", **SUMMARY)
 async def bots(request: Request, table_id: str, p: Player,
                body: BotsIn | None = None) -> dict[str, Any]:
     return await _router(request).table_op(
         "bots", table_id, p, seats=body.seats if body else None)
 
 
-@router.post("/api/tables/{table_id}/start")
+@router.post("/api/tables/{table_id}/start", **SUMMARY)
 async def start(request: Request, table_id: str, p: Player) -> dict[str, Any]:
     return await _router(request).table_op("start", table_id, p)
 
 
-@router.post("/api/tables/{table_id}/close")
+@router.post("/api/tables/{table_id}/close", **SUMMARY)
 async def close(request: Request, table_id: str, p: Player) -> dict[str, Any]:
     return await _router(request).table_op("close", table_id, p)
 
