@@ -71,7 +71,8 @@ LAYERS = {
     "rl": {"engine", "solver", "bots"},
     "training": {"engine", "solver", "bots"},
     "storage": {"engine"},
-    "server": {"engine", "solver", "bots", "analysis", "storage"},
+    "tournament": {"engine"},
+    "server": {"engine", "solver", "bots", "analysis", "storage", "tournament"},
     "cli": {"engine", "solver", "bots", "analysis", "rl", "training", "server"},
 }
 TOOLS = {"tools"} | {p.stem for p in (ROOT / "tools").glob("*.py")}
