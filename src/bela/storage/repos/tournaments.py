@@ -223,6 +223,15 @@ class Tournaments(Repo):
                 tournament_games.c.table_id == table_id)).first()
         return None if row is None else dict(row._mapping)
 
+    def round_playing(self, table_id: str) -> bool:
+        """Whether the table is a tournament game's whose round is still being played."""
+        g, r = tournament_games.c, tournament_rounds.c
+        with self.begin() as conn:
+            found = conn.execute(select(r.finished_at).join(
+                tournament_games, (g.tournament_id == r.tournament_id) & (g.round == r.round))
+                .where(g.table_id == table_id)).first()
+        return found is not None and found.finished_at is None
+
     def games_of_players(self, player_id: str) -> list[Row]:
         """The unfinished games of the tournaments the player is entered in that are not
         over, with the entry he plays in (``entry_id``)."""
