@@ -41,6 +41,7 @@ from bela.tournament import (
     plan_round,
     standings,
 )
+from bela.tournament.swiss import pair_two
 
 
 def check_round(s: Settings, es: list[Entry], plans: list[RoundPlan], results: list[Result],
@@ -98,7 +99,7 @@ def simulate(s: Settings, es: list[Entry], rng: random.Random) -> list[Result]:
     return results
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(1000, 1010), min_size=2, max_size=10), st.integers(1, 10),
        st.sampled_from(["bela4", "bela2", "belot2"]), st.integers(0, 2**32))
 def test_two_sided_swiss_rounds(ratings: list[int], rounds: int, variant: str,
@@ -167,3 +168,11 @@ def test_bela3_byes_go_lowest_first_and_rotate(n: int) -> None:
     es = entries([1500 - 10 * i for i in range(n)])
     results = simulate(s, es, random.Random(n))
     assert len({r.round for r in results}) == 6
+
+
+def test_a_group_that_can_pair_among_itself_does() -> None:
+    """Group 0 1 2 3 (2 points) above 4 5; 1 and 3 met.  The fold would pair 0-2 and
+    leave 1 to float down (1-4, 3-5 is a valid round), but 0-3, 1-2 keeps the group
+    closed, so that is the pairing."""
+    assert pair_two([2, 2, 2, 2, 0, 0], lambda a, b: {a, b} != {1, 3}) == [
+        (0, 3), (1, 2), (4, 5)]

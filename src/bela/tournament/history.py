@@ -11,10 +11,12 @@ entries and a result given twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import duplicate, knockout, robin, swiss
+from .knockout import Plans, Rounds
 from .model import Entry, Format, Result, RoundPlan, Settings, TournamentError
 
 
@@ -36,27 +38,49 @@ class History:
     current_results: tuple[Result, ...]
 
 
-def next_plan(settings: Settings, entries: Sequence[Entry], done: Sequence[Played]
-              ) -> RoundPlan | None:
-    """The round after ``done`` in the settings' format (``None``: the tournament is over)."""
-    rounds = [(p.plan, p.results) for p in done]
-    if settings.format == Format.SWISS:
-        return swiss.next_round(settings, entries, rounds)
+def schedule(settings: Settings, entries: Sequence[Entry]) -> Plans:
+    """The rounds of the settings' format one at a time: each is yielded and its results
+    are sent back."""
     if settings.format == Format.KNOCKOUT:
-        return knockout.next_round(settings, entries, rounds, first=1)
+        return knockout.bracket(settings, entries, 1, knockout.Bracket())
     if settings.format == Format.ROUND_ROBIN:
-        return robin.next_round(settings, entries, rounds)
-    return duplicate.next_round(settings, entries, rounds)
+        return robin.schedule(settings, entries)
+    return _stepwise(swiss.next_round if settings.format == Format.SWISS
+                     else duplicate.next_round, settings, entries)
+
+
+def _stepwise(plan: Callable[[Settings, Sequence[Entry], Rounds], RoundPlan | None],
+              settings: Settings, entries: Sequence[Entry]) -> Plans:
+    """The rounds of a format planned from all the rounds before (``plan``)."""
+    rounds: list[tuple[RoundPlan, Sequence[Result]]] = []
+    while (nxt := plan(settings, entries, rounds)) is not None:
+        rounds.append((nxt, (yield nxt)))
+
+
+def next_round(plans: Plans, results: Sequence[Result]) -> RoundPlan | None:
+    """Send a round's results to ``plans``; the next round (``None``: no more)."""
+    try:
+        return plans.send(results)
+    except StopIteration:
+        return None
 
 
 def check_entries(settings: Settings, entries: Sequence[Entry]) -> None:
+    """Refuse a field that cannot play: an id twice, a rating that is not a number, too
+    few entries."""
     ids = [e.id for e in entries]
+    bad = [e.id for e in entries if not math.isfinite(e.rating)]
+    if bad:
+        raise TournamentError(f"entries {bad}: a rating must be a finite number")
     if len(set(ids)) != len(ids):
         twice = sorted({i for i in ids if ids.count(i) > 1})
         raise TournamentError(f"entries given twice: {twice}")
     if len(ids) < settings.sides:
         raise TournamentError(f"{settings.variant} needs at least {settings.sides} entries, "
                               f"not {len(ids)}")
+    if settings.format == Format.ROUND_ROBIN and len(ids) < 2 * settings.groups:
+        raise TournamentError(f"{settings.groups} groups need at least {2 * settings.groups} "
+                              f"entries (2 a group), not {len(ids)}")
 
 
 def replay(settings: Settings, entries: Sequence[Entry], results: Sequence[Result]
@@ -72,15 +96,15 @@ def replay(settings: Settings, entries: Sequence[Entry], results: Sequence[Resul
                                   f"entries {unknown}")
         by_round.setdefault(r.round, []).append(r)
     done: list[Played] = []
-    current = next_plan(settings, entries, done)
+    plans = schedule(settings, entries)
+    current = next(plans, None)
     got: tuple[Result, ...] = ()
     while current is not None:
         got = _match(settings, current, by_round.pop(current.round, []))
         if len(got) < len(current.games):
             break
         done.append(Played(current, got))
-        current = next_plan(settings, entries, done)
-        got = ()
+        current, got = next_round(plans, got), ()
     if by_round:
         late = min(by_round)
         if current is not None and late > current.round:

@@ -19,7 +19,7 @@ of a tie sits at side 0 and the ties keep their table numbers through the legs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
 from .model import Entry, Game, Result, RoundPlan, Settings
@@ -52,8 +52,13 @@ class Bracket:
     champion: int | None = None
 
 
-def walk(settings: Settings, entries: Sequence[Entry], rounds: Rounds, first: int) -> Bracket:
-    """Follow the bracket through ``rounds`` (numbered from ``first``)."""
+Plans = Generator[RoundPlan, Sequence[Result], None]
+
+
+def bracket(settings: Settings, entries: Sequence[Entry], first: int, state: Bracket
+            ) -> Plans:
+    """The bracket's rounds (numbered from ``first``), one at a time: each is yielded and
+    its results are sent back; ``state`` records who goes out and the champion."""
     seeds = [e.id for e in sorted(entries, key=lambda e: (-e.rating, e.id))]
     size = 1
     while size < len(seeds):
@@ -61,9 +66,7 @@ def walk(settings: Settings, entries: Sequence[Entry], rounds: Rounds, first: in
     slots: list[int | None] = [seeds[s - 1] if s <= len(seeds) else None
                                for s in seeding(size)]
     need = (settings.best_of + 1) // 2
-    played = iter(rounds)
     number = first
-    bracket = Bracket()
     while len(slots) > 1:
         pairs = [(slots[i], slots[i + 1]) for i in range(0, len(slots), 2)]
         ties = [(a, b) for a, b in pairs if a is not None and b is not None]
@@ -71,17 +74,10 @@ def walk(settings: Settings, entries: Sequence[Entry], rounds: Rounds, first: in
                      for x in (a, b) if x is not None)
         wins = [[0, 0] for _ in ties]
         leg = 1
-        while True:
-            open_ties = [i for i, w in enumerate(wins) if max(w) < need]
-            if not open_ties:
-                break
-            plan = RoundPlan(number, tuple(Game(i + 1, ties[i], leg) for i in open_ties),
-                             byes if leg == 1 else (), stage(len(slots)))
-            done = next(played, None)
-            if done is None:
-                bracket.next = plan
-                return bracket
-            for r in done[1]:
+        while open_ties := [i for i, w in enumerate(wins) if max(w) < need]:
+            results = yield RoundPlan(number, tuple(Game(i + 1, ties[i], leg) for i in open_ties),
+                                      byes if leg == 1 else (), stage(len(slots)))
+            for r in results:
                 i = r.table - 1
                 wins[i][ties[i].index(r.winner)] += 1
             number += 1
@@ -90,11 +86,27 @@ def walk(settings: Settings, entries: Sequence[Entry], rounds: Rounds, first: in
         for (a, b), w in zip(ties, wins):
             won, lost = (a, b) if w[0] > w[1] else (b, a)
             winners[(a, b)] = won
-            bracket.out[lost] = (number - 1, len(slots) // 2 + 1)
-        slots = [None if a is None and b is None else a if b is None else b if a is None
-                 else winners[(a, b)] for a, b in pairs]
-    bracket.champion = slots[0]
-    return bracket
+            state.out[lost] = (number - 1, len(slots) // 2 + 1)
+        slots = [a if b is None else b if a is None else winners[(a, b)] for a, b in pairs]
+    state.champion = slots[0]
+
+
+def drive(plans: Plans, rounds: Rounds) -> RoundPlan | None:
+    """Send ``rounds``' results to ``plans``; the round after them (``None``: no more)."""
+    try:
+        plan = next(plans)
+        for _, results in rounds:
+            plan = plans.send(results)
+    except StopIteration:
+        return None
+    return plan
+
+
+def walk(settings: Settings, entries: Sequence[Entry], rounds: Rounds, first: int) -> Bracket:
+    """Follow the bracket through ``rounds`` (numbered from ``first``)."""
+    state = Bracket()
+    state.next = drive(bracket(settings, entries, first, state), rounds)
+    return state
 
 
 def next_round(settings: Settings, entries: Sequence[Entry], rounds: Rounds, first: int

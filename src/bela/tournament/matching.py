@@ -18,6 +18,11 @@ True
 (True, True)
 >>> m.fix(0, 1), m.pairs()
 (True, [(2, 3), (0, 1)])
+>>> m = Matching(6, lambda u, v: True)
+>>> m.complete([(0, 3), (1, 4), (2, 5)]), m.close({0, 1, 2}), m.close({0, 1, 2, 3})
+(True, False, True)
+>>> m.fix(0, 4), m.fix(0, 1), m.fix(2, 3), m.pairs()    # 0-4 crosses the wall
+(False, True, True, [(0, 1), (2, 3)])
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ class Matching:
                     self.adj[v].append(u)
         self.mate = [-1] * n
         self.fixed: list[tuple[int, int]] = []
+        self.wall: set[int] | None = None  # see close()
 
     def complete(self, hint: Iterable[tuple[int, int]] = ()) -> bool:
         """Match every live node, starting from the allowed pairs of ``hint``; ``False``
@@ -65,6 +71,27 @@ class Matching:
                 return False
         return True
 
+    def close(self, inside: set[int]) -> bool:
+        """From now on match ``inside`` only among itself (and the others among
+        themselves), if the live nodes can all still be matched so; otherwise change
+        nothing and return ``False``.  ``open()`` lifts the wall."""
+        saved = self.mate[:]
+        self.wall = inside
+        mate = self.mate
+        crossing = [v for v in range(self.n) if self.alive[v]
+                    and (v in inside) != (mate[v] in inside)]
+        for v in crossing:
+            mate[v] = -1
+        for v in crossing:
+            if mate[v] < 0 and not self._augment(v):
+                self.mate, self.wall = saved, None
+                return False
+        return True
+
+    def open(self) -> None:
+        """Lift the wall of :meth:`close`."""
+        self.wall = None
+
     def fix(self, x: int, y: int) -> bool:
         """Fix the pair ``x``-``y`` if the others can still all be matched (the matching
         must be perfect); otherwise change nothing and return ``False``."""
@@ -72,7 +99,8 @@ class Matching:
         if mate[x] == y:
             self._take(x, y)
             return True
-        if y not in self.adj[x]:
+        if y not in self.adj[x] or (self.wall is not None
+                                    and (x in self.wall) != (y in self.wall)):
             return False
         saved = mate[:]
         a, b = mate[x], mate[y]
@@ -97,7 +125,7 @@ class Matching:
 
     def _augment(self, root: int) -> bool:
         """Search an augmenting path from the free node ``root`` and flip it."""
-        n, mate, alive, adj = self.n, self.mate, self.alive, self.adj
+        n, mate, alive, adj, wall = self.n, self.mate, self.alive, self.adj, self.wall
         parent = [-1] * n
         base = list(range(n))
         used = [False] * n
@@ -128,7 +156,8 @@ class Matching:
         while queue:
             v = queue.popleft()
             for to in adj[v]:
-                if not alive[to] or base[v] == base[to] or mate[v] == to:
+                if not alive[to] or base[v] == base[to] or mate[v] == to \
+                        or (wall is not None and (v in wall) != (to in wall)):
                     continue
                 if to == root or (mate[to] >= 0 and parent[mate[to]] >= 0):
                     cur = lca(v, to)

@@ -75,23 +75,29 @@ def winners(settings: Settings, entries: Sequence[Entry], rounds: Rounds) -> lis
     return [ranked(g, t)[0][0] for g in groups(settings, entries)]
 
 
-def next_round(settings: Settings, entries: Sequence[Entry], rounds: Rounds
-               ) -> RoundPlan | None:
-    """The next round: a group round, then (``knockout_after``) a knockout round."""
+def schedule(settings: Settings, entries: Sequence[Entry]) -> knockout.Plans:
+    """The rounds one at a time (each yielded, its results sent back): the group rounds,
+    then (``knockout_after``) the knockout's."""
     gs = groups(settings, entries)
     schedules = [berger([e.id for e in g]) for g in gs]
     total = max(len(s) for s in schedules)
-    k = len(rounds)
-    if k < total:
+    rounds: list[tuple[RoundPlan, Sequence[Result]]] = []
+    for k in range(total):
         games: list[Game] = []
         byes: list[int] = []
         for s in schedules:
             if k < len(s):
                 pairs, bye = s[k]
-                games += [Game(len(games) + 1, p) for p in pairs]
+                games += [Game(len(games) + i, p) for i, p in enumerate(pairs, 1)]
                 byes += [] if bye is None else [bye]
-        return RoundPlan(k + 1, tuple(games), tuple(byes), STAGES[len(gs) > 1])
-    if not settings.knockout_after:
-        return None
-    return knockout.next_round(settings, winners(settings, entries, rounds[:total]),
-                               rounds[total:], first=total + 1)
+        plan = RoundPlan(k + 1, tuple(games), tuple(byes), STAGES[len(gs) > 1])
+        rounds.append((plan, (yield plan)))
+    if settings.knockout_after:
+        yield from knockout.bracket(settings, winners(settings, entries, rounds), total + 1,
+                                    knockout.Bracket())
+
+
+def next_round(settings: Settings, entries: Sequence[Entry], rounds: Rounds
+               ) -> RoundPlan | None:
+    """The next round: a group round, then (``knockout_after``) a knockout round."""
+    return knockout.drive(schedule(settings, entries), rounds)

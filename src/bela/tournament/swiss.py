@@ -20,7 +20,7 @@ then prefers new opponents entry by entry, without a guarantee of the fewest rep
 **Three sides** (bela3, tables of three).  The top unseated entry takes the two next
 entries it has not yet shared a table with (and who have not with each other), searching
 depth first; when no table set without a shared table repeated exists (or the search
-passes :data:`SEARCH_BUDGET` steps, which fields below a dozen entries never do) the tables
+passes :data:`SEARCH_BUDGET` steps, which fields of up to 12 entries never do) the tables
 are made greedily with the fewest repeats at each table.
 
 >>> from bela.tournament import Entry, Format, Settings
@@ -107,20 +107,16 @@ def pair_two(score: Sequence[float], new: Callable2) -> list[tuple[int, int]]:
     hint = [(g[i], g[i + len(g) // 2]) for g in groups for i in range(len(g) // 2)]
     m = Matching(n, new)
     repeats = not m.complete(hint)
-    allowed = new
-    if repeats:
-        def allowed(a: int, b: int) -> bool:
-            return True
-        m = Matching(n, allowed)
+    if repeats:  # no round without a repeat exists: any two may meet
+        m = Matching(n, lambda a, b: True)
         m.complete(hint)
     pairs: list[tuple[int, int]] = []
     for group in groups:
         members = [x for x in group if m.alive[x]]
         below = [x for x in range(group[-1] + 1, n) if m.alive[x]]
+        m.open()
         if members and below and len(members) % 2 == 0:
-            closed = Matching(n, _closed(allowed, set(members)), members + below)
-            if closed.complete([(x, m.mate[x]) for x in members + below]):
-                m = closed
+            m.close(set(members))  # the group pairs among itself if it and the rest can
         pos = {x: i for i, x in enumerate(members)}
         half = len(members) // 2
         for p, x in enumerate(members):
@@ -135,11 +131,6 @@ def pair_two(score: Sequence[float], new: Callable2) -> list[tuple[int, int]]:
             y = next(y for y in cands if m.fix(x, y))
             pairs.append((x, y))
     return pairs
-
-
-def _closed(allowed: Callable2, inside: set[int]) -> Callable2:
-    """``allowed``, but never between ``inside`` and the others."""
-    return lambda a, b: allowed(a, b) and ((a in inside) == (b in inside))
 
 
 def tables_of_three(n: int, new: Callable2) -> list[tuple[int, int, int]]:
