@@ -272,10 +272,14 @@ class Director:
             raise Conflict("already_started", "the tournament has started")
 
     def start(self, tournament_id: str, player: Player) -> None:
+        """The director starts his tournament (:meth:`begin`)."""
+        self.begin(self._directed(tournament_id, player))
+
+    def begin(self, row: Row) -> None:
         """``running``: seekers paired by rating, invitations not accepted and (with
-        check-in) entries not checked in withdrawn, ratings fixed; refused, changing
-        nothing, when the core cannot plan its first round."""
-        row = self._directed(tournament_id, player)
+        check-in) entries not checked in withdrawn, ratings fixed (:func:`start_changes`);
+        refused, changing nothing, when the core cannot plan a first round of its entries
+        (the director's start, or its ``starts_at`` come)."""
         if row["status"] not in OPEN:
             raise Conflict("already_started", "the tournament has started")
         changes = start_changes(self.db, row, self.levels)
