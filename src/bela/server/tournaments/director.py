@@ -140,11 +140,7 @@ class Director:
                  seeking: bool, code: str | None) -> None:
         """The player registers: alone, with a ``partner`` he invites (bela4), or asking
         to be paired (``seeking``, bela4)."""
-        row = self.load(tournament_id, player, code)
-        if row["private"] and player["id"] != row["director_id"] and not (
-                code is not None and secrets.compare_digest(code, row["invite_code"] or "")):
-            raise Forbidden("invite_required", "this tournament is private: register with "
-                            "its invite code")
+        row = self.load(tournament_id, player, code)  # private: with its invite code
         self._registering(row, player)
         pairs = VARIANTS[row["variant"]].partners
         if not pairs:
