@@ -49,9 +49,31 @@ def test_create_validates_everything(tmp_path: Path) -> None:
         refused(post(format="knockout", rounds=3), 422, "bad_settings")  # derived
         refused(post(surprise=True), 422, "bad_request")  # extra="forbid"
         refused(post(name=""), 422, "bad_request")
+        refused(post(name="   "), 422, "bad_name")
+        refused(post(name="Turnir\x07"), 422, "bad_name")
+        assert create(c, d, name="  Petak   navečer ")["name"] == "Petak navečer"
         refused(c.post("/api/tournaments", json=SWISS), 401, "no_token")
         dup = create(c, d, format="duplicate", rounds=2, boards=3, rated=True)
         assert dup["settings"]["rated"] is False  # a duplicate's tables are never rated
+        # a director has at most three tournaments that are not over
+        refused(post(), 409, "too_many_tournaments")
+        assert c.post(f"/api/tournaments/{t['id']}/end", headers=d).json()["status"] == \
+            "cancelled"
+        assert create(c, d)["status"] == "registering"
+
+
+def test_a_tournament_takes_so_many_bots(tmp_path: Path) -> None:
+    with server(tmp_path) as c:
+        _, d = guest(c, "Direktor")
+        tid = create(c, d, variant="bela2")["id"]
+        for _ in range(32):
+            r = c.post(f"/api/tournaments/{tid}/entries", json={"bot": "beginner"}, headers=d)
+            assert r.status_code == 200, r.text
+        refused(c.post(f"/api/tournaments/{tid}/entries", json={"bot": "beginner"},
+                       headers=d), 409, "tournament_full")
+        _, ana = guest(c, "Ana")  # a player still has room
+        assert c.post(f"/api/tournaments/{tid}/register", json={},
+                      headers=ana).status_code == 200
 
 
 def test_pairs_invite_accept_and_withdraw(tmp_path: Path) -> None:

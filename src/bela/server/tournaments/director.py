@@ -30,6 +30,9 @@ Row = dict[str, Any]
 Player = dict[str, Any]
 
 OPEN = ("registering", "closed")  # before the start
+MAX_ENTRIES = 128  # live entries of a tournament
+MAX_BOT_ENTRIES = 32  # bot entries of a tournament (their bots think on the server)
+ACTIVE = 3  # tournaments a director has that are not over
 LIVE = ("invited", "seeking", "registered")  # the entries that hold their players
 ENDED = ("finished", "cancelled")
 
@@ -78,15 +81,13 @@ class Director:
                 return e
         return None
 
-    def _player(self, player_id: str) -> Row:
-        found = self.db.players.player(player_id) if len(player_id) <= 32 else None
-        if found is None:
-            raise NotFound("unknown_player", f"there is no player {player_id!r}")
-        return found
-
     # -- creation --------------------------------------------------------------------------
     def create(self, player: Player, body: TournamentIn) -> str:
         """A new tournament directed by ``player``: its id."""
+        name = " ".join(body.name.split())
+        if not name or not name.isprintable():
+            raise InvalidInput("bad_name", "a tournament's name is 1 to 80 printable "
+                               "characters")
         if body.variant not in VARIANTS:
             raise InvalidInput("bad_variant", f"unknown variant {body.variant!r} "
                                f"(known: {', '.join(VARIANTS)})")
@@ -119,11 +120,14 @@ class Director:
                          "settings": settings})
         except TournamentError as exc:
             raise InvalidInput("bad_settings", str(exc)) from None
+        if self.rows.count_active(player["id"]) >= ACTIVE:
+            raise Conflict("too_many_tournaments", f"you direct {ACTIVE} tournaments that "
+                           "are not over: end one first")
         tournament_id = secrets.token_urlsafe(6)
         starts_at = body.starts_at
         if starts_at is not None and starts_at.tzinfo is None:
             starts_at = starts_at.replace(tzinfo=UTC)
-        self.rows.create(tournament_id, body.name.strip() or body.name, player["id"],
+        self.rows.create(tournament_id, name, player["id"],
                          body.variant, body.format, settings, private=body.private,
                          invite_code=secrets.token_urlsafe(9) if body.private else None,
                          starts_at=starts_at)
@@ -135,6 +139,7 @@ class Director:
             raise Conflict("not_registering", "registration is closed")
         if self._entry_of(row["id"], player["id"]) is not None:
             raise Conflict("already_entered", "you are entered in this tournament already")
+        require_room(self.rows.entries(row["id"]))
 
     def register(self, tournament_id: str, player: Player, partner: str | None,
                  seeking: bool, code: str | None) -> None:
@@ -158,7 +163,7 @@ class Director:
         if partner is None:
             self.rows.add_entry(row["id"], player["name"], "seeking", player_id=player["id"])
             return
-        mate = self._player(partner)
+        mate = player_row(self.db, partner)
         if mate["id"] == player["id"]:
             raise InvalidInput("odd_pair", "your partner is another player")
         if self._entry_of(row["id"], mate["id"]) is not None:
@@ -214,6 +219,7 @@ class Director:
             raise Conflict("already_started", "the tournament has started")
         if (bot is None) == (players is None):
             raise InvalidInput("bad_entry", "give either a bot level or players")
+        require_room(self.rows.entries(row["id"]), bot is not None)
         if bot is not None:
             if bot not in LEVELS or bot not in self.levels:
                 raise InvalidInput("bad_level", f"unknown level {bot!r} (levels: "
@@ -226,7 +232,7 @@ class Director:
         if len(players) != size or len(set(players)) != size:
             raise InvalidInput("odd_pair", f"an entry of {row['variant']} has {size} "
                                f"player{'s' if size > 1 else ''}")
-        found = [self._player(p) for p in players]
+        found = [player_row(self.db, p) for p in players]
         held = [self._entry_of(row["id"], p["id"]) for p in found]
         if any(e is not None and e["status"] != "seeking" for e in held):
             raise Conflict("already_entered", "a player is entered already")
@@ -314,6 +320,23 @@ class Director:
                                     finished_at=datetime.now(UTC)):
             raise Conflict("tournament_over", "the tournament is over")
         return self.rows.void_unfinished(row["id"])
+
+
+def player_row(db: Database, player_id: str) -> Row:
+    """A player by id (404 ``unknown_player``)."""
+    found = db.players.player(player_id) if len(player_id) <= 32 else None
+    if found is None:
+        raise NotFound("unknown_player", f"there is no player {player_id!r}")
+    return found
+
+
+def require_room(entries: Sequence[Row], bot: bool = False) -> None:
+    """Refuse an entry past :data:`MAX_ENTRIES` (a bot past :data:`MAX_BOT_ENTRIES`)."""
+    live = [e for e in entries if e["status"] in LIVE]
+    if len(live) >= MAX_ENTRIES:
+        raise Conflict("tournament_full", f"a tournament takes {MAX_ENTRIES} entries")
+    if bot and sum(1 for e in live if e["bot"] is not None) >= MAX_BOT_ENTRIES:
+        raise Conflict("tournament_full", f"a tournament takes {MAX_BOT_ENTRIES} bot entries")
 
 
 def start_changes(db: Database, row: Row, levels_run: Sequence[str]

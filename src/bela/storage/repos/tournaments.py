@@ -75,6 +75,14 @@ class Tournaments(Repo):
                                 .limit(limit).offset(offset))
             return [dict(r._mapping) for r in rows], int(total)
 
+    def count_active(self, director_id: str) -> int:
+        """The tournaments of a director that are not over."""
+        t = tournaments.c
+        with self.begin() as conn:
+            return int(conn.execute(select(func.count()).select_from(tournaments).where(
+                t.director_id == director_id,
+                t.status.not_in(["finished", "cancelled"]))).scalar_one())
+
     def running_ids(self) -> list[str]:
         """The tournaments the scheduler looks after: running, or paused with tables still
         playing."""
