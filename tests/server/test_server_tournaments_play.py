@@ -258,3 +258,26 @@ def test_a_result_from_a_score_pad(tmp_path: Path) -> None:
         assert res["scores"] == scores and res["winner"] == ana
         assert obj["standings"][0]["entry"] == ana
         assert c.get(f"/api/tables/{game['table']}").json()["status"] == "closed"
+
+
+def test_a_player_hears_of_his_next_table_on_his_open_websocket(tmp_path: Path) -> None:
+    with server(tmp_path, grace=0.05) as c:  # his seats are played for him (he watches)
+        _, d = guest(c, "Direktor")
+        token, ana = guest(c, "Ana")
+        tid = tournament(c, d, variant="bela2", format="swiss", rounds=2,
+                         options={"target": 201})
+        mine = c.post(f"/api/tournaments/{tid}/register", json={},
+                      headers=ana).json()["entries"][0]["id"]
+        add_bots(c, tid, d, 3)
+        first = c.post(f"/api/tournaments/{tid}/start", headers=d).json()["rounds"][0]
+        other = next(g for g in first["games"] if mine not in g["entries"])
+        with c.websocket_connect(f"/ws/tables/{other['table']}?token={token}") as ws:
+            while True:  # he watches a table of bots until his next table is made
+                msg = ws.receive_json()
+                if msg["type"] == "tournament":
+                    break
+        obj = c.get(f"/api/tournaments/{tid}").json()
+        (game,) = [g for g in obj["rounds"][1]["games"] if mine in g["entries"]]
+        assert msg == {"type": "tournament", "tournament": tid, "name": "Turnir", "round": 2,
+                       "table": game["table"], "link": f"/?table={game['table']}",
+                       "entry": mine}

@@ -244,10 +244,23 @@ class Scheduler:
                 table = await self.tables.make(row, game, entries)
                 if self.router.cluster is not None:
                     await self.router.cluster.leases.claim(table.id)
-            self.rows.update_game(row["id"], rnd, no, ["pending"], status="playing",
-                                  started_at=datetime.now(UTC))
+            if self.rows.update_game(row["id"], rnd, no, ["pending"], status="playing",
+                                     started_at=datetime.now(UTC)):
+                self._tell(row, game, entries)
             return
         await self._watch(row, game)
+
+    def _tell(self, row: Row, game: Row, entries: dict[int, Row]) -> None:
+        """Tell the game's players their table on every WebSocket they have open here (at
+        the table of their last round, say): the message ``tournament``."""
+        msg = {"type": "tournament", "tournament": row["id"], "name": row["name"],
+               "round": int(game["round"]), "table": game["table_id"],
+               "link": f"/?table={game['table_id']}"}
+        for e in game["entries"]:
+            entry = entries[int(e)]
+            for pid in (entry["player_id"], entry["partner_id"]):
+                if pid:
+                    self.lobby.hub.send_player(pid, {**msg, "entry": int(e)})
 
     async def _watch(self, row: Row, game: Row) -> None:
         """A playing game: the seats whose player connected noted; its result once its
