@@ -281,3 +281,20 @@ def test_a_player_hears_of_his_next_table_on_his_open_websocket(tmp_path: Path) 
         assert msg == {"type": "tournament", "tournament": tid, "name": "Turnir", "round": 2,
                        "table": game["table"], "link": f"/?table={game['table']}",
                        "entry": mine}
+
+
+def test_a_game_whose_table_is_closed_under_it_is_played_again(tmp_path: Path) -> None:
+    with server(tmp_path) as c:  # grace 60 s: Ana's table waits for her
+        _, d = guest(c, "Direktor")
+        tid, _ana = _players_tournament(c, d)
+        closed = _game(c, tid)["table"]
+        lobby = c.app.state.lobby  # type: ignore[attr-defined]
+        portal = c.portal
+        assert portal is not None
+        portal.call(lobby.close_table, lobby.tables[closed])
+        game = until(lambda: (lambda g: g if g["table"] not in (None, closed)
+                              and g["status"] == "playing" else None)(_game(c, tid)),
+                     "the game's new table")
+        assert c.get(f"/api/tables/{game['table']}").json()["status"] == "running"
+        assert c.get(f"/api/tables/{closed}").json()["status"] == "closed"
+        assert len(c.get(f"/api/tournaments/{tid}").json()["rounds"]) == 1

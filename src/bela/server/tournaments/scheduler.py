@@ -283,8 +283,17 @@ class Scheduler:
             self._finish(row, game, table_result(game, stored["result"], game["boards"],
                                                  sorted(marked)))
             return
+        if stored["status"] == TableStatus.CLOSED:  # closed under it (not by a forfeit,
+            # which ends the game first): the game is played again at a new table
+            log.warning("tournament %s: the table %s of round %s closed unfinished: its "
+                        "game is played again", row["id"], table_id, game["round"])
+            self.rows.update_game(row["id"], int(game["round"]), int(game["table_no"]),
+                                  ["playing"], status="pending", table_id=None, present={},
+                                  started_at=None)
+            self.wake()
+            return
         if table is None or stored["status"] != TableStatus.RUNNING:
-            return  # run by another instance (it notes its players), or closed
+            return  # run by another instance (it notes its players)
         table.watched_at = time.time()  # the tournament watches it: the sweep leaves it
         absent: list[int] = []
         started = game["started_at"]
@@ -340,6 +349,11 @@ class Scheduler:
             entries = [int(e) for e in game["entries"]]
             if len(scores) != len(entries):
                 raise InvalidInput("bad_scores", f"{len(entries)} scores, one a side")
+            boards = sorted(b for b, _ in board_scores or ())
+            if boards != sorted(game["boards"]) or any(
+                    len(sc) != len(entries) for _, sc in board_scores or ()):
+                raise InvalidInput("bad_boards", f"the scores of boards {game['boards']}, "
+                                   "each with one score a side")
             best = max(scores)
             winners = [e for e, s in zip(entries, scores) if s == best]
             winner = winners[0] if len(winners) == 1 and not game["boards"] else None
