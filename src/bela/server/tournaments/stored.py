@@ -78,19 +78,25 @@ def table_result(game: Row, table_result_json: Mapping[str, Any], boards: Sequen
     """A game's result from its table's (the ``bela score --json`` object of a finished
     match): the sides' totals, the winning side's entry (``None`` for a table with boards:
     a duplicate table has no winner), and per board the score of each side of that deal.
+    A belot (R10) wins a match at once: the boards a duplicate table did not reach score 0
+    to 0 there.
 
     >>> game = {"entries": [11, 12]}
     >>> r = {"rounds": [{"scores": [100, 62]}, {"scores": [0, 182]}], "totals": [100, 244],
     ...      "winner": None}
     >>> table_result(game, r, [3, 4])["board_scores"]
     [[3, [100, 62]], [4, [0, 182]]]
+    >>> table_result(game, r, [3, 4, 5])["board_scores"][2]
+    [5, [0, 0]]
     >>> table_result(game, {"rounds": [], "totals": [501, 320], "winner": 0}, [])["winner"]
     11
     """
     entries = [int(e) for e in game["entries"]]
     side = table_result_json.get("winner")
     winner = None if boards or side is None else entries[int(side)]
-    board_scores = [(b, r["scores"]) for b, r in zip(boards, table_result_json["rounds"])]
+    played = [r["scores"] for r in table_result_json["rounds"]]
+    board_scores = [(b, played[i] if i < len(played) else [0] * len(entries))
+                    for i, b in enumerate(boards)]
     return result_json(table_result_json["totals"], winner, (), bot_played, board_scores)
 
 
