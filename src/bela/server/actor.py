@@ -52,7 +52,7 @@ from . import botpool, ratings
 from .hub import Conn, Hub
 from .logs import TableLog
 from .metrics import Metrics
-from .model import ServerConfig, Table, TableStatus, bot_seed
+from .model import ServerConfig, Table, TableStatus, bot_seed, round_deal
 from .protocol import error
 from .stopping import ended
 from .store import Store
@@ -407,7 +407,8 @@ class TableActor:
                 or (m.round is not None and not m.round.is_over)):
             return
         idx, dealer = len(m.rounds), m.next_dealer()
-        deal = table.deal(idx, dealer)
+        deal = (table.board_deal(idx) if table.boards
+                else round_deal(table.variant, table.seed, idx, dealer))
         try:
             self.store.add_deal(table, idx, dealer, deal)
         except LogConflict:

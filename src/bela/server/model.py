@@ -164,24 +164,21 @@ class Table:
     owner_address: str | None = None  # the creator's client address (in memory only)
     thinking: int | None = None  # the seat whose bot is over its delay (hub.send_thinking)
     ratings: list[dict[str, int]] | None = None  # a rated finish: each seat's before, after
-    # a duplicate tournament's table: the boards it deals, in order (see deal), and its
+    # a duplicate tournament's table: the boards it deals, in order (board_deal), and its
     # match ends after them; (): a match to its target
     boards: tuple[int, ...] = ()
 
-    def deal(self, idx: int, dealer: int) -> Deal:
-        """The cards of the table's round ``idx``, dealt by ``dealer``: the table's seeded
-        shuffle (:func:`round_deal`), or at a table with boards the board's cards
-        (:func:`bela.tournament.board_deal` of the seed: every table of a duplicate round
-        holds the same cards at the same seats).
+    def board_deal(self, idx: int) -> Deal:
+        """The cards of round ``idx`` of a table with boards: its board's
+        (:func:`bela.tournament.board_deal` of the table's seed: every table of a duplicate
+        round holds the same cards at the same seats, whoever deals).  A table without
+        boards deals :func:`round_deal`.
 
         >>> t = Table("t", "bela2", {}, 9, "heuristic", TableStatus.OPEN, None, [], boards=(5,))
         >>> u = Table("u", "bela2", {}, 9, "heuristic", TableStatus.OPEN, None, [], boards=(5,))
-        >>> t.deal(0, 1) == u.deal(0, 1) != Table("v", "bela2", {}, 9, "heuristic",
-        ...                                       TableStatus.OPEN, None, []).deal(0, 1)
+        >>> t.board_deal(0) == u.board_deal(0) != round_deal("bela2", 9, 0, 1)
         True
         """
-        if not self.boards:
-            return round_deal(self.variant, self.seed, idx, dealer)
         settings = Settings(self.variant, Format.DUPLICATE, rounds=1, boards=len(self.boards),
                             seed=self.seed)
         return board_deal(settings, self.boards[idx])
