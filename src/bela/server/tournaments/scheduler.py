@@ -39,6 +39,7 @@ from ...engine.variants import VARIANTS
 from ...tournament import plan_round
 from ..cluster import RENEW, lease_key
 from ..errors import Conflict, InvalidInput, NotFound, Refused
+from ..hub import Hub
 from ..model import TableStatus
 from ..router import Router
 from ..stopping import ended
@@ -246,21 +247,9 @@ class Scheduler:
                     await self.router.cluster.leases.claim(table.id)
             if self.rows.update_game(row["id"], rnd, no, ["pending"], status="playing",
                                      started_at=datetime.now(UTC)):
-                self._tell(row, game, entries)
+                tell(self.lobby.hub, row, game, entries)
             return
         await self._watch(row, game)
-
-    def _tell(self, row: Row, game: Row, entries: dict[int, Row]) -> None:
-        """Tell the game's players their table on every WebSocket they have open here (at
-        the table of their last round, say): the message ``tournament``."""
-        msg = {"type": "tournament", "tournament": row["id"], "name": row["name"],
-               "round": int(game["round"]), "table": game["table_id"],
-               "link": f"/?table={game['table_id']}"}
-        for e in game["entries"]:
-            entry = entries[int(e)]
-            for pid in (entry["player_id"], entry["partner_id"]):
-                if pid:
-                    self.lobby.hub.send_player(pid, {**msg, "entry": int(e)})
 
     async def _watch(self, row: Row, game: Row) -> None:
         """A playing game: the seats whose player connected noted; its result once its
@@ -278,8 +267,8 @@ class Scheduler:
                      if not s.is_bot and self.lobby.hub.seat_connected(table, i)}
         seats = [{"is_bot": bool(s["is_bot"])} for s in stored["seats"]]
         if stored["status"] == TableStatus.FINISHED:
-            marked = set(present.get("bot_played", ())) | set(self._absent(row, game, seats,
-                                                                           seen))
+            marked = set(present.get("bot_played", ())) | set(
+                absent_entries(row, game, seats, seen))
             self._finish(row, game, table_result(game, stored["result"], game["boards"],
                                                  sorted(marked)))
             return
@@ -299,7 +288,7 @@ class Scheduler:
         started = game["started_at"]
         if started is not None and (datetime.now(UTC) - _aware(started)).total_seconds() \
                 > int(row["settings"]["no_show"]):
-            absent = self._absent(row, game, seats, seen)
+            absent = absent_entries(row, game, seats, seen)
         marked_now = sorted(set(present.get("bot_played", ())) | set(absent))
         if absent and not row["settings"].get("no_show_bot"):
             target = int(row["settings"]["options"].get("target", 0))
@@ -311,14 +300,6 @@ class Scheduler:
             self.rows.update_game(row["id"], int(game["round"]), int(game["table_no"]),
                                   ["playing"], present={"seen": sorted(seen),
                                                         "bot_played": marked_now})
-
-    def _absent(self, row: Row, game: Row, seats: list[dict[str, bool]], seen: set[int]
-                ) -> list[int]:
-        """The entries of ``game`` with a human seat whose player never connected."""
-        v = VARIANTS[row["variant"]]
-        entries = [int(e) for e in game["entries"]]
-        return sorted({entries[v.side_of(i)] for i, s in enumerate(seats)
-                       if not s["is_bot"] and i not in seen})
 
     def _finish(self, row: Row, game: Row, result: dict[str, Any]) -> None:
         if self.rows.update_game(row["id"], int(game["round"]), int(game["table_no"]),
@@ -368,6 +349,28 @@ class Scheduler:
             table = self.lobby.tables.get(table_id)
             if table is not None and table.status in (TableStatus.OPEN, TableStatus.RUNNING):
                 await self.lobby.close_table(table)
+
+
+def tell(hub: Hub, row: Row, game: Row, entries: dict[int, Row]) -> None:
+    """Tell the game's players their table on every WebSocket they have open here (at
+    the table of their last round, say): the message ``tournament``."""
+    msg = {"type": "tournament", "tournament": row["id"], "name": row["name"],
+           "round": int(game["round"]), "table": game["table_id"],
+           "link": f"/?table={game['table_id']}"}
+    for e in game["entries"]:
+        entry = entries[int(e)]
+        for pid in (entry["player_id"], entry["partner_id"]):
+            if pid:
+                hub.send_player(pid, {**msg, "entry": int(e)})
+
+
+def absent_entries(row: Row, game: Row, seats: list[dict[str, bool]], seen: set[int]
+                   ) -> list[int]:
+    """The entries of ``game`` with a human seat whose player never connected."""
+    v = VARIANTS[row["variant"]]
+    entries = [int(e) for e in game["entries"]]
+    return sorted({entries[v.side_of(i)] for i, s in enumerate(seats)
+                   if not s["is_bot"] and i not in seen})
 
 
 def _aware(when: datetime) -> datetime:
