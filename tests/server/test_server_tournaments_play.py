@@ -298,3 +298,28 @@ def test_a_game_whose_table_is_closed_under_it_is_played_again(tmp_path: Path) -
         assert c.get(f"/api/tables/{game['table']}").json()["status"] == "running"
         assert c.get(f"/api/tables/{closed}").json()["status"] == "closed"
         assert len(c.get(f"/api/tournaments/{tid}").json()["rounds"]) == 1
+
+
+def test_a_paused_tournament_pairs_no_round_until_resumed(tmp_path: Path) -> None:
+    with server(tmp_path) as c:
+        _, d = guest(c, "Direktor")
+        tid = tournament(c, d, variant="bela2", format="swiss", rounds=2,
+                         options={"target": 101}, round_break=1)
+        add_bots(c, tid, d, 2)
+        scheduler = c.app.state.tournament_scheduler  # type: ignore[attr-defined]
+        portal = c.portal
+        assert portal is not None
+        portal.call(scheduler.stop)
+        c.post(f"/api/tournaments/{tid}/start", headers=d)
+        assert c.post(f"/api/tournaments/{tid}/pause", headers=d).json()["status"] == "paused"
+        portal.call(scheduler.start)
+        until(lambda: c.get(f"/api/tournaments/{tid}").json()["rounds"][0]["finished"],
+              "round 1 to end")
+        portal.call(scheduler.tick)  # paused: round 1's results kept, no round 2
+        obj = c.get(f"/api/tournaments/{tid}").json()
+        assert len(obj["rounds"]) == 1 and obj["standings"][0]["played"] == 1
+        assert c.post(f"/api/tournaments/{tid}/resume", headers=d).json()["status"] == \
+            "running"
+        # the round's break (a second) first, then round 2
+        obj = until(lambda: finished(c, tid), "round 2 after the break")
+        assert [len(r["games"]) for r in obj["rounds"]] == [1, 1]
