@@ -149,6 +149,17 @@ class Hub:
                     closed += 1
         return closed
 
+    def send_player(self, player_id: str, msg: dict[str, Any]) -> int:
+        """Send ``msg`` on every open connection of ``player_id`` (at any table: a
+        tournament's next table, docs/TOURNAMENTS.md); how many there were."""
+        sent = 0
+        for conns in self._conns.values():
+            for conn in conns:
+                if conn.player_id == player_id and not conn.closed:
+                    conn.send(msg)
+                    sent += 1
+        return sent
+
     def forget(self, table: Table, code: int | None = RECONNECT) -> None:
         """Close the table's connections (``code``: :data:`RECONNECT`, they connect again,
         to whichever process runs the table then) and forget them."""
