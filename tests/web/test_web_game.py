@@ -296,13 +296,14 @@ def test_language_and_deck_switches(browser: Any, bela_url: str, artifacts: Path
     for deck in ("hungarian", "french"):
         page.evaluate("""async (deck) => {
             const m = await import('/web/cards.js');
+            const { html, setHtml } = await import('/web/html.js');
             const box = document.createElement('div');
             box.id = 'all-cards';
             box.style.cssText = 'display:grid;grid-template-columns:repeat(8,90px);gap:6px;'
               + 'padding:8px;background:#1f6b43';
-            for (const s of 'HDSC') for (const r of '789TJQKA')
-              box.insertAdjacentHTML('beforeend', `<div>${m.cardSVG(r + s, deck)}</div>`);
-            box.insertAdjacentHTML('beforeend', `<div>${m.cardBackSVG()}</div>`);
+            const cards = [...'HDSC'].flatMap((s) => [...'789TJQKA'].map((r) => r + s));
+            setHtml(box, html`${cards.map((c) => html`<div>${m.cardSVG(c, deck)}</div>`)}<div>${
+              m.cardBackSVG()}</div>`);
             document.getElementById('all-cards')?.remove();
             document.getElementById('app').prepend(box);
         }""", deck)

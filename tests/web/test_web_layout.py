@@ -35,6 +35,7 @@ PAGE = """<!doctype html><html lang="hr"><head><meta charset="utf-8">
 import { setLang, tn } from "/web/i18n.js";
 import { ensureSprite } from "/web/cards.js";
 import * as table from "/web/table.js";
+import { setHtml } from "/web/html.js";
 window.table = table;
 window.setLang = setLang;
 window.tn = tn;
@@ -43,7 +44,7 @@ window.showTable = (S) => {
   ensureSprite();
   S.anim = { trick: null, collect: false, entered: new Set() };
   S.picked = new Set();
-  document.getElementById("app").innerHTML = table.renderTablePage(S);
+  setHtml(document.getElementById("app"), table.renderTablePage(S));
 };
 // each state rendered in turn: the hand's cards and the trick's winner as shown
 window.handFacts = (states) => states.map((S) => {

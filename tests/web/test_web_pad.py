@@ -547,6 +547,24 @@ def own_server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
                 proc.kill()
 
 
+def test_the_worker_keeps_every_module_the_pad_imports() -> None:
+    """pad-sw.js keeps every module pad.js imports, itself or through another module (html.js,
+    pad-state.js, ...): offline, one left out would stop the page from starting."""
+    web = Path(__file__).parents[2] / "src" / "bela" / "web"
+    needed: set[str] = set()
+    todo = ["pad.js"]
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        todo += re.findall(r'^import\b[^;]*?\bfrom "\./([\w./-]+)"', (web / name).read_text(
+            encoding="utf-8"), flags=re.M | re.S)
+    kept = set(re.findall(r'"/web/([\w./-]+)"', (web / "pad-sw.js").read_text(encoding="utf-8")))
+    assert {"pad.js", "html.js", "pad-state.js", "i18n/hr.json"} <= needed
+    assert needed - kept == set()
+
+
 def test_the_pad_works_after_the_network_is_cut(
         browser: Any, own_server: tuple[str, subprocess.Popen[str]], artifacts: Path) -> None:
     """Loaded once, the service worker keeps the page, its modules and the rules: with the

@@ -7,13 +7,14 @@
 // no rule of play: who made an action is read off the server's views.
 
 import { LANGS, setLang, t, tn } from "./i18n.js";
-import { loadPrefs, savePrefs } from "./prefs.js";
+import { savePrefs } from "./prefs.js";
 import {
   DECKS, cardBackSVG, cardSVG, ensureSprite, isTrump, rankOf, sortHand, suitIcon, suitOf,
 } from "./cards.js";
-import { api, newGuest, storeCode, storedGuest } from "./api.js";
+import { api, newGuest, storeCode } from "./api.js";
 import { declShape, declText, declareGroups, faceUp, makeNames, teamOf } from "./table.js";
-import { esc } from "./util.js";
+import { html, joinHtml, setHtml } from "./html.js";
+import { A, dropRecord, moveTo, takeRecord, viewAs } from "./analysis-state.js";
 
 const POLL_MS = 400; // the review's progress is asked for this often
 const CACHE_MAX = 400; // positions kept in memory
@@ -21,35 +22,11 @@ const BIG_LOSS = 10; // a costly play losing at least this many points is stress
 const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
   4: ["bottom", "right", "top", "left"] };
 // the step buttons' pictures (drawn: not every phone's fonts have ⏮ ⏭)
-const icon = (d) => `<svg class="an-icon" viewBox="0 0 10 10" aria-hidden="true" focusable="false"><path d="${d}"/></svg>`;
+const icon = (d) => html`<svg class="an-icon" viewBox="0 0 10 10" aria-hidden="true" focusable="false"><path d="${d}"/></svg>`;
 const ICONS = { first: icon("M1.5 1.5h1.6v7H1.5zM8.5 1.5v7L3.5 5z"), prev: icon("M8 1.5v7L2.5 5z"),
   next: icon("M2 1.5v7L7.5 5z"), last: icon("M6.9 1.5h1.6v7H6.9zM1.5 1.5v7L6.5 5z") };
 const CARD_TOKEN = /^(?:10|[789TJQKA])[HDSC♥♦♠♣]\*?$/i;
 
-const A = {
-  prefs: loadPrefs(),
-  guest: storedGuest(),
-  tableId: null, // the table the record came from (?table=), null for a file or a paste
-  record: null,
-  source: "", // where the record came from, in words
-  loading: false,
-  loadError: null,
-  history: null, // the player's finished matches (the load panel lists them)
-  round: 0,
-  step: 0, // actions of the round applied: the record's action at this index comes next
-  seat: null, // whose view is shown; null: every hand face up
-  bottom: 0, // the seat drawn at the bottom of the felt
-  pos: null, // the position shown (POST /api/analysis/position)
-  posBusy: false,
-  posError: null,
-  outlines: {}, // round -> {seats: the seat of each action} from the round's end
-  review: null, // {id, status, done, total, plays, loss_by_seat, biggest, error}
-  bidding: {}, // round -> {bids} | {error} | {busy}
-  open: new Set(), // the rounds unfolded in the action list
-  playOn: { seat: null, busy: false, error: null },
-  variants: null, // GET /api/variants: each variant's facts (sides, partners, face-up card)
-};
-window.__analysis = A; // for debugging and the browser tests
 
 
 /** A refused request in words. */
@@ -178,16 +155,16 @@ function cardChip(code, N) {
   const r = rankOf(code);
   const rank = N.deck === "french" ? (r === "T" ? "10" : r)
     : "789T".includes(r) ? t(`rank_${r}`) : t(`rank_${r}_hu`);
-  return `<span class="an-chip" data-code="${esc(code)}" title="${esc(N.cardText(code))}">${suitIcon(suitOf(code), N.deck)}<span>${esc(rank)}</span></span>`;
+  return html`<span class="an-chip" data-code="${code}" title="${N.cardText(code)}">${suitIcon(suitOf(code), N.deck)}<span>${rank}</span></span>`;
 }
 
 function bidHTML(tok, N) {
   const b = String(tok).trim();
-  if (/^pass$/i.test(b)) return esc(t("pass"));
-  if (/^VC$/i.test(b)) return esc(t("vc"));
-  if (/^BC$/i.test(b)) return esc(t("bc"));
+  if (/^pass$/i.test(b)) return t("pass");
+  if (/^VC$/i.test(b)) return t("vc");
+  if (/^BC$/i.test(b)) return t("bc");
   const s = b.toUpperCase();
-  return `${suitIcon(s, N.deck)} <span>${esc(N.suitName(s))}</span>`;
+  return html`${suitIcon(s, N.deck)} <span>${N.suitName(s)}</span>`;
 }
 
 /** An action of the record in words (and pips). */
@@ -196,17 +173,17 @@ function actionHTML(tok, N) {
   switch (kindOf(s)) {
     case "play": {
       const code = cardCode(s);
-      return cardChip(code, N) + (s.endsWith("*") ? ` <span class="tag an-bela">${esc(t("bela"))}!</span>` : "");
+      return html`${cardChip(code, N)}${s.endsWith("*") ? html` <span class="tag an-bela">${t("bela")}!</span>` : ""}`;
     }
     case "bid": return bidHTML(s, N);
     case "declare": {
       const groups = declareGroups(s).map((g) => g.map(cardCode));
-      return `${esc(t("declared"))}: ${groups.map((g) => esc(declText(declShape(g)))).join(", ")}`;
+      return `${t("declared")}: ${groups.map((g) => declText(declShape(g))).join(", ")}`;
     }
-    case "discard": return `${esc(t("discards"))}: ${cardsOf(s.slice(8)).map((c) => cardChip(c, N)).join(" ")}`;
-    case "exchange": return esc(t(/^swap$/i.test(s) ? "an_swap" : "an_redeal"));
-    case "claim": return esc(t("outcome_claim"));
-    default: return esc(s);
+    case "discard": return html`${t("discards")}: ${joinHtml(cardsOf(s.slice(8)).map((c) => cardChip(c, N)), " ")}`;
+    case "exchange": return t(/^swap$/i.test(s) ? "an_swap" : "an_redeal");
+    case "claim": return t("outcome_claim");
+    default: return s;
   }
 }
 
@@ -347,15 +324,9 @@ function openRecord(rec, { tableId = null, source = "", round = 0, step = 0 } = 
   clearTimeout(reviewTimer);
   cache.clear();
   ticket += 1;
-  Object.assign(A, {
-    record: rec, tableId, source, loading: false, loadError: null, pos: null, posError: null,
-    outlines: {}, review: null, bidding: {}, open: new Set(), seat: null,
-    playOn: { seat: null, busy: false, error: null },
-  });
-  A.round = Math.min(Math.max(0, round | 0), rec.rounds.length - 1);
-  A.step = Math.min(Math.max(0, step | 0), roundLen(A.round));
-  A.bottom = mySeatIn(rec);
-  A.open.add(A.round);
+  const r = Math.min(Math.max(0, round | 0), rec.rounds.length - 1);
+  const s = Math.min(Math.max(0, step | 0), rec.rounds[r].actions.length);
+  takeRecord(rec, { tableId, source, round: r, step: s, bottom: mySeatIn(rec) });
   updateUrl();
   render();
   loadPosition();
@@ -427,10 +398,7 @@ function goTo(round, step) {
   const r = Math.min(Math.max(0, round), rounds().length - 1);
   const s = Math.min(Math.max(0, step), roundLen(r));
   if (r === A.round && s === A.step) return;
-  const newRound = r !== A.round;
-  A.round = r;
-  A.step = s;
-  if (newRound) { A.open.add(r); loadOutline(r); loadBidding(r); }
+  if (moveTo(r, s)) { loadOutline(r); loadBidding(r); }
   updateUrl();
   renderControls();
   renderList(true);
@@ -448,8 +416,7 @@ function stepBy(d) {
 }
 
 function setView(seat) {
-  A.seat = seat;
-  if (seat !== null) A.bottom = seat;
+  viewAs(seat);
   renderControls();
   loadPosition();
 }
@@ -460,14 +427,14 @@ const root = () => document.getElementById("an-app");
 function renderHeader() {
   const h = document.getElementById("header");
   const deck = A.prefs.deck === "french" ? "fr" : "hu";
-  h.innerHTML = `<a class="brand" href="/"><svg class="logo" viewBox="0 0 10 10" aria-hidden="true"><use href="#pip-${deck}-H"/></svg> <span>${esc(t("title"))}</span></a>
-    <nav class="site-nav"><a href="/">${esc(t("lobby"))}</a><a href="/analysis" aria-current="page">${esc(t("an_title"))}</a></nav>
+  setHtml(h, html`<a class="brand" href="/"><svg class="logo" viewBox="0 0 10 10" aria-hidden="true"><use href="#pip-${deck}-H"/></svg> <span>${t("title")}</span></a>
+    <nav class="site-nav"><a href="/">${t("lobby")}</a><a href="/analysis" aria-current="page">${t("an_title")}</a></nav>
     <div class="prefs">
-      <label>${esc(t("lang"))} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
-        `<option value="${l}" ${l === A.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`).join("")}</select></label>
-      <label>${esc(t("deck"))} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
-        `<option value="${d}" ${d === A.prefs.deck ? "selected" : ""}>${esc(t("deck_" + d))}</option>`).join("")}</select></label>
-    </div>`;
+      <label>${t("lang")} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
+        html`<option value="${l}" ${l === A.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`)}</select></label>
+      <label>${t("deck")} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
+        html`<option value="${d}" ${d === A.prefs.deck ? "selected" : ""}>${t("deck_" + d)}</option>`)}</select></label>
+    </div>`);
   document.title = `${t("an_title")} – ${t("title")}`;
 }
 
@@ -476,9 +443,9 @@ function render() {
   const el = root();
   const focused = document.activeElement && document.activeElement.id;
   if (!A.record) {
-    el.innerHTML = renderLoad();
+    setHtml(el, renderLoad());
   } else {
-    if (!el.querySelector(".an-page")) el.innerHTML = shell();
+    if (!el.querySelector(".an-page")) setHtml(el, shell());
     renderControls();
     renderBoard();
     renderSide();
@@ -490,17 +457,17 @@ function render() {
   }
 }
 
-function region(id, html) {
+function region(id, content) {
   const el = document.getElementById(id);
   if (!el) return null;
   const focused = document.activeElement && el.contains(document.activeElement) ? document.activeElement.id : null;
-  el.innerHTML = html;
+  setHtml(el, content);
   if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
   return el;
 }
 
 function shell() {
-  return `<div class="an-page">
+  return html`<div class="an-page">
     <section class="panel an-head" aria-labelledby="an-heading">
       <h2 id="an-heading"></h2>
       <p class="muted an-source" id="an-source"></p>
@@ -509,17 +476,17 @@ function shell() {
     <div class="an-controls" id="an-controls"></div>
     <div class="an-main">
       <div class="an-left">
-        <section class="an-board" id="an-board" tabindex="-1" aria-label="${esc(t("an_title"))}"></section>
+        <section class="an-board" id="an-board" tabindex="-1" aria-label="${t("an_title")}"></section>
         <div id="an-side"></div>
       </div>
       <aside class="an-aside">
         <section class="panel an-review" id="an-review"></section>
-        <section class="panel an-list-panel"><h2>${esc(t("an_actions"))}</h2>
-          <p class="muted an-keys">${esc(t("an_keys"))}</p>
-          <nav class="an-list" id="an-list" aria-label="${esc(t("an_actions"))}"></nav></section>
+        <section class="panel an-list-panel"><h2>${t("an_actions")}</h2>
+          <p class="muted an-keys">${t("an_keys")}</p>
+          <nav class="an-list" id="an-list" aria-label="${t("an_actions")}"></nav></section>
       </aside>
     </div>
-    <p class="an-other"><button type="button" class="btn ghost" id="an-other">${esc(t("an_open_other"))}</button></p>
+    <p class="an-other"><button type="button" class="btn ghost" id="an-other">${t("an_open_other")}</button></p>
   </div>`;
 }
 
@@ -529,8 +496,8 @@ function renderControls() {
   const rec = A.record;
   const head = document.getElementById("an-heading");
   if (head) {
-    head.innerHTML = `${esc(t("an_title"))} <small>${esc(t("vname_" + rec.variant))} · ${esc(
-      [...Array(seatCount()).keys()].map((s) => N.seatName(s)).join(", "))}</small>`;
+    setHtml(head, html`${t("an_title")} <small>${t("vname_" + rec.variant)} · ${
+      [...Array(seatCount()).keys()].map((s) => N.seatName(s)).join(", ")}</small>`);
   }
   const src = document.getElementById("an-source");
   if (src) src.textContent = A.source;
@@ -538,18 +505,18 @@ function renderControls() {
   const last = rounds().length - 1;
   const atStart = A.round === 0 && A.step === 0;
   const atEnd = A.round === last && A.step === len;
-  const roundsSel = rounds().map((_, i) => `<option value="${i}" ${i === A.round ? "selected" : ""}>${esc(t("round_n", { n: i + 1 }))}</option>`).join("");
-  const viewBtn = (seat, label) => `<button type="button" class="btn small" id="an-view-${seat ?? "all"}" data-view="${seat ?? "all"}" aria-pressed="${A.seat === seat}">${esc(label)}</button>`;
-  region("an-controls", `<div class="row an-steps">
-      <label class="an-round-pick"><span class="sr-only">${esc(t("an_round"))}</span><select id="an-round">${roundsSel}</select></label>
-      <button type="button" class="btn small" id="an-first" data-step="first" title="${esc(t("an_first"))}" aria-label="${esc(t("an_first"))}" aria-keyshortcuts="Home" ${A.step === 0 ? "disabled" : ""}>${ICONS.first}</button>
-      <button type="button" class="btn small" id="an-prev" data-step="prev" title="${esc(t("an_prev"))}" aria-label="${esc(t("an_prev"))}" aria-keyshortcuts="ArrowLeft" ${atStart ? "disabled" : ""}>${ICONS.prev}</button>
-      <span class="an-counter" id="an-counter" data-round="${A.round}" data-step="${A.step}">${esc(t("an_step", { n: A.step, total: len }))}</span>
-      <button type="button" class="btn small" id="an-next" data-step="next" title="${esc(t("an_next"))}" aria-label="${esc(t("an_next"))}" aria-keyshortcuts="ArrowRight" ${atEnd ? "disabled" : ""}>${ICONS.next}</button>
-      <button type="button" class="btn small" id="an-last" data-step="last" title="${esc(t("an_last"))}" aria-label="${esc(t("an_last"))}" aria-keyshortcuts="End" ${A.step === len ? "disabled" : ""}>${ICONS.last}</button>
+  const roundsSel = rounds().map((_, i) => html`<option value="${i}" ${i === A.round ? "selected" : ""}>${t("round_n", { n: i + 1 })}</option>`);
+  const viewBtn = (seat, label) => html`<button type="button" class="btn small" id="an-view-${seat ?? "all"}" data-view="${seat ?? "all"}" aria-pressed="${A.seat === seat}">${label}</button>`;
+  region("an-controls", html`<div class="row an-steps">
+      <label class="an-round-pick"><span class="sr-only">${t("an_round")}</span><select id="an-round">${roundsSel}</select></label>
+      <button type="button" class="btn small" id="an-first" data-step="first" title="${t("an_first")}" aria-label="${t("an_first")}" aria-keyshortcuts="Home" ${A.step === 0 ? "disabled" : ""}>${ICONS.first}</button>
+      <button type="button" class="btn small" id="an-prev" data-step="prev" title="${t("an_prev")}" aria-label="${t("an_prev")}" aria-keyshortcuts="ArrowLeft" ${atStart ? "disabled" : ""}>${ICONS.prev}</button>
+      <span class="an-counter" id="an-counter" data-round="${A.round}" data-step="${A.step}">${t("an_step", { n: A.step, total: len })}</span>
+      <button type="button" class="btn small" id="an-next" data-step="next" title="${t("an_next")}" aria-label="${t("an_next")}" aria-keyshortcuts="ArrowRight" ${atEnd ? "disabled" : ""}>${ICONS.next}</button>
+      <button type="button" class="btn small" id="an-last" data-step="last" title="${t("an_last")}" aria-label="${t("an_last")}" aria-keyshortcuts="End" ${A.step === len ? "disabled" : ""}>${ICONS.last}</button>
     </div>`);
-  region("an-switch", `<span id="an-switch-label" class="an-switch-label" title="${esc(t("an_view_note"))}">${esc(t("an_view"))}</span>
-      ${viewBtn(null, t("an_view_all"))}${[...Array(seatCount()).keys()].map((s) => viewBtn(s, N.seatName(s))).join("")}`);
+  region("an-switch", html`<span id="an-switch-label" class="an-switch-label" title="${t("an_view_note")}">${t("an_view")}</span>
+      ${viewBtn(null, t("an_view_all"))}${[...Array(seatCount()).keys()].map((s) => viewBtn(s, N.seatName(s)))}`);
 }
 
 /** Only the board's waiting marks (a position is on its way): the old one stays drawn. */
@@ -567,8 +534,8 @@ function renderBoard() {
   if (!el) return;
   const p = A.pos;
   if (!p) {
-    el.innerHTML = A.posError ? `<p class="an-error" role="alert">${esc(A.posError)}</p>`
-      : `<p class="an-wait"><span class="spinner"></span> ${esc(t("an_loading"))}</p>`;
+    setHtml(el, A.posError ? html`<p class="an-error" role="alert">${A.posError}</p>`
+      : html`<p class="an-wait"><span class="spinner"></span> ${t("an_loading")}</p>`);
     renderBoardState();
     return;
   }
@@ -579,32 +546,32 @@ function renderBoard() {
   const pos = (seat) => POSITIONS[n][(seat - bottom + n) % n];
   Object.assign(el.dataset, { round: p.at.round, step: p.at.step, seat: p.at.seat ?? "all",
     phase: p.phase || v.phase || "", turn: p.turn ?? "" });
-  const seats = [...Array(n).keys()].map((s) => renderSeat(p, v, N, s, pos(s))).join("");
-  el.innerHTML = `${renderInfo(p, v, N)}
+  const seats = [...Array(n).keys()].map((s) => renderSeat(p, v, N, s, pos(s)));
+  setHtml(el, html`${renderInfo(p, v, N)}
     <div class="an-felt" data-seats="${n}">${seats}
       <div class="an-center">${renderTrick(p, v, N, pos)}${renderFaceUp(v, N)}</div>
     </div>
     <div class="an-status" id="an-status" role="status" aria-live="polite">${renderStatus(p, v, N)}</div>
-    ${A.posError ? `<p class="an-error" role="alert">${esc(A.posError)}</p>` : ""}`;
+    ${A.posError ? html`<p class="an-error" role="alert">${A.posError}</p>` : ""}`);
   renderBoardState();
 }
 
 function renderInfo(p, v, N) {
-  const parts = [`<b>${esc(t("round_n", { n: p.at.round + 1 }))}</b>`]; // each a span: "·" between them (CSS)
-  if (v.dealer !== undefined && v.dealer !== null) parts.push(esc(t("an_dealer", { name: N.seatName(v.dealer) })));
+  const parts = [html`<b>${t("round_n", { n: p.at.round + 1 })}</b>`]; // each a span: "·" between them (CSS)
+  if (v.dealer !== undefined && v.dealer !== null) parts.push(t("an_dealer", { name: N.seatName(v.dealer) }));
   if (v.contract) {
-    parts.push(`<span class="contract${v.raspas ? " raspas" : ""}">${esc(t("contract"))}: ${N.contractHTML(v.contract)}${
-      v.caller !== null && v.caller !== undefined ? ` <small>(${esc(t("caller", { name: N.seatName(v.caller) }))})</small>` : ""}</span>`);
-  } else if (v.raspas) parts.push(`<span class="contract raspas">${esc(t("outcome_raspas"))}</span>`);
+    parts.push(html`<span class="contract${v.raspas ? " raspas" : ""}">${t("contract")}: ${N.contractHTML(v.contract)}${
+      v.caller !== null && v.caller !== undefined ? html` <small>(${t("caller", { name: N.seatName(v.caller) })})</small>` : ""}</span>`);
+  } else if (v.raspas) parts.push(html`<span class="contract raspas">${t("outcome_raspas")}</span>`);
   const totals = v.totals || [];
   const order = N.order.length === totals.length ? N.order : [...totals.keys()];
   if (totals.length) {
-    parts.push(`<span class="an-totals">${esc(t("total"))}: ${order.map((side) => `<span data-side="${side}">${esc(N.sideName(side))} <b>${totals[side]}</b></span>`).join(" · ")}</span>`);
+    parts.push(html`<span class="an-totals">${t("total")}: ${joinHtml(order.map((side) => html`<span data-side="${side}">${N.sideName(side)} <b>${totals[side]}</b></span>`), " · ")}</span>`);
   }
   if ((p.phase === "play" || p.phase === "done") && v.card_points) {
-    parts.push(`<span class="an-round-pts">${order.map((side) => `${esc(N.sideName(side))}: ${esc(tn("tricks", (v.tricks_won || [])[side] || 0))}, ${v.card_points[side]}`).join(" · ")}</span>`);
+    parts.push(html`<span class="an-round-pts">${order.map((side) => `${N.sideName(side)}: ${tn("tricks", (v.tricks_won || [])[side] || 0)}, ${v.card_points[side]}`).join(" · ")}</span>`);
   }
-  return `<div class="an-info">${parts.map((x) => `<span class="an-part">${x}</span>`).join("")}</div>`;
+  return html`<div class="an-info">${parts.map((x) => html`<span class="an-part">${x}</span>`)}</div>`;
 }
 
 /** The legal cards of the seat to play and their values, when the values may be shown:
@@ -636,32 +603,32 @@ function renderSeat(p, v, N, seat, where) {
   const playing = p.turn === seat && p.phase === "play";
   const items = cards.map((c) => {
     const cls = ["card", "an-card"];
-    let badges = "";
+    let badges = null;
     if (isTrump(c, v.contract)) cls.push("trump");
     if (playing) cls.push(legal.has(c) ? "legal" : "dim");
     if (vals && c in vals.dd) {
       const x = vals.dd[c];
       if (x === vals.bestValue) cls.push("best");
-      badges = `<span class="an-val dd" data-dd="${x}">${esc(numText(x, 0))}</span>`;
-      if (vals.sampled && c in vals.sampled) badges += `<span class="an-val smp" data-sampled="${vals.sampled[c]}">≈${esc(numText(vals.sampled[c], 0))}</span>`;
+      badges = html`<span class="an-val dd" data-dd="${x}">${numText(x, 0)}</span>`;
+      if (vals.sampled && c in vals.sampled) badges = html`${badges}<span class="an-val smp" data-sampled="${vals.sampled[c]}">≈${numText(vals.sampled[c], 0)}</span>`;
     }
     if (vals && vals.played === c) cls.push("played");
     let title = N.cardText(c);
     if (cls.includes("best")) title += ` – ${t("an_best")}`;
     if (cls.includes("played")) title += ` – ${t("an_played")}`;
-    return `<span class="${cls.join(" ")}" data-card="${c}" title="${esc(title)}">${cardSVG(c, N.deck)}${badges}</span>`;
+    return html`<span class="${cls.join(" ")}" data-card="${c}" title="${title}">${cardSVG(c, N.deck)}${badges}</span>`;
   });
-  for (let i = 0; i < backs; i++) items.push(`<span class="card an-card back">${cardBackSVG()}</span>`);
-  const bids = (v.bids || []).filter((b) => b.seat === seat).map((b) => `<span class="bid">${bidHTML(b.bid, N)}</span>`).join("");
-  const decl = ((v.declared || [])[seat] || []).map((d) => `<span class="decl" title="${esc(declText(d))}">${esc(t("declared"))}: ${d.value}</span>`).join("");
-  const belas = (v.belas || []).filter((b) => b.seat === seat).map((b) => `<span class="bela-badge">${esc(t("bela"))}! ${suitIcon(b.suit, N.deck)}</span>`).join("");
+  for (let i = 0; i < backs; i++) items.push(html`<span class="card an-card back">${cardBackSVG()}</span>`);
+  const bids = (v.bids || []).filter((b) => b.seat === seat).map((b) => html`<span class="bid">${bidHTML(b.bid, N)}</span>`);
+  const decl = ((v.declared || [])[seat] || []).map((d) => html`<span class="decl" title="${declText(d)}">${t("declared")}: ${d.value}</span>`);
+  const belas = (v.belas || []).filter((b) => b.seat === seat).map((b) => html`<span class="bela-badge">${t("bela")}! ${suitIcon(b.suit, N.deck)}</span>`);
   const side = teamOf(N.facts, seat);
   const team = side !== null ? ` team-${side}` : "";
-  return `<div class="an-seat pos-${where}${p.turn === seat ? " turn" : ""}${own ? " own" : ""}${team}" data-seat="${seat}">
-    <div class="an-seat-head"><span class="seat-name">${esc(N.seatName(seat))}</span>${
-      seat === v.dealer ? `<span class="chip dealer" title="${esc(t("dealer"))}">D</span>` : ""}${
-      p.turn === seat ? `<span class="tag an-turn">${esc(t("an_to_act"))}</span>` : ""}${bids ? `<span class="bids">${bids}</span>` : ""}${decl}${belas}</div>
-    <div class="an-hand" role="group" aria-label="${esc(t("an_hand_of", { name: N.seatName(seat) }))}">${items.join("") || `<span class="muted an-empty">–</span>`}</div>
+  return html`<div class="an-seat pos-${where}${p.turn === seat ? " turn" : ""}${own ? " own" : ""}${team}" data-seat="${seat}">
+    <div class="an-seat-head"><span class="seat-name">${N.seatName(seat)}</span>${
+      seat === v.dealer ? html`<span class="chip dealer" title="${t("dealer")}">D</span>` : ""}${
+      p.turn === seat ? html`<span class="tag an-turn">${t("an_to_act")}</span>` : ""}${bids.length ? html`<span class="bids">${bids}</span>` : ""}${decl}${belas}</div>
+    <div class="an-hand" role="group" aria-label="${t("an_hand_of", { name: N.seatName(seat) })}">${items.length ? items : html`<span class="muted an-empty">–</span>`}</div>
   </div>`;
 }
 
@@ -670,38 +637,38 @@ function renderTrick(p, v, N, pos) {
   if (!plays.length) {
     const note = p.phase === "bidding" ? t("bidding") : p.phase === "done" ? t("round_over")
       : p.phase === "play" ? t("an_trick_n", { n: (v.tricks || []).length + 1 }) : "";
-    return note ? `<div class="an-center-note">${esc(note)}</div>` : "";
+    return note ? html`<div class="an-center-note">${note}</div>` : "";
   }
-  return `<div class="an-trick" aria-label="${esc(plays.map((x) => `${N.seatName(x.seat)}: ${N.cardText(x.card)}`).join(", "))}">${
-    plays.map((x) => `<div class="an-tc pos-${pos(x.seat)}${x.seat === v.trick_winner ? " winning" : ""}" data-trick-seat="${x.seat}">
-      <span class="card" data-code="${esc(x.card)}" title="${esc(N.cardText(x.card))}">${cardSVG(x.card, N.deck)}</span></div>`).join("")}</div>`;
+  return html`<div class="an-trick" aria-label="${plays.map((x) => `${N.seatName(x.seat)}: ${N.cardText(x.card)}`).join(", ")}">${
+    plays.map((x) => html`<div class="an-tc pos-${pos(x.seat)}${x.seat === v.trick_winner ? " winning" : ""}" data-trick-seat="${x.seat}">
+      <span class="card" data-code="${x.card}" title="${N.cardText(x.card)}">${cardSVG(x.card, N.deck)}</span></div>`)}</div>`;
 }
 
 function renderFaceUp(v, N) {
   const pub = v.public || {};
   const parts = [];
-  if (pub.turned) parts.push(`<span class="an-faceup">${esc(t(faceUp(N.facts)))} ${cardChip(pub.turned, N)}</span>`);
-  if (pub.bottom) parts.push(`<span class="an-faceup">${esc(t("bottom"))} ${cardChip(pub.bottom, N)}</span>`);
-  if (v.discards && v.discards.length) parts.push(`<span class="an-faceup">${esc(t("discards"))} ${v.discards.map((c) => cardChip(c, N)).join(" ")}</span>`);
-  return parts.length ? `<div class="an-faceups">${parts.join("")}</div>` : "";
+  if (pub.turned) parts.push(html`<span class="an-faceup">${t(faceUp(N.facts))} ${cardChip(pub.turned, N)}</span>`);
+  if (pub.bottom) parts.push(html`<span class="an-faceup">${t("bottom")} ${cardChip(pub.bottom, N)}</span>`);
+  if (v.discards && v.discards.length) parts.push(html`<span class="an-faceup">${t("discards")} ${joinHtml(v.discards.map((c) => cardChip(c, N)), " ")}</span>`);
+  return parts.length ? html`<div class="an-faceups">${parts}</div>` : "";
 }
 
 function renderStatus(p, v, N) {
   if (p.phase === "done" || (p.next === null && p.at.step === roundLen(p.at.round))) {
     const r = v.result;
-    if (!r) return esc(t("round_over"));
+    if (!r) return t("round_over");
     const order = N.order.length === r.scores.length ? N.order : [...r.scores.keys()];
-    return `<b>${esc(t("round_over"))}: ${esc(t("outcome_" + r.outcome))}</b> · ${order.map((s) => `${esc(N.sideName(s))} ${r.scores[s]}`).join(" · ")}`;
+    return html`<b>${t("round_over")}: ${t("outcome_" + r.outcome)}</b> · ${order.map((s) => `${N.sideName(s)} ${r.scores[s]}`).join(" · ")}`;
   }
-  const who = p.turn !== null && p.turn !== undefined ? esc(t("waiting_for", { name: N.seatName(p.turn) })) : "";
-  const next = p.next ? ` · ${esc(t("an_chosen"))}: <span class="an-next">${actionHTML(p.next, N)}</span>` : "";
-  return who + next;
+  const who = p.turn !== null && p.turn !== undefined ? t("waiting_for", { name: N.seatName(p.turn) }) : "";
+  const next = p.next ? html` · ${t("an_chosen")}: <span class="an-next">${actionHTML(p.next, N)}</span>` : "";
+  return html`${who}${next}`;
 }
 
 // -- the panels beside the board: values, bidding, play on ------------------------------
 function renderSide() {
   if (!A.record) return;
-  region("an-side", `${renderValues()}${renderBidding()}${renderPlayOn()}`);
+  region("an-side", html`${renderValues()}${renderBidding()}${renderPlayOn()}`);
 }
 
 function renderValues() {
@@ -710,27 +677,27 @@ function renderValues() {
   const N = names();
   const vals = shownValues(p);
   if (!vals) {
-    return `<section class="panel an-values" id="an-values"><h2>${esc(t("an_values"))}</h2>
-      <p class="muted">${esc(p.dd ? t("an_values_hidden", { name: N.seatName(p.turn) }) : t("an_no_values"))}</p></section>`;
+    return html`<section class="panel an-values" id="an-values"><h2>${t("an_values")}</h2>
+      <p class="muted">${p.dd ? t("an_values_hidden", { name: N.seatName(p.turn) }) : t("an_no_values")}</p></section>`;
   }
   const rows = Object.entries(vals.dd).sort((a, b) => (vals.minimize ? a[1] - b[1] : b[1] - a[1]));
   const loss = vals.played && vals.played in vals.dd ? Math.abs(vals.dd[vals.played] - vals.bestValue) : null;
   const body = rows.map(([c, x]) => {
     const best = x === vals.bestValue, played = c === vals.played;
-    const marks = [best ? `<span class="tag an-best-tag">${esc(t("an_best"))}</span>` : "",
-      played ? `<span class="tag an-played-tag">${esc(t("an_played"))}${loss ? ` −${loss}` : ""}</span>` : ""].join(" ");
-    const smp = vals.sampled ? `<td class="num smp" data-sampled="${vals.sampled[c] ?? ""}">${esc(numText(vals.sampled[c]))}</td>` : "";
-    return `<tr data-card="${c}" data-dd="${x}" class="${best ? "best" : ""}${played ? " played" : ""}">
-      <th scope="row">${suitIcon(suitOf(c), N.deck)} ${esc(N.cardText(c))}</th>
-      <td class="num dd">${esc(numText(x, 0))}</td>${smp}<td class="an-marks">${marks}</td></tr>`;
-  }).join("");
-  return `<section class="panel an-values" id="an-values" data-seat="${p.turn}">
-    <h2>${esc(t("an_values"))} <small>${esc(t("waiting_for", { name: N.seatName(p.turn) }))}</small></h2>
-    <p class="muted small-note">${esc(t("an_values_note"))}${vals.minimize ? ` <b>${esc(t("an_values_raspas"))}</b>` : ""}${
-      vals.sampled ? ` ${esc(t("an_sampled_note"))}` : ""}</p>
+    const marks = joinHtml([best ? html`<span class="tag an-best-tag">${t("an_best")}</span>` : "",
+      played ? html`<span class="tag an-played-tag">${t("an_played")}${loss ? html` −${loss}` : ""}</span>` : ""], " ");
+    const smp = vals.sampled ? html`<td class="num smp" data-sampled="${vals.sampled[c] ?? ""}">${numText(vals.sampled[c])}</td>` : "";
+    return html`<tr data-card="${c}" data-dd="${x}" class="${best ? "best" : ""}${played ? " played" : ""}">
+      <th scope="row">${suitIcon(suitOf(c), N.deck)} ${N.cardText(c)}</th>
+      <td class="num dd">${numText(x, 0)}</td>${smp}<td class="an-marks">${marks}</td></tr>`;
+  });
+  return html`<section class="panel an-values" id="an-values" data-seat="${p.turn}">
+    <h2>${t("an_values")} <small>${t("waiting_for", { name: N.seatName(p.turn) })}</small></h2>
+    <p class="muted small-note">${t("an_values_note")}${vals.minimize ? html` <b>${t("an_values_raspas")}</b>` : ""}${
+      vals.sampled ? html` ${t("an_sampled_note")}` : ""}</p>
     <div class="table-scroll"><table class="an-vtable">
-      <thead><tr><th scope="col">${esc(t("an_col_card"))}</th><th scope="col" class="num">${esc(t("an_col_dd"))}</th>${
-        vals.sampled ? `<th scope="col" class="num">${esc(t("an_col_sampled"))}</th>` : ""}<th scope="col"></th></tr></thead>
+      <thead><tr><th scope="col">${t("an_col_card")}</th><th scope="col" class="num">${t("an_col_dd")}</th>${
+        vals.sampled ? html`<th scope="col" class="num">${t("an_col_sampled")}</th>` : ""}<th scope="col"></th></tr></thead>
       <tbody>${body}</tbody></table></div></section>`;
 }
 
@@ -740,31 +707,31 @@ function renderBidding() {
   const N = names();
   const r = p.at.round;
   const b = A.bidding[r];
-  const head = `<h2>${esc(t("an_bidding"))} <small>${esc(t("waiting_for", { name: N.seatName(p.turn) }))}</small></h2>`;
+  const head = html`<h2>${t("an_bidding")} <small>${t("waiting_for", { name: N.seatName(p.turn) })}</small></h2>`;
   if (p.at.seat !== null && p.at.seat !== p.turn) {
-    return `<section class="panel an-bidding" id="an-bidding">${head}<p class="muted">${esc(t("an_values_hidden", { name: N.seatName(p.turn) }))}</p></section>`;
+    return html`<section class="panel an-bidding" id="an-bidding">${head}<p class="muted">${t("an_values_hidden", { name: N.seatName(p.turn) })}</p></section>`;
   }
   let body;
-  if (!b || b.busy) body = `<p class="an-wait"><span class="spinner"></span> ${esc(t("an_loading"))}</p>`;
-  else if (b.error) body = `<p class="an-error">${esc(b.error)} <button type="button" class="btn small" id="an-bidding-retry">${esc(t("an_retry"))}</button></p>`;
+  if (!b || b.busy) body = html`<p class="an-wait"><span class="spinner"></span> ${t("an_loading")}</p>`;
+  else if (b.error) body = html`<p class="an-error">${b.error} <button type="button" class="btn small" id="an-bidding-retry">${t("an_retry")}</button></p>`;
   else {
     const bid = b.bids.find((x) => x.index === p.at.step);
-    if (!bid || !bid.values) body = `<p class="muted">${esc(t("an_no_values"))}</p>`;
+    if (!bid || !bid.values) body = html`<p class="muted">${t("an_no_values")}</p>`;
     else {
       const entries = Object.entries(bid.values).sort((x, y) => y[1] - x[1]);
       const top = entries.length ? entries[0][1] : null;
       const chosen = String(bid.action ?? p.next).trim();
-      body = `<table class="an-vtable an-btable"><thead><tr><th scope="col">${esc(t("an_col_call"))}</th><th scope="col" class="num">${esc(t("an_col_sim"))}</th><th scope="col"></th></tr></thead><tbody>${
+      body = html`<table class="an-vtable an-btable"><thead><tr><th scope="col">${t("an_col_call")}</th><th scope="col" class="num">${t("an_col_sim")}</th><th scope="col"></th></tr></thead><tbody>${
         entries.map(([tok, x]) => {
           const best = x === top, mine = tok.toUpperCase() === chosen.toUpperCase();
-          return `<tr data-bid="${esc(tok)}" data-value="${x}" class="${best ? "best" : ""}${mine ? " played" : ""}">
-            <th scope="row">${bidHTML(tok, N)}</th><td class="num">${esc(numText(x))}</td>
-            <td class="an-marks">${best ? `<span class="tag an-best-tag">${esc(t("an_best"))}</span>` : ""} ${mine ? `<span class="tag an-played-tag">${esc(t("an_called"))}</span>` : ""}</td></tr>`;
-        }).join("")}</tbody></table>`;
+          return html`<tr data-bid="${tok}" data-value="${x}" class="${best ? "best" : ""}${mine ? " played" : ""}">
+            <th scope="row">${bidHTML(tok, N)}</th><td class="num">${numText(x)}</td>
+            <td class="an-marks">${best ? html`<span class="tag an-best-tag">${t("an_best")}</span>` : ""} ${mine ? html`<span class="tag an-played-tag">${t("an_called")}</span>` : ""}</td></tr>`;
+        })}</tbody></table>`;
     }
   }
-  return `<section class="panel an-bidding" id="an-bidding">${head}
-    <p class="muted small-note">${esc(t("an_bidding_note"))}</p>${body}</section>`;
+  return html`<section class="panel an-bidding" id="an-bidding">${head}
+    <p class="muted small-note">${t("an_bidding_note")}</p>${body}</section>`;
 }
 
 function renderPlayOn() {
@@ -772,21 +739,21 @@ function renderPlayOn() {
   const P = A.playOn;
   const p = A.pos;
   const seat = P.seat ?? A.seat ?? (p && p.turn !== null && p.turn !== undefined ? p.turn : A.bottom);
-  const msg = P.error ? `<p class="an-error" role="alert" id="an-playon-msg">${esc(P.error)}</p>` : "";
+  const msg = P.error ? html`<p class="an-error" role="alert" id="an-playon-msg">${P.error}</p>` : "";
   let body;
   if (!A.guest) {
-    body = `<p class="an-need-player" id="an-need-player">${esc(t("an_need_player"))}</p>
-      <form class="row an-name-form" id="an-name-form"><label>${esc(t("your_name"))} <input id="an-name" name="name" maxlength="40" required autocomplete="nickname" placeholder="${esc(t("name_placeholder"))}"></label>
-      <button class="btn" id="an-name-go">${esc(t("continue"))}</button></form>`;
+    body = html`<p class="an-need-player" id="an-need-player">${t("an_need_player")}</p>
+      <form class="row an-name-form" id="an-name-form"><label>${t("your_name")} <input id="an-name" name="name" maxlength="40" required autocomplete="nickname" placeholder="${t("name_placeholder")}"></label>
+      <button class="btn" id="an-name-go">${t("continue")}</button></form>`;
   } else if (p && p.over && p.at.round === A.round && p.at.step === A.step) {
-    body = `<p class="muted" id="an-playon-over">${esc(t("an_err_over"))}</p>`;
+    body = html`<p class="muted" id="an-playon-over">${t("an_err_over")}</p>`;
   } else {
-    body = `<div class="row"><label>${esc(t("an_play_as"))} <select id="an-playon-seat">${[...Array(seatCount()).keys()].map((s) =>
-      `<option value="${s}" ${s === seat ? "selected" : ""}>${esc(N.seatName(s))}</option>`).join("")}</select></label>
-      <button type="button" class="btn primary" id="an-playon" ${P.busy ? "disabled" : ""}>${esc(t("an_play_on"))}</button></div>`;
+    body = html`<div class="row"><label>${t("an_play_as")} <select id="an-playon-seat">${[...Array(seatCount()).keys()].map((s) =>
+      html`<option value="${s}" ${s === seat ? "selected" : ""}>${N.seatName(s)}</option>`)}</select></label>
+      <button type="button" class="btn primary" id="an-playon" ${P.busy ? "disabled" : ""}>${t("an_play_on")}</button></div>`;
   }
-  return `<section class="panel an-playon" id="an-playon-panel"><h2>${esc(t("an_play_on"))}</h2>
-    <p class="muted small-note">${esc(t("an_play_on_note"))}</p>${body}${msg}</section>`;
+  return html`<section class="panel an-playon" id="an-playon-panel"><h2>${t("an_play_on")}</h2>
+    <p class="muted small-note">${t("an_play_on_note")}</p>${body}${msg}</section>`;
 }
 
 async function playOn() {
@@ -814,19 +781,19 @@ function renderReview() {
   if (!A.record) return;
   const r = A.review;
   const N = names();
-  let body = "";
-  if (!r) body = "";
+  let body = null;
+  if (!r) body = null;
   else if (r.status === "failed") {
-    body = `<p class="an-error" role="alert">${esc(r.error || t("an_review_failed"))}</p>
-      <button type="button" class="btn small" id="an-review-retry">${esc(t("an_retry"))}</button>`;
+    body = html`<p class="an-error" role="alert">${r.error || t("an_review_failed")}</p>
+      <button type="button" class="btn small" id="an-review-retry">${t("an_retry")}</button>`;
   } else {
     const pct = r.status === "done" ? 100 : r.total ? Math.min(99, Math.floor((100 * r.done) / r.total)) : 0;
     const label = r.status === "queued" ? t("an_review_queued") : t("an_review_progress", { n: pct });
-    body = `<div class="an-progress"><progress id="an-progress" max="100" value="${pct}" aria-label="${esc(t("an_review"))}" data-status="${esc(r.status)}"></progress>
-      <span id="an-progress-text">${esc(label)}</span></div>`;
-    if (r.status === "done") body += renderSummary(r, N);
+    body = html`<div class="an-progress"><progress id="an-progress" max="100" value="${pct}" aria-label="${t("an_review")}" data-status="${r.status}"></progress>
+      <span id="an-progress-text">${label}</span></div>`;
+    if (r.status === "done") body = html`${body}${renderSummary(r, N)}`;
   }
-  region("an-review", `<h2>${esc(t("an_review"))}</h2>${body}`);
+  region("an-review", html`<h2>${t("an_review")}</h2>${body}`);
 }
 
 function renderSummary(r, N) {
@@ -835,16 +802,16 @@ function renderSummary(r, N) {
   const lost = r.loss_by_seat || [...Array(n).keys()].map((s) => plays.filter((x) => x.seat === s).reduce((a, x) => a + x.loss, 0));
   const rows = [...Array(n).keys()].map((s) => {
     const count = plays.filter((x) => x.seat === s).length;
-    return `<tr data-seat="${s}"><th scope="row">${esc(N.seatName(s))}</th><td class="num" data-lost="${lost[s] ?? 0}">${esc(tn("an_points", lost[s] ?? 0))}</td><td class="num">${esc(tn("an_costly_n", count))}</td></tr>`;
-  }).join("");
+    return html`<tr data-seat="${s}"><th scope="row">${N.seatName(s)}</th><td class="num" data-lost="${lost[s] ?? 0}">${tn("an_points", lost[s] ?? 0)}</td><td class="num">${tn("an_costly_n", count)}</td></tr>`;
+  });
   const biggest = (r.biggest || [...plays].sort((a, b) => b.loss - a.loss).slice(0, 5));
-  const list = biggest.length ? `<ol class="an-biggest">${biggest.map((x, i) => `<li><button type="button" class="btn small ghost an-mistake" id="an-mistake-${i}" data-goto="${x.round}:${x.index}">
-      ${esc(t("an_mistake_at", { round: x.round + 1, trick: trickOf(x.round, x.index), name: N.seatName(x.seat) }))}:
-      ${cardChip(cardCode(x.played), N)} ${esc(t("an_instead_of"))} ${cardChip(cardCode(x.best), N)} <b class="an-loss">−${x.loss}</b></button></li>`).join("")}</ol>`
-    : `<p class="muted">${esc(t("an_no_mistakes"))}</p>`;
-  return `<h3>${esc(t("an_lost_by_seat"))}</h3>
-    <table class="an-vtable an-lost"><thead><tr><th scope="col">${esc(t("player"))}</th><th scope="col" class="num">${esc(t("an_col_lost"))}</th><th scope="col" class="num">${esc(t("an_col_costly"))}</th></tr></thead><tbody>${rows}</tbody></table>
-    <h3>${esc(t("an_biggest"))}</h3>${list}`;
+  const list = biggest.length ? html`<ol class="an-biggest">${biggest.map((x, i) => html`<li><button type="button" class="btn small ghost an-mistake" id="an-mistake-${i}" data-goto="${x.round}:${x.index}">
+      ${t("an_mistake_at", { round: x.round + 1, trick: trickOf(x.round, x.index), name: N.seatName(x.seat) })}:
+      ${cardChip(cardCode(x.played), N)} ${t("an_instead_of")} ${cardChip(cardCode(x.best), N)} <b class="an-loss">−${x.loss}</b></button></li>`)}</ol>`
+    : html`<p class="muted">${t("an_no_mistakes")}</p>`;
+  return html`<h3>${t("an_lost_by_seat")}</h3>
+    <table class="an-vtable an-lost"><thead><tr><th scope="col">${t("player")}</th><th scope="col" class="num">${t("an_col_lost")}</th><th scope="col" class="num">${t("an_col_costly")}</th></tr></thead><tbody>${rows}</tbody></table>
+    <h3>${t("an_biggest")}</h3>${list}`;
 }
 
 function renderList(scroll = false) {
@@ -854,7 +821,7 @@ function renderList(scroll = false) {
   const marks = costly();
   const n = seatCount();
   const top = el.scrollTop;
-  el.innerHTML = rounds().map((rd, r) => {
+  setHtml(el, html`${rounds().map((rd, r) => {
     const seats = (A.outlines[r] && A.outlines[r].seats) || [];
     const result = A.outlines[r] && A.outlines[r].result;
     const groups = [];
@@ -874,23 +841,23 @@ function renderList(scroll = false) {
       if (r === A.round && i === A.step) cls.push("current");
       else if (r < A.round || (r === A.round && i < A.step)) cls.push("done");
       if (c) cls.push("costly", c.loss >= BIG_LOSS ? "big" : "small");
-      const who = seats[i] !== null && seats[i] !== undefined ? `<span class="an-who">${esc(N.seatName(seats[i]))}</span>` : "";
-      const loss = c ? ` <span class="an-loss" title="${esc(tn("an_lost_points", c.loss))}">−${c.loss}</span>` : "";
-      group.items.push(`<button type="button" class="${cls.join(" ")}" id="an-act-${r}-${i}" data-goto="${r}:${i}"${
-        cls.includes("current") ? ` aria-current="step"` : ""}${c ? ` data-loss="${c.loss}"` : ""}>${who}<span class="an-what">${actionHTML(tok, N)}</span>${loss}</button>`);
+      const who = seats[i] !== null && seats[i] !== undefined ? html`<span class="an-who">${N.seatName(seats[i])}</span>` : "";
+      const loss = c ? html` <span class="an-loss" title="${tn("an_lost_points", c.loss)}">−${c.loss}</span>` : "";
+      group.items.push(html`<button type="button" class="${cls.join(" ")}" id="an-act-${r}-${i}" data-goto="${r}:${i}"${
+        cls.includes("current") ? html` aria-current="step"` : ""}${c ? html` data-loss="${c.loss}"` : ""}>${who}<span class="an-what">${actionHTML(tok, N)}</span>${loss}</button>`);
     });
     const endCur = r === A.round && A.step === rd.actions.length;
     const outcome = result ? `: ${t("outcome_" + result.outcome)}` : "";
-    const endItem = `<button type="button" class="an-act end${endCur ? " current" : ""}" id="an-act-${r}-end" data-goto="${r}:${rd.actions.length}"${endCur ? ` aria-current="step"` : ""}>${esc(t("round_over") + outcome)}</button>`;
+    const endItem = html`<button type="button" class="an-act end${endCur ? " current" : ""}" id="an-act-${r}-end" data-goto="${r}:${rd.actions.length}"${endCur ? html` aria-current="step"` : ""}>${t("round_over") + outcome}</button>`;
     const count = [...marks.values()].filter((x) => x.round === r).length;
     const open = A.open.has(r) ? " open" : "";
-    return `<details class="an-round${r === A.round ? " current" : ""}" data-round="${r}"${open}>
-      <summary>${esc(t("round_n", { n: r + 1 }))}${result ? ` · ${esc(t("outcome_" + result.outcome))}` : ""}${
-        count ? ` <span class="an-loss">${esc(tn("an_costly_n", count))}</span>` : ""}</summary>
-      <ol class="an-groups">${groups.filter((g) => g.items.length).map((g) => `<li class="an-group" data-group="${g.key}"><span class="an-group-name">${esc(g.label)}</span>
-        <div class="an-items">${g.items.join("")}</div></li>`).join("")}
+    return html`<details class="an-round${r === A.round ? " current" : ""}" data-round="${r}"${open}>
+      <summary>${t("round_n", { n: r + 1 })}${result ? html` · ${t("outcome_" + result.outcome)}` : ""}${
+        count ? html` <span class="an-loss">${tn("an_costly_n", count)}</span>` : ""}</summary>
+      <ol class="an-groups">${groups.filter((g) => g.items.length).map((g) => html`<li class="an-group" data-group="${g.key}"><span class="an-group-name">${g.label}</span>
+        <div class="an-items">${g.items}</div></li>`)}
         <li class="an-group"><div class="an-items">${endItem}</div></li></ol></details>`;
-  }).join("");
+  })}`);
   el.scrollTop = top;
   if (scroll) {
     const cur = el.querySelector(".an-act.current");
@@ -905,23 +872,23 @@ function renderList(scroll = false) {
 // -- the load panel ---------------------------------------------------------------------
 function renderLoad() {
   const games = A.history || [];
-  const mine = A.guest ? `<h3>${esc(t("an_my_matches"))}</h3>${games.length
-    ? `<ul class="table-list an-history">${games.slice(0, 20).map((g, i) => `<li><div><b>${esc(t("vname_" + g.variant))}</b> ${esc((g.totals || []).join(" : "))}
-        <div class="muted">${esc((g.players || []).map((p) => p || "?").join(", "))}</div></div>
-        <button type="button" class="btn small" id="an-history-${i}" data-history="${i}">${esc(t("an_analyse"))}</button></li>`).join("")}</ul>`
-    : `<p class="muted">${esc(A.history ? t("no_history") : t("loading"))}</p>`}` : "";
-  return `<div class="page an-load-page"><section class="panel an-load" id="an-load">
-    <h2>${esc(t("an_title"))}</h2>
-    <p>${esc(t("an_open_hint"))}</p>
-    ${A.loading ? `<p class="an-wait"><span class="spinner"></span> ${esc(t("an_loading_record"))}</p>` : ""}
-    ${A.loadError ? `<p class="an-error" role="alert" id="an-load-error">${esc(A.loadError)}</p>` : ""}
+  const mine = A.guest ? html`<h3>${t("an_my_matches")}</h3>${games.length
+    ? html`<ul class="table-list an-history">${games.slice(0, 20).map((g, i) => html`<li><div><b>${t("vname_" + g.variant)}</b> ${(g.totals || []).join(" : ")}
+        <div class="muted">${(g.players || []).map((p) => p || "?").join(", ")}</div></div>
+        <button type="button" class="btn small" id="an-history-${i}" data-history="${i}">${t("an_analyse")}</button></li>`)}</ul>`
+    : html`<p class="muted">${A.history ? t("no_history") : t("loading")}</p>`}` : "";
+  return html`<div class="page an-load-page"><section class="panel an-load" id="an-load">
+    <h2>${t("an_title")}</h2>
+    <p>${t("an_open_hint")}</p>
+    ${A.loading ? html`<p class="an-wait"><span class="spinner"></span> ${t("an_loading_record")}</p>` : ""}
+    ${A.loadError ? html`<p class="an-error" role="alert" id="an-load-error">${A.loadError}</p>` : ""}
     ${mine}
-    <h3>${esc(t("an_file"))}</h3>
-    <div class="an-drop" id="an-drop"><p>${esc(t("an_drop"))}</p>
-      <label class="btn">${esc(t("an_choose_file"))}<input type="file" id="an-file" accept=".json,application/json,text/plain" class="sr-only"></label></div>
-    <h3><label for="an-paste">${esc(t("an_paste"))}</label></h3>
-    <textarea id="an-paste" class="an-paste" rows="6" spellcheck="false" placeholder="${esc(t("an_paste_placeholder"))}"></textarea>
-    <p><button type="button" class="btn primary" id="an-paste-go">${esc(t("an_analyse"))}</button></p>
+    <h3>${t("an_file")}</h3>
+    <div class="an-drop" id="an-drop"><p>${t("an_drop")}</p>
+      <label class="btn">${t("an_choose_file")}<input type="file" id="an-file" accept=".json,application/json,text/plain" class="sr-only"></label></div>
+    <h3><label for="an-paste">${t("an_paste")}</label></h3>
+    <textarea id="an-paste" class="an-paste" rows="6" spellcheck="false" placeholder="${t("an_paste_placeholder")}"></textarea>
+    <p><button type="button" class="btn primary" id="an-paste-go">${t("an_analyse")}</button></p>
   </section></div>`;
 }
 
@@ -954,9 +921,7 @@ function onClick(ev) {
     case "an-other": {
       clearTimeout(reviewTimer);
       ticket += 1;
-      A.record = null;
-      A.tableId = null;
-      A.loadError = null;
+      dropRecord();
       updateUrl();
       render();
       loadHistory();
@@ -989,7 +954,7 @@ function onChange(ev) {
     savePrefs(A.prefs);
     setLang(A.prefs.lang);
     renderHeader();
-    if (A.record) { root().innerHTML = ""; }
+    if (A.record) { root().replaceChildren(); }
     render();
     document.getElementById(el.id)?.focus();
   } else if (el.id === "an-round") goTo(Number(el.value), 0);

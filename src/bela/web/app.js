@@ -13,7 +13,8 @@ import { botName, leadersHref, profileHref, renderLeaders, renderProfile } from 
 import {
   declarePending, isOwner, makeNames, reasonText, redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
-import { esc, reducedMotion, sleep } from "./util.js";
+import { reducedMotion, sleep } from "./util.js";
+import { html, joinHtml, setHtml } from "./html.js";
 import { defaultVariant, variantFacts } from "./variants.js";
 import { S, applyStateMessage, resetTable } from "./state.js";
 import { accountCommands, lobbyCommands, tableCommands } from "./commands.js";
@@ -58,22 +59,22 @@ const root = () => document.getElementById("app");
 
 function renderHeader() {
   const h = document.getElementById("header");
-  const who = S.guest ? `<span class="who-am-i">${esc(t("play_as", { name: S.guest.name }))}</span>` : "";
+  const who = S.guest ? html`<span class="who-am-i">${t("play_as", { name: S.guest.name })}</span>` : "";
   const lv = (S.leaders && S.leaders.variant) || S.createVariant || defaultVariant(S.variants);
-  const nav = `<nav class="site-nav">
-      <a href="${esc(leadersHref(lv))}" data-cmd="leaders:${esc(lv)}" id="nav-leaders"${S.page === "leaders" ? ` aria-current="page"` : ""}>${esc(t("leaderboard"))}</a>${
-      S.guest ? `<a href="${esc(profileHref(S.guest.player_id))}" data-cmd="profile:${esc(S.guest.player_id)}" id="nav-profile"${
-        S.page === "profile" && S.profileId === S.guest.player_id ? ` aria-current="page"` : ""}>${esc(t("my_profile"))}</a>` : ""}</nav>`;
-  h.innerHTML = `<a class="brand" href="/" data-cmd="lobby">${deckLogo()} <span>${esc(t("title"))}</span></a>
+  const nav = html`<nav class="site-nav">
+      <a href="${leadersHref(lv)}" data-cmd="leaders:${lv}" id="nav-leaders"${S.page === "leaders" ? html` aria-current="page"` : ""}>${t("leaderboard")}</a>${
+      S.guest ? html`<a href="${profileHref(S.guest.player_id)}" data-cmd="profile:${S.guest.player_id}" id="nav-profile"${
+        S.page === "profile" && S.profileId === S.guest.player_id ? html` aria-current="page"` : ""}>${t("my_profile")}</a>` : ""}</nav>`;
+  setHtml(h, html`<a class="brand" href="/" data-cmd="lobby">${deckLogo()} <span>${t("title")}</span></a>
     ${nav}
     <div class="prefs">${who}
-      <label>${esc(t("lang"))} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
-        `<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`).join("")}</select></label>
-      <label>${esc(t("deck"))} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
-        `<option value="${d}" ${d === S.prefs.deck ? "selected" : ""}>${esc(t("deck_" + d))}</option>`).join("")}</select></label>${
-      S.tableId ? `<label class="autoplay-pref" title="${esc(t("autoplay_title"))}"><input type="checkbox" id="autoplay-check" data-pref="autoplay"${
-        S.prefs.autoplay ? " checked" : ""}> <span class="long">${esc(t("autoplay"))}</span><span class="short">${esc(t("autoplay_short"))}</span></label>` : ""}
-    </div>`;
+      <label>${t("lang")} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
+        html`<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`)}</select></label>
+      <label>${t("deck")} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
+        html`<option value="${d}" ${d === S.prefs.deck ? "selected" : ""}>${t("deck_" + d)}</option>`)}</select></label>${
+      S.tableId ? html`<label class="autoplay-pref" title="${t("autoplay_title")}"><input type="checkbox" id="autoplay-check" data-pref="autoplay"${
+        S.prefs.autoplay ? " checked" : ""}> <span class="long">${t("autoplay")}</span><span class="short">${t("autoplay_short")}</span></label>` : ""}
+    </div>`);
   let title = t("title");
   if (S.tableId && S.summary) title = `${t("vname_" + S.summary.variant)} – ${t("title")}`;
   else if (S.page === "profile" && S.profile && S.profile.data) {
@@ -84,7 +85,7 @@ function renderHeader() {
 }
 
 function deckLogo() {
-  return `<svg class="logo" viewBox="0 0 10 10" aria-hidden="true"><use href="#pip-${S.prefs.deck === "french" ? "fr" : "hu"}-H"/></svg>`;
+  return html`<svg class="logo" viewBox="0 0 10 10" aria-hidden="true"><use href="#pip-${S.prefs.deck === "french" ? "fr" : "hu"}-H"/></svg>`;
 }
 
 // -- a press under way ------------------------------------------------------------------
@@ -114,10 +115,10 @@ function render() {
   const el = root();
   const focusKey = focusKeyOf(document.activeElement);
   const inputs = saveInputs(el);
-  if (S.tableId) el.innerHTML = renderTablePage(S);
-  else if (S.page === "profile") el.innerHTML = renderProfile(S);
-  else if (S.page === "leaders") el.innerHTML = renderLeaders(S);
-  else el.innerHTML = renderLobby();
+  if (S.tableId) setHtml(el, renderTablePage(S));
+  else if (S.page === "profile") setHtml(el, renderProfile(S));
+  else if (S.page === "leaders") setHtml(el, renderLeaders(S));
+  else setHtml(el, renderLobby());
   restoreInputs(el, inputs);
   if (focusKey) {
     const again = /** @type {HTMLElement | null} */ (el.querySelector(focusKey));
@@ -181,23 +182,23 @@ function showLobbyMessage(text, kind) {
 
 // -- the lobby --------------------------------------------------------------------------
 function renderLobby() {
-  return `<div class="lobby">
-    <section class="panel" id="guest-panel"><h2>${esc(t("player"))}</h2>${renderAccountPanel()}</section>
-    <section class="panel" id="quick-panel"><h2>${esc(t("quick_play"))}</h2>${renderQuickPanel()}</section>
-    <section class="panel" id="tables-panel"><h2>${esc(t("open_tables"))}
-      <button class="btn small ghost" data-cmd="refresh">${esc(t("refresh"))}</button></h2>
+  return html`<div class="lobby">
+    <section class="panel" id="guest-panel"><h2>${t("player")}</h2>${renderAccountPanel()}</section>
+    <section class="panel" id="quick-panel"><h2>${t("quick_play")}</h2>${renderQuickPanel()}</section>
+    <section class="panel" id="tables-panel"><h2>${t("open_tables")}
+      <button class="btn small ghost" data-cmd="refresh">${t("refresh")}</button></h2>
       <div id="table-list">${renderTableList("open")}</div></section>
-    <section class="panel" id="running-panel"><h2>${esc(t("running_tables"))}</h2>
+    <section class="panel" id="running-panel"><h2>${t("running_tables")}</h2>
       <div id="running-list">${renderTableList("running")}</div></section>
-    <section class="panel" id="create-panel"><h2>${esc(t("new_table"))}</h2>${renderCreateForm()}</section>
-    ${S.guest ? `<section class="panel" id="history-panel"><h2>${esc(t("history"))}</h2>
+    <section class="panel" id="create-panel"><h2>${t("new_table")}</h2>${renderCreateForm()}</section>
+    ${S.guest ? html`<section class="panel" id="history-panel"><h2>${t("history")}</h2>
       <div id="history-list">${renderHistory()}</div></section>` : ""}
     <p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
-      S.toast ? esc(S.toast.text) : ""}</p>
-    <section class="panel" id="more-panel"><h2>${esc(t("more_title"))}</h2>
-      <p><a href="/pad" id="link-pad">${esc(t("more_pad"))}</a> – ${esc(t("more_pad_why"))}</p>
-      <p><a href="/analysis" id="link-analysis">${esc(t("more_analysis"))}</a> – ${esc(t("more_analysis_why"))}</p></section>
-    <p class="muted kbd-help">${esc(t("keyboard_help"))}</p>
+      S.toast ? S.toast.text : ""}</p>
+    <section class="panel" id="more-panel"><h2>${t("more_title")}</h2>
+      <p><a href="/pad" id="link-pad">${t("more_pad")}</a> – ${t("more_pad_why")}</p>
+      <p><a href="/analysis" id="link-analysis">${t("more_analysis")}</a> – ${t("more_analysis_why")}</p></section>
+    <p class="muted kbd-help">${t("keyboard_help")}</p>
   </div>`;
 }
 
@@ -206,75 +207,75 @@ function renderAccountPanel() {
   const g = S.guest;
   const A = S.account;
   const form = S.ui.accountForm;
-  const note = A.note ? `<div class="account-note" id="account-note-box" role="status"><span id="account-note">${esc(A.note)}</span>${
-    A.noteGoes ? ` <button type="button" class="note-close" data-cmd="account-note-close" id="account-note-close" aria-label="${
-      esc(t("close"))}">×</button>` : ""}</div>` : "";
-  const msg = `<p class="form-msg${A.msg ? " " + A.msg.kind : ""}" id="account-msg" role="alert">${A.msg ? esc(A.msg.text) : ""}</p>`;
-  const cancel = `<button type="button" class="btn ghost" data-cmd="account-form:">${esc(t("cancel"))}</button>`;
+  const note = A.note ? html`<div class="account-note" id="account-note-box" role="status"><span id="account-note">${A.note}</span>${
+    A.noteGoes ? html` <button type="button" class="note-close" data-cmd="account-note-close" id="account-note-close" aria-label="${
+      t("close")}">×</button>` : ""}</div>` : "";
+  const msg = html`<p class="form-msg${A.msg ? " " + A.msg.kind : ""}" id="account-msg" role="alert">${A.msg ? A.msg.text : ""}</p>`;
+  const cancel = html`<button type="button" class="btn ghost" data-cmd="account-form:">${t("cancel")}</button>`;
   if (!g || S.ui.editName) {
-    const nameForm = `<form class="name-form" data-form="guest">
-        <label>${esc(t("your_name"))} <input name="name" id="guest-name" maxlength="40" required autocomplete="nickname"
-          placeholder="${esc(t("name_placeholder"))}" value="${esc(g ? g.name : "")}"></label>
-        <button class="btn primary" id="guest-save">${esc(g ? t("save_name") : t("continue"))}</button></form>`;
+    const nameForm = html`<form class="name-form" data-form="guest">
+        <label>${t("your_name")} <input name="name" id="guest-name" maxlength="40" required autocomplete="nickname"
+          placeholder="${t("name_placeholder")}" value="${g ? g.name : ""}"></label>
+        <button class="btn primary" id="guest-save">${g ? t("save_name") : t("continue")}</button></form>`;
     const loginPart = form === "login" ? loginForm(cancel)
-      : `<p><button class="btn small ghost" data-cmd="account-form:login" id="show-login">${esc(t("have_account"))}</button></p>`;
-    return `${note}${nameForm}${g ? "" : loginPart}${msg}`;
+      : html`<p><button class="btn small ghost" data-cmd="account-form:login" id="show-login">${t("have_account")}</button></p>`;
+    return html`${note}${nameForm}${g ? "" : loginPart}${msg}`;
   }
   const kind = g.account ? "account" : "guest";
-  const who = `<p class="who-line">${esc(t("play_as", { name: g.name }))} <span class="tag kind-${kind}" id="player-kind">${
-    esc(t(g.account ? "kind_account_short" : "kind_guest"))}</span>
-    <a class="btn small ghost" href="${esc(profileHref(g.player_id))}" data-cmd="profile:${esc(g.player_id)}" id="my-profile">${esc(t("my_profile"))}</a></p>`;
+  const who = html`<p class="who-line">${t("play_as", { name: g.name })} <span class="tag kind-${kind}" id="player-kind">${
+    t(g.account ? "kind_account_short" : "kind_guest")}</span>
+    <a class="btn small ghost" href="${profileHref(g.player_id)}" data-cmd="profile:${g.player_id}" id="my-profile">${t("my_profile")}</a></p>`;
   let body;
   if (g.account) {
     body = form === "password" ? passwordForm(cancel)
-      : `<div class="row account-actions">
-        <button class="btn small" data-cmd="account-form:password" id="show-password">${esc(t("change_password"))}</button>
-        <button class="btn small" data-cmd="logout" id="logout">${esc(t("logout"))}</button>
-        <button class="btn small warn" data-cmd="logout-all" id="logout-all">${esc(t("logout_all"))}</button></div>`;
+      : html`<div class="row account-actions">
+        <button class="btn small" data-cmd="account-form:password" id="show-password">${t("change_password")}</button>
+        <button class="btn small" data-cmd="logout" id="logout">${t("logout")}</button>
+        <button class="btn small warn" data-cmd="logout-all" id="logout-all">${t("logout_all")}</button></div>`;
   } else if (form === "claim") {
     body = claimForm(g, cancel);
   } else if (form === "login") {
     body = loginForm(cancel);
   } else {
-    body = `<p class="muted small-note">${esc(t("account_panel_note"))}</p>
+    body = html`<p class="muted small-note">${t("account_panel_note")}</p>
       <div class="row account-actions">
-        <button class="btn small primary" data-cmd="account-form:claim" id="show-claim">${esc(t("claim_name"))}</button>
-        <button class="btn small" data-cmd="change-name">${esc(t("change_name"))}</button>
-        <button class="btn small ghost" data-cmd="account-form:login" id="show-login">${esc(t("have_account"))}</button></div>`;
+        <button class="btn small primary" data-cmd="account-form:claim" id="show-claim">${t("claim_name")}</button>
+        <button class="btn small" data-cmd="change-name">${t("change_name")}</button>
+        <button class="btn small ghost" data-cmd="account-form:login" id="show-login">${t("have_account")}</button></div>`;
   }
-  return `${note}${who}${body}${msg}`;
+  return html`${note}${who}${body}${msg}`;
 }
 
 function loginForm(cancel) {
-  return `<form class="name-form account-form" data-form="login"><h3>${esc(t("login"))}</h3>
-    <label>${esc(t("login_name"))} <input name="login_name" id="login-name" maxlength="40" required autocomplete="username"
-      value="${esc(S.account.loginName || "")}"></label>
-    <label>${esc(t("password"))} <input type="password" name="login_password" id="login-password" maxlength="${MAX_PASSWORD}"
+  return html`<form class="name-form account-form" data-form="login"><h3>${t("login")}</h3>
+    <label>${t("login_name")} <input name="login_name" id="login-name" maxlength="40" required autocomplete="username"
+      value="${S.account.loginName || ""}"></label>
+    <label>${t("password")} <input type="password" name="login_password" id="login-password" maxlength="${MAX_PASSWORD}"
       required autocomplete="current-password"></label>
-    <div class="row"><button class="btn primary" id="login-submit">${esc(t("login_btn"))}</button>${cancel}</div></form>`;
+    <div class="row"><button class="btn primary" id="login-submit">${t("login_btn")}</button>${cancel}</div></form>`;
 }
 
 function claimForm(g, cancel) {
-  return `<form class="name-form account-form" data-form="claim"><h3>${esc(t("claim_name"))}</h3>
-    <label>${esc(t("claim_name_label"))} <input name="claim_name" id="claim-name" maxlength="40" required autocomplete="username"
-      value="${esc(g.name)}"></label>
-    <label>${esc(t("password"))} <small class="muted">${esc(t("password_hint"))}</small>
+  return html`<form class="name-form account-form" data-form="claim"><h3>${t("claim_name")}</h3>
+    <label>${t("claim_name_label")} <input name="claim_name" id="claim-name" maxlength="40" required autocomplete="username"
+      value="${g.name}"></label>
+    <label>${t("password")} <small class="muted">${t("password_hint")}</small>
       <input type="password" name="claim_password" id="claim-password" maxlength="${MAX_PASSWORD}" required autocomplete="new-password"></label>
-    <label>${esc(t("password_repeat"))} <input type="password" name="claim_password2" id="claim-password2" maxlength="${MAX_PASSWORD}"
+    <label>${t("password_repeat")} <input type="password" name="claim_password2" id="claim-password2" maxlength="${MAX_PASSWORD}"
       required autocomplete="new-password"></label>
-    <div class="row"><button class="btn primary" id="claim-submit">${esc(t("claim_btn"))}</button>${cancel}</div></form>`;
+    <div class="row"><button class="btn primary" id="claim-submit">${t("claim_btn")}</button>${cancel}</div></form>`;
 }
 
 function passwordForm(cancel) {
-  return `<form class="name-form account-form" data-form="password"><h3>${esc(t("change_password"))}</h3>
-    <input type="text" name="pw_user" autocomplete="username" value="${esc(S.guest.name)}" hidden>
-    <label>${esc(t("old_password"))} <input type="password" name="old_password" id="old-password" maxlength="${MAX_PASSWORD}"
+  return html`<form class="name-form account-form" data-form="password"><h3>${t("change_password")}</h3>
+    <input type="text" name="pw_user" autocomplete="username" value="${S.guest.name}" hidden>
+    <label>${t("old_password")} <input type="password" name="old_password" id="old-password" maxlength="${MAX_PASSWORD}"
       required autocomplete="current-password"></label>
-    <label>${esc(t("new_password"))} <small class="muted">${esc(t("password_hint"))}</small>
+    <label>${t("new_password")} <small class="muted">${t("password_hint")}</small>
       <input type="password" name="new_password" id="new-password" maxlength="${MAX_PASSWORD}" required autocomplete="new-password"></label>
-    <label>${esc(t("new_password_repeat"))} <input type="password" name="new_password2" id="new-password2" maxlength="${MAX_PASSWORD}"
+    <label>${t("new_password_repeat")} <input type="password" name="new_password2" id="new-password2" maxlength="${MAX_PASSWORD}"
       required autocomplete="new-password"></label>
-    <div class="row"><button class="btn primary" id="password-submit">${esc(t("save_password"))}</button>${cancel}</div></form>`;
+    <div class="row"><button class="btn primary" id="password-submit">${t("save_password")}</button>${cancel}</div></form>`;
 }
 
 const NOTE_MS = 12000; // a passing note of the account panel ("the name is yours now") stays this long
@@ -337,24 +338,24 @@ function quickWaits() {
 function renderQuickPanel() {
   const q = S.quick;
   if (q && q.status === "waiting") {
-    return `<div class="quick-status" id="quick-status" data-status="waiting">${quickStatusHTML(q)}</div>
-      <div class="row"><button class="btn" data-cmd="quick-cancel" id="quick-cancel">${esc(t("cancel"))}</button></div>`;
+    return html`<div class="quick-status" id="quick-status" data-status="waiting">${quickStatusHTML(q)}</div>
+      <div class="row"><button class="btn" data-cmd="quick-cancel" id="quick-cancel">${t("cancel")}</button></div>`;
   }
   // matched (the table was opened once, app.js applyQuick): back to it, or play again
-  const back = q && q.status === "matched" && q.table ? `<div class="quick-status" id="quick-status" data-status="matched">
-      <p class="row"><b>${esc(t("quick_matched"))}</b> <button class="btn small" data-cmd="open:${esc(q.table)}" id="quick-open">${
-        esc(t("quick_open"))}</button></p></div>` : "";
-  if (!S.variants) return `${back}<p class="muted">${esc(t("connecting"))}</p>`;
+  const back = q && q.status === "matched" && q.table ? html`<div class="quick-status" id="quick-status" data-status="matched">
+      <p class="row"><b>${t("quick_matched")}</b> <button class="btn small" data-cmd="open:${q.table}" id="quick-open">${
+        t("quick_open")}</button></p></div>` : "";
+  if (!S.variants) return html`${back}<p class="muted">${t("connecting")}</p>`;
   const chosen = S.quickVariant || S.createVariant || defaultVariant(S.variants);
   const waits = quickWaits();
   const pick = waits.includes(QUICK_WAIT) ? QUICK_WAIT : waits[Math.min(1, waits.length - 1)];
-  return `${back}<form class="create-form quick-form" data-form="quick">
-    <p class="muted small-note">${esc(t("quick_info"))}</p>
-    <label>${esc(t("variant"))} <select name="quick_variant" id="quick-variant">${S.variants.variants.map((v) =>
-      `<option value="${v.id}" ${v.id === chosen ? "selected" : ""}>${esc(t("variant_" + v.id))}</option>`).join("")}</select></label>
-    <label>${esc(t("quick_wait"))} <select name="quick_wait" id="quick-wait">${waits.map((w) =>
-      `<option value="${w}" ${w === pick ? "selected" : ""}>${esc(clockLabel(w))}</option>`).join("")}</select></label>
-    <button class="btn primary" id="quick-play">${esc(t("quick_start"))}</button>
+  return html`${back}<form class="create-form quick-form" data-form="quick">
+    <p class="muted small-note">${t("quick_info")}</p>
+    <label>${t("variant")} <select name="quick_variant" id="quick-variant">${S.variants.variants.map((v) =>
+      html`<option value="${v.id}" ${v.id === chosen ? "selected" : ""}>${t("variant_" + v.id)}</option>`)}</select></label>
+    <label>${t("quick_wait")} <select name="quick_wait" id="quick-wait">${waits.map((w) =>
+      html`<option value="${w}" ${w === pick ? "selected" : ""}>${clockLabel(w)}</option>`)}</select></label>
+    <button class="btn primary" id="quick-play">${t("quick_start")}</button>
     <p class="form-msg" id="quick-msg" role="alert"></p>
   </form>`;
 }
@@ -362,11 +363,11 @@ function renderQuickPanel() {
 function quickStatusHTML(q) {
   const waited = Math.max(0, Math.floor(Number(q.waited) || 0));
   const left = Math.max(0, Math.ceil((Number(q.wait) || 0) - (Number(q.waited) || 0)));
-  const rating = Number.isFinite(q.rating) ? ` <small class="muted">(${esc(t("quick_rating", { n: q.rating }))})</small>` : "";
-  return `<p class="quick-searching"><span class="spinner" aria-hidden="true"></span> <b>${esc(t("vname_" + q.variant))}</b>${rating}</p>
-    <p class="quick-line" id="quick-line">${esc(t("quick_searching", { n: waited }))}</p>
-    <p class="muted quick-queue">${esc(quickQueueText(q))}</p>
-    <p class="muted quick-bots">${esc(left > 0 ? t("quick_bots_in", { n: left }) : t("quick_bots_now"))}</p>`;
+  const rating = Number.isFinite(q.rating) ? html` <small class="muted">(${t("quick_rating", { n: q.rating })})</small>` : "";
+  return html`<p class="quick-searching"><span class="spinner" aria-hidden="true"></span> <b>${t("vname_" + q.variant)}</b>${rating}</p>
+    <p class="quick-line" id="quick-line">${t("quick_searching", { n: waited })}</p>
+    <p class="muted quick-queue">${quickQueueText(q)}</p>
+    <p class="muted quick-bots">${left > 0 ? t("quick_bots_in", { n: left }) : t("quick_bots_now")}</p>`;
 }
 
 /** Who else waits in the queue (the server's ``others``: not the player himself). */
@@ -411,7 +412,7 @@ function applyQuick(q) {
   if (now !== before) { render(); return; }
   if (now === "waiting") {
     const el = document.getElementById("quick-status");
-    if (el) el.innerHTML = quickStatusHTML(S.quick);
+    if (el) setHtml(el, quickStatusHTML(S.quick));
   }
 }
 
@@ -433,33 +434,33 @@ function variantInfo(id) {
 }
 
 function renderCreateForm() {
-  if (!S.variants) return `<p class="muted">${esc(t("connecting"))}</p>`;
+  if (!S.variants) return html`<p class="muted">${t("connecting")}</p>`;
   const chosen = S.createVariant || defaultVariant(S.variants);
   const info = variantInfo(chosen);
   const { choices } = S.variants; // each option's values, from the engine (GET /api/variants)
   const opts = info.options.filter((o) => Object.hasOwn(choices, o)).map((o) => {
     const values = choices[o];
-    return `<label>${esc(t("opt_" + o))} <select name="opt_${o}" id="opt-${o}">${values.map((x) =>
-      `<option value="${x}" ${info.defaults[o] === x ? "selected" : ""}>${esc(t(`opt_${o}_${x}`))}</option>`).join("")}</select></label>`;
-  }).join("");
+    return html`<label>${t("opt_" + o)} <select name="opt_${o}" id="opt-${o}">${values.map((x) =>
+      html`<option value="${x}" ${info.defaults[o] === x ? "selected" : ""}>${t(`opt_${o}_${x}`)}</option>`)}</select></label>`;
+  });
   const bots = botOptions(chosen);
   const levelHelp = levelsHelp(chosen);
   const [tmin, tmax] = range("target", [1, 5001]);
   const clocks = clockChoices();
   const clock = defaultClock(false);
-  return `<form class="create-form" data-form="create">
-    <label>${esc(t("variant"))} <select name="variant" id="variant-select" data-fresh="1">${S.variants.variants.map((v) =>
-      `<option value="${v.id}" ${v.id === chosen ? "selected" : ""}>${esc(t("variant_" + v.id))}</option>`).join("")}</select></label>
-    <label>${esc(t("target"))} <input type="number" name="target" id="target-input" min="${tmin}" max="${tmax}" step="1" value="${info.defaults.target}" data-fresh="1"></label>
-    ${opts ? `<fieldset><legend>${esc(t("house_rules"))}</legend>${opts}</fieldset>` : ""}
-    <label>${esc(t("bot"))} <select name="bot" id="bot-select"${levelHelp ? ` aria-describedby="bot-help"` : ""}>${bots}</select></label>
-    ${levelHelp ? `<p class="muted form-help" id="bot-help">${esc(levelHelp)}</p>` : ""}
-    <label>${esc(t("turn_clock"))} <select name="turn_clock" id="clock-select">${clocks.map((c) =>
-      `<option value="${c ?? ""}" ${c === clock ? "selected" : ""}>${esc(clockLabel(c))}</option>`).join("")}</select></label>
-    <label class="check"><input type="checkbox" name="sit" id="sit-check" checked> ${esc(t("sit_myself"))}</label>
-    <label class="check"><input type="checkbox" name="private" id="private-check"> ${esc(t("private_table"))}</label>
-    <label class="check"><input type="checkbox" name="rated" id="rated-check" checked> ${esc(t("rated_table"))}</label>
-    <button class="btn primary" id="create-table">${esc(t("create"))}</button>
+  return html`<form class="create-form" data-form="create">
+    <label>${t("variant")} <select name="variant" id="variant-select" data-fresh="1">${S.variants.variants.map((v) =>
+      html`<option value="${v.id}" ${v.id === chosen ? "selected" : ""}>${t("variant_" + v.id)}</option>`)}</select></label>
+    <label>${t("target")} <input type="number" name="target" id="target-input" min="${tmin}" max="${tmax}" step="1" value="${info.defaults.target}" data-fresh="1"></label>
+    ${opts.length ? html`<fieldset><legend>${t("house_rules")}</legend>${opts}</fieldset>` : ""}
+    <label>${t("bot")} <select name="bot" id="bot-select"${levelHelp ? html` aria-describedby="bot-help"` : ""}>${bots}</select></label>
+    ${levelHelp ? html`<p class="muted form-help" id="bot-help">${levelHelp}</p>` : ""}
+    <label>${t("turn_clock")} <select name="turn_clock" id="clock-select">${clocks.map((c) =>
+      html`<option value="${c ?? ""}" ${c === clock ? "selected" : ""}>${clockLabel(c)}</option>`)}</select></label>
+    <label class="check"><input type="checkbox" name="sit" id="sit-check" checked> ${t("sit_myself")}</label>
+    <label class="check"><input type="checkbox" name="private" id="private-check"> ${t("private_table")}</label>
+    <label class="check"><input type="checkbox" name="rated" id="rated-check" checked> ${t("rated_table")}</label>
+    <button class="btn primary" id="create-table">${t("create")}</button>
   </form>`;
 }
 
@@ -472,9 +473,9 @@ function botOptions(variant) {
   const names = new Set(levels.map((l) => l.name));
   const pick = names.has("club") ? "club" : "heuristic";
   const measured = levels.some((l) => Object.hasOwn(l.elo || {}, variant));
-  const option = (b, label) => `<option value="${esc(b)}" ${b === pick ? "selected" : ""}>${esc(label)}</option>`;
+  const option = (b, label) => html`<option value="${b}" ${b === pick ? "selected" : ""}>${label}</option>`;
   return [...levels.map((l) => option(l.name, levelLabel(l, variant, measured))),
-    ...S.variants.bots.filter((b) => !names.has(b)).map((b) => option(b, botName(b)))].join("");
+    ...S.variants.bots.filter((b) => !names.has(b)).map((b) => option(b, botName(b)))];
 }
 
 /** A level's name with its Elo in ``variant`` ("Klupski igrač · +180 Elo"); the beginner is
@@ -523,21 +524,21 @@ function renderTableList(kind) {
   const running = kind === "running";
   const tables = S.tables.filter((tb) => (tb.status === "open") !== running);
   const rest = S.tablesTotal - S.tables.length;
-  const more = running && rest > 0 ? `<button class="btn small more-tables" data-cmd="more-tables" id="more-tables">${
-    esc(t("more_tables", { n: rest }))}</button>` : "";
-  if (!tables.length) return `<p class="muted">${esc(t(running ? "no_running" : "no_tables"))}</p>${more}`;
-  return `<ul class="table-list">${tables.map((tb) => {
-    const names = tb.seats.map((s) => s.name ? esc(s.name) : `<span class="free">${esc(t("free_seat"))}</span>`).join(", ");
+  const more = running && rest > 0 ? html`<button class="btn small more-tables" data-cmd="more-tables" id="more-tables">${
+    t("more_tables", { n: rest })}</button>` : "";
+  if (!tables.length) return html`<p class="muted">${t(running ? "no_running" : "no_tables")}</p>${more}`;
+  return html`<ul class="table-list">${tables.map((tb) => {
+    const names = joinHtml(tb.seats.map((s) => s.name ? s.name : html`<span class="free">${t("free_seat")}</span>`), ", ");
     const free = tb.seats.some((s) => !s.kind);
     const btn = tb.status === "open" && free
-      ? `<button class="btn small primary" data-cmd="open:${tb.id}">${esc(t("join"))}</button>`
-      : `<button class="btn small" data-cmd="open:${tb.id}">${esc(t("watch"))}</button>`;
-    const clock = tb.turn_clock ? ` <small class="clock-info">${esc(turnClockText(tb))}</small>` : "";
-    const bots = tb.seats.some((s) => s.kind === "bot") ? ` <span class="tag bot-level" title="${esc(t("bot"))}">${esc(botName(tb.bot))}</span>` : "";
-    return `<li data-table="${tb.id}"><div><b>${esc(t("vname_" + tb.variant))}</b> ${esc(t("target_short", { n: tb.options.target }))}${clock}${bots}
-      <span class="tag">${esc(t("status_" + tb.status))}</span>${tb.rated ? ` <span class="tag rated">${esc(t("rated_tag"))}</span>` : ""}${tb.spectators ? ` <small class="muted">${esc(t("spectators", { n: tb.spectators }))}</small>` : ""}
+      ? html`<button class="btn small primary" data-cmd="open:${tb.id}">${t("join")}</button>`
+      : html`<button class="btn small" data-cmd="open:${tb.id}">${t("watch")}</button>`;
+    const clock = tb.turn_clock ? html` <small class="clock-info">${turnClockText(tb)}</small>` : "";
+    const bots = tb.seats.some((s) => s.kind === "bot") ? html` <span class="tag bot-level" title="${t("bot")}">${botName(tb.bot)}</span>` : "";
+    return html`<li data-table="${tb.id}"><div><b>${t("vname_" + tb.variant)}</b> ${t("target_short", { n: tb.options.target })}${clock}${bots}
+      <span class="tag">${t("status_" + tb.status)}</span>${tb.rated ? html` <span class="tag rated">${t("rated_tag")}</span>` : ""}${tb.spectators ? html` <small class="muted">${t("spectators", { n: tb.spectators })}</small>` : ""}
       <div class="muted">${names}</div></div>${btn}</li>`;
-  }).join("")}</ul>${more}`;
+  })}</ul>${more}`;
 }
 
 let tablesAsked = 0;
@@ -560,9 +561,9 @@ async function loadTables() {
   const list = document.getElementById("table-list");
   if (list && S.page === "lobby" && asked === tablesAsked) {
     const more = document.activeElement && document.activeElement.id === "more-tables";
-    list.innerHTML = renderTableList("open");
+    setHtml(list, renderTableList("open"));
     const running = document.getElementById("running-list");
-    if (running) running.innerHTML = renderTableList("running");
+    if (running) setHtml(running, renderTableList("running"));
     if (more) document.getElementById("more-tables")?.focus({ preventScroll: true });
   }
   if (S.guest) {
@@ -570,22 +571,22 @@ async function loadTables() {
       S.history = await api("GET", "/api/players/me/history");
     } catch { /* keep the old list */ }
     const hist = document.getElementById("history-list");
-    if (hist && S.page === "lobby") hist.innerHTML = renderHistory();
+    if (hist && S.page === "lobby") setHtml(hist, renderHistory());
   }
 }
 
 function renderHistory() {
   const games = S.history || [];
-  if (!games.length) return `<p class="muted">${esc(t("no_history"))}</p>`;
-  return `<ul class="table-list">${games.map((g, i) => {
+  if (!games.length) return html`<p class="muted">${t("no_history")}</p>`;
+  return html`<ul class="table-list">${games.map((g, i) => {
     const facts = variantInfo(g.variant); // the winner is a side: a seat's (bela4: a pair's)
     const mine = facts ? facts.side_of[g.seat] : g.seat;
     const result = g.winner === null ? "" : g.winner === mine ? t("history_won") : t("history_lost");
-    return `<li data-history="${i}"><div><b>${esc(t("vname_" + g.variant))}</b> ${esc(g.totals.join(" : "))}
-      <span class="tag">${esc(result)}</span><div class="muted">${esc(g.players.map((p) => p || "?").join(", "))}</div></div>
-      <span class="row"><a class="btn small" href="/analysis?table=${encodeURIComponent(g.table)}" data-analyse="${esc(g.table)}">${esc(t("an_analyse"))}</a>
-      <button class="btn small" data-cmd="history:${i}">${esc(t("download_record"))}</button></span></li>`;
-  }).join("")}</ul>`;
+    return html`<li data-history="${i}"><div><b>${t("vname_" + g.variant)}</b> ${g.totals.join(" : ")}
+      <span class="tag">${result}</span><div class="muted">${g.players.map((p) => p || "?").join(", ")}</div></div>
+      <span class="row"><a class="btn small" href="/analysis?table=${encodeURIComponent(g.table)}" data-analyse="${g.table}">${t("an_analyse")}</a>
+      <button class="btn small" data-cmd="history:${i}">${t("download_record")}</button></span></li>`;
+  })}</ul>`;
 }
 
 function saveRecord(rec, name) {

@@ -13,6 +13,7 @@ const RULES = "/api/pad/rules";
 const FILES = [
   "/pad",
   "/web/pad.js",
+  "/web/pad-state.js",
   "/web/pad-score.js",
   "/web/pad.css",
   "/web/i18n.js",
@@ -21,6 +22,7 @@ const FILES = [
   "/web/cards.js",
   "/web/api.js",
   "/web/util.js",
+  "/web/html.js",
   "/web/prefs.js",
   "/web/style.css",
   "/web/favicon.svg",

@@ -6,10 +6,11 @@
 // service worker pad-sw.js keeps the page, its modules and the rules.
 
 import { LANGS, setLang, t as said, tn } from "./i18n.js";
-import { loadPrefs, savePrefs } from "./prefs.js";
+import { savePrefs } from "./prefs.js";
 import { DECKS, ensureSprite, suitIcon } from "./cards.js";
-import { ApiError, api, storedGuest } from "./api.js";
-import { esc } from "./util.js";
+import { ApiError, api } from "./api.js";
+import { html, joinHtml, replaceWith, setHtml } from "./html.js";
+import { S, addPad, dropPad, keepRules, openView, savePads } from "./pad-state.js";
 import {
   PadProblem, bookDeals, forPeople, padRecord, problemText, readDeal, readRecord, sheetOf,
 } from "./pad-score.js";
@@ -17,46 +18,11 @@ import {
 /** A text of the pad in the UI's words, without the rule ids the engine's messages cite. */
 const t = (key, vars) => forPeople(said(key, vars));
 
-const PADS = "bela.pads"; // the pads of this browser: [{id, record, updated, sync, dirty}]
-const RULES = "bela.pad.rules"; // the last GET /api/pad/rules (the service worker keeps it too)
 const CHECK_MS = 350; // a change is checked with the server this long after the last one
 const KINDS = ["deal", "belot", "raspas", "redeal"];
 // the house rules a pad's sheet depends on (R22 tie); the others (R12, R24) decide the play
 // at the table, not the numbers written, and are kept as a record has them
 const SHEET_OPTIONS = ["tie"];
-
-const S = {
-  prefs: loadPrefs(),
-  rules: readJSON(RULES),
-  rulesError: null,
-  pads: loadPads(),
-  view: "list", // "list", "new", "import", "pad"
-  padId: null,
-  draft: null, // the new-match form: {variant, target, options, names}
-  form: null, // the deal form: {index, kind, caller, trump, points, decl, bela, capot, belot}
-  refused: false, // the form's write was refused: its reason is shown as an alert
-  note: null, // a short message: {text, undo}
-  check: { key: null, state: null, message: "" }, // the server's sheet of the shown pad
-  serverPads: null, // an account's pads on the server (GET /api/pads), null: not asked
-  importError: null,
-  armed: false, // the pad's delete button asks once more
-  guest: storedGuest(),
-};
-window.__pad = S;
-
-function readJSON(key) {
-  try { return JSON.parse(localStorage.getItem(key) || "null"); } catch { return null; }
-}
-
-
-function loadPads() {
-  const list = readJSON(PADS);
-  return Array.isArray(list) ? list.filter((p) => p && p.id && p.record) : [];
-}
-
-function savePads() {
-  localStorage.setItem(PADS, JSON.stringify(S.pads));
-}
 
 function newId() {
   const bytes = crypto.getRandomValues(new Uint8Array(9));
@@ -82,9 +48,9 @@ function scored(e) {
 function contractHTML(c) {
   if (!c) return "";
   if (c.length === 1) {
-    return `${suitIcon(c, S.prefs.deck)}<span class="pad-suit-name">${esc(t(`suit_${c}_${deckKey()}`))}</span>`;
+    return html`${suitIcon(c, S.prefs.deck)}<span class="pad-suit-name">${t(`suit_${c}_${deckKey()}`)}</span>`;
   }
-  return `<span class="pad-vcbc" title="${esc(t(c.toLowerCase()))}">${esc(c)}</span>`;
+  return html`<span class="pad-vcbc" title="${t(c.toLowerCase())}">${c}</span>`;
 }
 
 function defaultNames(variant) {
@@ -99,14 +65,14 @@ const when = (ms) => new Date(ms).toLocaleDateString(S.prefs.lang === "hr" ? "hr
 // -- rendering -------------------------------------------------------------------------
 function renderHeader() {
   const h = document.getElementById("header");
-  h.innerHTML = `<a class="brand" href="/"><svg class="logo" viewBox="0 0 10 10" aria-hidden="true"><use href="#pip-${deckKey()}-H"/></svg> <span>${esc(t("title"))}</span></a>
-    <a class="pad-home" href="/pad" data-go="list">${esc(t("pad_title"))}</a>
+  setHtml(h, html`<a class="brand" href="/"><svg class="logo" viewBox="0 0 10 10" aria-hidden="true"><use href="#pip-${deckKey()}-H"/></svg> <span>${t("title")}</span></a>
+    <a class="pad-home" href="/pad" data-go="list">${t("pad_title")}</a>
     <div class="prefs">
-      <label>${esc(t("lang"))} <select id="pad-lang" data-pref="lang">${LANGS.map((l) =>
-        `<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`).join("")}</select></label>
-      <label>${esc(t("deck"))} <select id="pad-deck" data-pref="deck">${DECKS.map((d) =>
-        `<option value="${d}" ${d === S.prefs.deck ? "selected" : ""}>${esc(t("deck_" + d))}</option>`).join("")}</select></label>
-    </div>`;
+      <label>${t("lang")} <select id="pad-lang" data-pref="lang">${LANGS.map((l) =>
+        html`<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`)}</select></label>
+      <label>${t("deck")} <select id="pad-deck" data-pref="deck">${DECKS.map((d) =>
+        html`<option value="${d}" ${d === S.prefs.deck ? "selected" : ""}>${t("deck_" + d)}</option>`)}</select></label>
+    </div>`);
 }
 
 function render() {
@@ -114,13 +80,13 @@ function render() {
   const el = document.getElementById("pad");
   const sheet = el.querySelector(".pad-form-sheet");
   const scroll = sheet ? sheet.scrollTop : 0;
-  let html;
-  if (!S.rules) html = renderNoRules();
-  else if (S.view === "new") html = renderNew();
-  else if (S.view === "import") html = renderImport();
-  else if (S.view === "pad" && entry()) html = renderPad();
-  else html = renderList();
-  el.innerHTML = html + renderNote();
+  let page;
+  if (!S.rules) page = renderNoRules();
+  else if (S.view === "new") page = renderNew();
+  else if (S.view === "import") page = renderImport();
+  else if (S.view === "pad" && entry()) page = renderPad();
+  else page = renderList();
+  setHtml(el, html`${page}${renderNote()}`);
   const again = el.querySelector(".pad-form-sheet");
   if (again) again.scrollTop = scroll;
   document.title = `${t("pad_title")} – ${t("title")}`;
@@ -130,13 +96,13 @@ function render() {
 
 function renderNote() {
   if (!S.note) return "";
-  return `<div class="pad-note" role="status"><span>${esc(S.note.text)}</span>${S.note.undo
-    ? `<button type="button" class="btn small" data-cmd="undo" id="pad-undo">${esc(t("pad_undo"))}</button>` : ""}</div>`;
+  return html`<div class="pad-note" role="status"><span>${S.note.text}</span>${S.note.undo
+    ? html`<button type="button" class="btn small" data-cmd="undo" id="pad-undo">${t("pad_undo")}</button>` : ""}</div>`;
 }
 
 function renderNoRules() {
-  return `<section class="pad-panel"><h1>${esc(t("pad_title"))}</h1>
-    <p class="pad-problem" role="alert">${esc(S.rulesError || t("loading"))}</p></section>`;
+  return html`<section class="pad-panel"><h1>${t("pad_title")}</h1>
+    <p class="pad-problem" role="alert">${S.rulesError || t("loading")}</p></section>`;
 }
 
 function renderList() {
@@ -148,35 +114,35 @@ function renderList() {
       : s.booked.winner !== null ? t("pad_won_by", { name: s.pad.names[s.booked.winner] })
         : tn("pad_deals", s.booked.rows.length);
     const totals = s.booked ? s.booked.totals.join(" : ") : "";
-    return `<li><button type="button" class="pad-item" data-open="${esc(p.id)}">
-      <span class="pad-item-title">${esc(t("vname_" + rec.variant))} · ${esc(names)}</span>
-      <span class="pad-item-score">${esc(totals)}</span>
-      <span class="muted">${esc(status)} · ${esc(when(p.updated))}${p.sync ? ` · ${esc(t("pad_on_server"))}` : ""}</span>
+    return html`<li><button type="button" class="pad-item" data-open="${p.id}">
+      <span class="pad-item-title">${t("vname_" + rec.variant)} · ${names}</span>
+      <span class="pad-item-score">${totals}</span>
+      <span class="muted">${status} · ${when(p.updated)}${p.sync ? html` · ${t("pad_on_server")}` : ""}</span>
     </button></li>`;
-  }).join("");
-  let server = "";
+  });
+  let server = null;
   if (account()) {
     const local = new Set(S.pads.map((p) => p.id));
     const there = (S.serverPads || []).filter((p) => !local.has(p.id));
-    server = `<h2>${esc(t("pad_server_pads"))}</h2>` + (S.serverPads === null
-      ? `<p class="muted">${esc(t("loading"))}</p>`
-      : there.length ? `<ul class="pad-list">${there.map((p) => `<li><button type="button" class="pad-item" data-fetch="${esc(p.id)}">
-          <span class="pad-item-title">${esc(t("vname_" + p.variant))} · ${esc(p.names.join(" – "))}</span>
-          <span class="pad-item-score">${esc((p.totals || []).join(" : "))}</span>
-          <span class="muted">${esc(t("pad_fetch"))}</span></button></li>`).join("")}</ul>`
-        : `<p class="muted">${esc(t("pad_server_none"))}</p>`);
+    server = html`<h2>${t("pad_server_pads")}</h2>${S.serverPads === null
+      ? html`<p class="muted">${t("loading")}</p>`
+      : there.length ? html`<ul class="pad-list">${there.map((p) => html`<li><button type="button" class="pad-item" data-fetch="${p.id}">
+          <span class="pad-item-title">${t("vname_" + p.variant)} · ${p.names.join(" – ")}</span>
+          <span class="pad-item-score">${(p.totals || []).join(" : ")}</span>
+          <span class="muted">${t("pad_fetch")}</span></button></li>`)}</ul>`
+        : html`<p class="muted">${t("pad_server_none")}</p>`}`;
   } else {
-    server = `<p class="muted pad-account-note">${esc(t("pad_account_note"))} <a href="/">${esc(t("pad_to_lobby"))}</a></p>`;
+    server = html`<p class="muted pad-account-note">${t("pad_account_note")} <a href="/">${t("pad_to_lobby")}</a></p>`;
   }
-  return `<section class="pad-panel" id="pad-list">
-      <h1>${esc(t("pad_title"))}</h1>
-      <p class="muted">${esc(t("pad_intro"))}</p>
-      ${items ? `<ul class="pad-list">${items}</ul>` : `<p class="pad-empty">${esc(t("pad_none"))}</p>`}
+  return html`<section class="pad-panel" id="pad-list">
+      <h1>${t("pad_title")}</h1>
+      <p class="muted">${t("pad_intro")}</p>
+      ${items.length ? html`<ul class="pad-list">${items}</ul>` : html`<p class="pad-empty">${t("pad_none")}</p>`}
       ${server}
     </section>
     <div class="pad-bar">
-      <button type="button" class="btn big" data-go="import" id="pad-import-open">${esc(t("pad_import"))}</button>
-      <button type="button" class="btn primary big" data-go="new" id="pad-new">${esc(t("pad_new"))}</button>
+      <button type="button" class="btn big" data-go="import" id="pad-import-open">${t("pad_import")}</button>
+      <button type="button" class="btn primary big" data-go="new" id="pad-new">${t("pad_new")}</button>
     </div>`;
 }
 
@@ -184,43 +150,43 @@ function renderNew() {
   const d = S.draft;
   const rules = rulesOf(d.variant);
   const variants = Object.keys(S.rules.variants).map((v) =>
-    `<button type="button" class="seg-btn" data-variant="${v}" aria-pressed="${v === d.variant}">${esc(t("variant_" + v))}</button>`).join("");
+    html`<button type="button" class="seg-btn" data-variant="${v}" aria-pressed="${v === d.variant}">${t("variant_" + v)}</button>`);
   const [low, high] = S.rules.ranges.target;
-  const house = rules.options.filter((o) => SHEET_OPTIONS.includes(o)).map((o) => `<label class="pad-field">${esc(t("opt_" + o))}
+  const house = rules.options.filter((o) => SHEET_OPTIONS.includes(o)).map((o) => html`<label class="pad-field">${t("opt_" + o)}
       <select data-option="${o}" id="pad-opt-${o}">${S.rules.choices[o].map((c) =>
-        `<option value="${c}" ${d.options[o] === c ? "selected" : ""}>${esc(t(`opt_${o}_${c}`))}</option>`).join("")}</select></label>`).join("");
+        html`<option value="${c}" ${d.options[o] === c ? "selected" : ""}>${t(`opt_${o}_${c}`)}</option>`)}</select></label>`);
   const placeholders = defaultNames(d.variant);
-  const names = placeholders.map((p, i) => `<label class="pad-field">${esc(rules.sides < rules.seats ? t("pad_side_n", { n: i + 1 }) : t("pad_player_n", { n: i + 1 }))}
-      <input type="text" maxlength="40" data-name="${i}" id="pad-name-${i}" value="${esc(d.names[i] || "")}" placeholder="${esc(p)}" autocomplete="off"></label>`).join("");
-  return `<form class="pad-panel" id="pad-new-form" novalidate>
-      <h1>${esc(t("pad_new"))}</h1>
-      <fieldset><legend>${esc(t("variant"))}</legend><div class="seg wrap" role="group">${variants}</div></fieldset>
-      <label class="pad-field">${esc(t("target"))}
-        <input type="text" inputmode="numeric" pattern="[0-9]*" id="pad-target" data-target value="${esc(d.target)}" autocomplete="off"></label>
-      <p class="muted small">${esc(t("pad_target_range", { low, high }))}</p>
-      ${house ? `<fieldset><legend>${esc(t("house_rules"))}</legend>${house}</fieldset>` : ""}
-      <fieldset><legend>${esc(t(rules.sides < rules.seats ? "pad_sides" : "players"))}</legend>${names}</fieldset>
-      ${d.error ? `<p class="pad-problem" role="alert" id="pad-new-error">${esc(d.error)}</p>` : ""}
+  const names = placeholders.map((p, i) => html`<label class="pad-field">${rules.sides < rules.seats ? t("pad_side_n", { n: i + 1 }) : t("pad_player_n", { n: i + 1 })}
+      <input type="text" maxlength="40" data-name="${i}" id="pad-name-${i}" value="${d.names[i] || ""}" placeholder="${p}" autocomplete="off"></label>`);
+  return html`<form class="pad-panel" id="pad-new-form" novalidate>
+      <h1>${t("pad_new")}</h1>
+      <fieldset><legend>${t("variant")}</legend><div class="seg wrap" role="group">${variants}</div></fieldset>
+      <label class="pad-field">${t("target")}
+        <input type="text" inputmode="numeric" pattern="[0-9]*" id="pad-target" data-target value="${d.target}" autocomplete="off"></label>
+      <p class="muted small">${t("pad_target_range", { low, high })}</p>
+      ${house.length ? html`<fieldset><legend>${t("house_rules")}</legend>${house}</fieldset>` : ""}
+      <fieldset><legend>${t(rules.sides < rules.seats ? "pad_sides" : "players")}</legend>${names}</fieldset>
+      ${d.error ? html`<p class="pad-problem" role="alert" id="pad-new-error">${d.error}</p>` : ""}
       <div class="pad-bar">
-        <button type="button" class="btn big" data-go="list">${esc(t("cancel"))}</button>
-        <button type="submit" class="btn primary big" id="pad-start">${esc(t("pad_start"))}</button>
+        <button type="button" class="btn big" data-go="list">${t("cancel")}</button>
+        <button type="submit" class="btn primary big" id="pad-start">${t("pad_start")}</button>
       </div>
     </form>`;
 }
 
 function renderImport() {
-  return `<section class="pad-panel" id="pad-import">
-      <h1>${esc(t("pad_import"))}</h1>
-      <p class="muted">${esc(t("pad_import_help"))}</p>
-      <label class="pad-field">${esc(t("pad_import_file"))}
+  return html`<section class="pad-panel" id="pad-import">
+      <h1>${t("pad_import")}</h1>
+      <p class="muted">${t("pad_import_help")}</p>
+      <label class="pad-field">${t("pad_import_file")}
         <input type="file" id="pad-import-file" accept=".json,application/json,text/plain"></label>
-      <label class="pad-field">${esc(t("pad_import_paste"))}
+      <label class="pad-field">${t("pad_import_paste")}
         <textarea id="pad-import-text" rows="8" spellcheck="false"></textarea></label>
-      ${S.importError ? `<p class="pad-problem" role="alert" id="pad-import-error">${esc(S.importError)}</p>` : ""}
+      ${S.importError ? html`<p class="pad-problem" role="alert" id="pad-import-error">${S.importError}</p>` : ""}
     </section>
     <div class="pad-bar">
-      <button type="button" class="btn big" data-go="list">${esc(t("cancel"))}</button>
-      <button type="button" class="btn primary big" data-cmd="import" id="pad-import-go">${esc(t("pad_import"))}</button>
+      <button type="button" class="btn big" data-go="list">${t("cancel")}</button>
+      <button type="button" class="btn primary big" data-cmd="import" id="pad-import-go">${t("pad_import")}</button>
     </div>`;
 }
 
@@ -228,71 +194,71 @@ function renderPad() {
   const e = entry();
   const s = scored(e);
   if (s.error) {
-    return `<section class="pad-panel"><p class="pad-problem" role="alert">${esc(s.error)}</p>
+    return html`<section class="pad-panel"><p class="pad-problem" role="alert">${s.error}</p>
       ${renderTools(e, null)}</section>`;
   }
   const { pad, booked } = s;
   const rules = pad.rules;
-  const heads = pad.names.map((n, i) => `<th scope="col" data-side="${i}">${esc(n)}</th>`).join("");
+  const heads = pad.names.map((n, i) => html`<th scope="col" data-side="${i}">${n}</th>`);
   const rows = booked.rows.map((r, i) => {
     const res = r.result;
     const cells = r.scores.map((v, side) => {
       const mark = res.caller !== null && res.caller === side ? " caller" : "";
-      const took = r.took && v === Math.max(...r.scores) ? `<sup class="pad-took">+${r.took}</sup>` : "";
-      return `<td class="num${mark}" data-side="${side}" data-score="${v}">${v}${took}</td>`;
-    }).join("");
-    const tag = res.outcome === "pass" ? "" : `<small class="pad-outcome">${esc(t("pad_outcome_" + res.outcome))}${
-      res.outcome === "hang" ? ` ${res.held}` : ""}</small>`;
-    return `<tr data-deal="${i}" data-outcome="${res.outcome}" tabindex="0" title="${esc(t("pad_tap_to_correct"))}">
+      const took = r.took && v === Math.max(...r.scores) ? html`<sup class="pad-took">+${r.took}</sup>` : "";
+      return html`<td class="num${mark}" data-side="${side}" data-score="${v}">${v}${took}</td>`;
+    });
+    const tag = res.outcome === "pass" ? "" : html`<small class="pad-outcome">${t("pad_outcome_" + res.outcome)}${
+      res.outcome === "hang" ? html` ${res.held}` : ""}</small>`;
+    return html`<tr data-deal="${i}" data-outcome="${res.outcome}" tabindex="0" title="${t("pad_tap_to_correct")}">
       <td class="n">${i + 1}</td><td class="c">${contractHTML(rules.contracts.includes(r.deal.trump) && res.outcome !== "belot" && res.outcome !== "redeal" ? r.deal.trump : null)}${tag}</td>${cells}</tr>`;
-  }).join("");
-  const totals = booked.totals.map((v, i) => `<td class="num" data-total="${i}">${v}</td>`).join("");
+  });
+  const totals = booked.totals.map((v, i) => html`<td class="num" data-total="${i}">${v}</td>`);
   const target = pad.options.target;
   const togo = booked.winner === null && booked.rows.length
-    ? `<tr class="pad-togo"><th colspan="2">${esc(t("pad_to_go"))}</th>${booked.totals.map((v) =>
-      `<td class="num">${Math.max(0, target - v)}</td>`).join("")}</tr>` : "";
-  const held = booked.held ? `<p class="pad-held" id="pad-held" data-held="${booked.held}">${esc(t("pad_held", { n: booked.held }))}</p>` : "";
+    ? html`<tr class="pad-togo"><th colspan="2">${t("pad_to_go")}</th>${booked.totals.map((v) =>
+      html`<td class="num">${Math.max(0, target - v)}</td>`)}</tr>` : "";
+  const held = booked.held ? html`<p class="pad-held" id="pad-held" data-held="${booked.held}">${t("pad_held", { n: booked.held })}</p>` : "";
   const winner = booked.winner !== null
-    ? `<p class="pad-winner" id="pad-winner" data-winner="${booked.winner}">★ ${esc(t("pad_winner", { name: pad.names[booked.winner] }))}</p>` : "";
+    ? html`<p class="pad-winner" id="pad-winner" data-winner="${booked.winner}">★ ${t("pad_winner", { name: pad.names[booked.winner] })}</p>` : "";
   const house = rules.options.filter((o) => o !== "target" && pad.options[o] !== rules.defaults[o])
     .map((o) => `${t("opt_" + o)}: ${t(`opt_${o}_${pad.options[o]}`)}`).join(" · ");
-  return `<section class="pad-panel pad-paper" id="pad-view" data-pad="${esc(e.id)}">
-      <div class="pad-head"><button type="button" class="btn ghost" data-go="list" id="pad-back">‹ ${esc(t("pad_all"))}</button>
-        <h1>${esc(t("vname_" + pad.variant))} <span class="muted">${esc(t("pad_to_target", { n: target }))}</span></h1></div>
-      ${house ? `<p class="muted small pad-house">${esc(house)}</p>` : ""}
+  return html`<section class="pad-panel pad-paper" id="pad-view" data-pad="${e.id}">
+      <div class="pad-head"><button type="button" class="btn ghost" data-go="list" id="pad-back">‹ ${t("pad_all")}</button>
+        <h1>${t("vname_" + pad.variant)} <span class="muted">${t("pad_to_target", { n: target })}</span></h1></div>
+      ${house ? html`<p class="muted small pad-house">${house}</p>` : ""}
       ${winner}
       <div class="table-scroll"><table class="pad-sheet" id="pad-sheet" data-deals="${booked.rows.length}">
-        <thead><tr><th class="n" scope="col">#</th><th class="c" scope="col"><span class="sr-only">${esc(t("pad_trump"))}</span></th>${heads}</tr></thead>
-        <tbody>${rows || `<tr class="pad-empty-row"><td colspan="${2 + pad.names.length}">${esc(t("pad_no_deals"))}</td></tr>`}</tbody>
-        <tfoot><tr class="pad-totals"><th colspan="2" scope="row">${esc(t("pad_total"))}</th>${totals}</tr>${togo}</tfoot>
+        <thead><tr><th class="n" scope="col">#</th><th class="c" scope="col"><span class="sr-only">${t("pad_trump")}</span></th>${heads}</tr></thead>
+        <tbody>${rows.length ? rows : html`<tr class="pad-empty-row"><td colspan="${2 + pad.names.length}">${t("pad_no_deals")}</td></tr>`}</tbody>
+        <tfoot><tr class="pad-totals"><th colspan="2" scope="row">${t("pad_total")}</th>${totals}</tr>${togo}</tfoot>
       </table></div>
       ${held}
       ${renderCheck(e)}
       ${renderTools(e, pad)}
     </section>
-    ${booked.winner === null ? `<div class="pad-bar"><button type="button" class="btn primary big" data-cmd="add" id="pad-add">+ ${esc(t("pad_add_deal"))}</button></div>` : ""}
+    ${booked.winner === null ? html`<div class="pad-bar"><button type="button" class="btn primary big" data-cmd="add" id="pad-add">+ ${t("pad_add_deal")}</button></div>` : ""}
     ${S.form ? renderForm(pad, booked) : ""}`;
 }
 
 function renderCheck(e) {
   const c = S.check;
-  if (c.id !== e.id || !c.state || c.state === "pending") return `<p class="pad-check" id="pad-check" data-state="${c.id === e.id ? c.state || "" : ""}"></p>`;
+  if (c.id !== e.id || !c.state || c.state === "pending") return html`<p class="pad-check" id="pad-check" data-state="${c.id === e.id ? c.state || "" : ""}"></p>`;
   const text = c.state === "ok" ? t("pad_check_ok") : c.state === "offline" ? t("pad_check_offline")
     : t("pad_check_differs", { reason: c.message });
-  return `<p class="pad-check ${c.state}" id="pad-check" data-state="${c.state}"${c.state === "differs" ? ` role="alert"` : ""}>${esc(text)}</p>`;
+  return html`<p class="pad-check ${c.state}" id="pad-check" data-state="${c.state}"${c.state === "differs" ? html` role="alert"` : ""}>${text}</p>`;
 }
 
 function renderTools(e, pad) {
-  let sync = "";
+  let sync = null;
   if (account()) {
     const state = !e.sync ? "" : e.syncError ? e.syncError : e.dirty ? t("pad_sync_waiting") : t("pad_sync_saved");
-    sync = `<label class="pad-sync"><input type="checkbox" id="pad-sync" ${e.sync ? "checked" : ""}> ${esc(t("pad_keep_on_server"))}</label>
-      <span class="muted small" id="pad-sync-state">${esc(state)}</span>`;
+    sync = html`<label class="pad-sync"><input type="checkbox" id="pad-sync" ${e.sync ? "checked" : ""}> ${t("pad_keep_on_server")}</label>
+      <span class="muted small" id="pad-sync-state">${state}</span>`;
   }
-  return `<div class="pad-tools">
-      <button type="button" class="btn" data-cmd="export" id="pad-export"${pad ? "" : " disabled"}>${esc(t("pad_export"))}</button>
-      <button type="button" class="btn" data-cmd="print" id="pad-print"${pad ? "" : " disabled"}>${esc(t("pad_print"))}</button>
-      <button type="button" class="btn ${S.armed ? "warn" : ""}" data-cmd="delete" id="pad-delete">${esc(t(S.armed ? "pad_delete_sure" : "pad_delete"))}</button>
+  return html`<div class="pad-tools">
+      <button type="button" class="btn" data-cmd="export" id="pad-export"${pad ? "" : " disabled"}>${t("pad_export")}</button>
+      <button type="button" class="btn" data-cmd="print" id="pad-print"${pad ? "" : " disabled"}>${t("pad_print")}</button>
+      <button type="button" class="btn ${S.armed ? "warn" : ""}" data-cmd="delete" id="pad-delete">${t(S.armed ? "pad_delete_sure" : "pad_delete")}</button>
       ${sync}
     </div>`;
 }
@@ -351,7 +317,7 @@ function tryForm(pad) {
 }
 
 function sideButtons(names, attr, chosen) {
-  return names.map((n, i) => `<button type="button" class="seg-btn" data-${attr}="${i}" aria-pressed="${chosen === i}">${esc(n)}</button>`).join("");
+  return names.map((n, i) => html`<button type="button" class="seg-btn" data-${attr}="${i}" aria-pressed="${chosen === i}">${n}</button>`);
 }
 
 function renderForm(pad, booked) {
@@ -360,57 +326,57 @@ function renderForm(pad, booked) {
   const editing = f.index < booked.rows.length;
   const kinds = KINDS.filter((k) => k === "deal" || (k === "belot" && rules.belot_wins)
     || (k === "raspas" && rules.raspas) || (k === "redeal" && rules.redeal));
-  const kindRow = kinds.length > 1 ? `<div class="seg wrap pad-kinds" role="group" aria-label="${esc(t("pad_kind"))}">${kinds.map((k) =>
-    `<button type="button" class="seg-btn" data-kind="${k}" aria-pressed="${f.kind === k}">${esc(t("pad_kind_" + k))}</button>`).join("")}</div>` : "";
-  let body = "";
+  const kindRow = kinds.length > 1 ? html`<div class="seg wrap pad-kinds" role="group" aria-label="${t("pad_kind")}">${kinds.map((k) =>
+    html`<button type="button" class="seg-btn" data-kind="${k}" aria-pressed="${f.kind === k}">${t("pad_kind_" + k)}</button>`)}</div>` : "";
+  let body = null;
   if (f.kind === "belot") {
-    body = `<fieldset><legend>${esc(t("pad_belot_who"))}</legend><div class="seg wrap">${sideButtons(pad.names, "belot", f.belot)}</div>
-      <p class="muted small">${esc(t("pad_belot_help"))}</p></fieldset>`;
+    body = html`<fieldset><legend>${t("pad_belot_who")}</legend><div class="seg wrap">${sideButtons(pad.names, "belot", f.belot)}</div>
+      <p class="muted small">${t("pad_belot_help")}</p></fieldset>`;
   } else if (f.kind === "redeal") {
-    body = `<p class="muted">${esc(t("pad_redeal_help"))}</p>`;
+    body = html`<p class="muted">${t("pad_redeal_help")}</p>`;
   } else {
-    const trumps = rules.contracts.map((c) => `<button type="button" class="seg-btn trump" data-trump="${c}" aria-pressed="${f.trump === c}">${contractHTML(c)}</button>`).join("");
+    const trumps = rules.contracts.map((c) => html`<button type="button" class="seg-btn trump" data-trump="${c}" aria-pressed="${f.trump === c}">${contractHTML(c)}</button>`);
     const pointsHelp = rules.all_cards ? t("pad_points_rest", { full: rules.deal_points }) : t("pad_points_each");
-    const pointInputs = pad.names.map((n, i) => `<label class="pad-num"><span>${esc(n)}</span>
-        <input type="text" inputmode="numeric" pattern="[0-9]*" autocomplete="off" enterkeyhint="done" data-points="${i}" id="pad-points-${i}" value="${esc(f.points[i])}"></label>`).join("");
-    body = f.kind === "raspas" ? "" : `<fieldset><legend>${esc(t("pad_called"))}</legend><div class="seg wrap">${sideButtons(pad.names, "caller", f.caller)}</div></fieldset>
-      <fieldset><legend>${esc(t("pad_trump"))}</legend><div class="seg wrap trumps">${trumps}</div></fieldset>`;
-    body += `<fieldset><legend>${esc(t("pad_points"))}</legend><div class="pad-nums">${pointInputs}</div>
-        <p class="muted small">${esc(f.kind === "raspas" ? t("pad_raspas_help") : pointsHelp)}</p></fieldset>`;
+    const pointInputs = pad.names.map((n, i) => html`<label class="pad-num"><span>${n}</span>
+        <input type="text" inputmode="numeric" pattern="[0-9]*" autocomplete="off" enterkeyhint="done" data-points="${i}" id="pad-points-${i}" value="${f.points[i]}"></label>`);
+    body = f.kind === "raspas" ? "" : html`<fieldset><legend>${t("pad_called")}</legend><div class="seg wrap">${sideButtons(pad.names, "caller", f.caller)}</div></fieldset>
+      <fieldset><legend>${t("pad_trump")}</legend><div class="seg wrap trumps">${trumps}</div></fieldset>`;
+    body = html`${body}<fieldset><legend>${t("pad_points")}</legend><div class="pad-nums">${pointInputs}</div>
+        <p class="muted small">${f.kind === "raspas" ? t("pad_raspas_help") : pointsHelp}</p></fieldset>`;
     if (f.kind === "deal") {
       const sums = [0, ...rules.declarations];
-      body += `<fieldset><legend>${esc(t("pad_declarations"))}</legend><div class="pad-nums">${pad.names.map((n, i) =>
-        `<label class="pad-num"><span>${esc(n)}</span><select data-decl="${i}" id="pad-decl-${i}">${sums.map((v) =>
-          `<option value="${v}" ${f.decl[i] === v ? "selected" : ""}>${v}</option>`).join("")}</select></label>`).join("")}</div>
-        <p class="muted small">${esc(t("pad_declarations_help"))}</p></fieldset>`;
+      body = html`${body}<fieldset><legend>${t("pad_declarations")}</legend><div class="pad-nums">${pad.names.map((n, i) =>
+        html`<label class="pad-num"><span>${n}</span><select data-decl="${i}" id="pad-decl-${i}">${sums.map((v) =>
+          html`<option value="${v}" ${f.decl[i] === v ? "selected" : ""}>${v}</option>`)}</select></label>`)}</div>
+        <p class="muted small">${t("pad_declarations_help")}</p></fieldset>`;
       const most = f.trump ? rules.bela[f.trump] : 1;
       if (most === 1) {
-        body += `<fieldset><legend>${esc(t("pad_bela"))}</legend><div class="seg wrap">${pad.names.map((n, i) =>
-          `<button type="button" class="seg-btn" data-bela="${i}" aria-pressed="${f.bela[i] > 0}">${esc(n)} +20</button>`).join("")}</div></fieldset>`;
+        body = html`${body}<fieldset><legend>${t("pad_bela")}</legend><div class="seg wrap">${pad.names.map((n, i) =>
+          html`<button type="button" class="seg-btn" data-bela="${i}" aria-pressed="${f.bela[i] > 0}">${n} +20</button>`)}</div></fieldset>`;
       } else if (most > 1) {
-        body += `<fieldset><legend>${esc(t("pad_bela"))}</legend><div class="pad-nums">${pad.names.map((n, i) =>
-          `<label class="pad-num"><span>${esc(n)}</span><select data-bela-count="${i}" id="pad-bela-${i}">${[...Array(most + 1).keys()].map((k) =>
-            `<option value="${k}" ${f.bela[i] === k ? "selected" : ""}>${k ? `${k} × 20` : "0"}</option>`).join("")}</select></label>`).join("")}</div></fieldset>`;
+        body = html`${body}<fieldset><legend>${t("pad_bela")}</legend><div class="pad-nums">${pad.names.map((n, i) =>
+          html`<label class="pad-num"><span>${n}</span><select data-bela-count="${i}" id="pad-bela-${i}">${[...Array(most + 1).keys()].map((k) =>
+            html`<option value="${k}" ${f.bela[i] === k ? "selected" : ""}>${k ? html`${k} × 20` : "0"}</option>`)}</select></label>`)}</div></fieldset>`;
       }
       if (rules.capot_bonus > 0) {
-        body += `<fieldset><legend>${esc(t("pad_capot"))}</legend><div class="seg wrap">${pad.names.map((n, i) =>
-          `<button type="button" class="seg-btn" data-capot="${i}" aria-pressed="${f.capot === i}">${esc(n)}</button>`).join("")}</div>
-          <p class="muted small">${esc(t("pad_capot_help", { n: rules.capot_bonus }))}</p></fieldset>`;
+        body = html`${body}<fieldset><legend>${t("pad_capot")}</legend><div class="seg wrap">${pad.names.map((n, i) =>
+          html`<button type="button" class="seg-btn" data-capot="${i}" aria-pressed="${f.capot === i}">${n}</button>`)}</div>
+          <p class="muted small">${t("pad_capot_help", { n: rules.capot_bonus })}</p></fieldset>`;
       }
     }
   }
-  return `<div class="pad-form-back" data-cmd="cancel"></div>
+  return html`<div class="pad-form-back" data-cmd="cancel"></div>
     <div class="pad-form-sheet" role="dialog" aria-modal="true" aria-labelledby="pad-form-title">
     <form id="pad-form" novalidate data-index="${f.index}">
-      <h2 id="pad-form-title">${esc(editing ? t("pad_correct_n", { n: f.index + 1 }) : t("pad_deal_n", { n: f.index + 1 }))}</h2>
+      <h2 id="pad-form-title">${editing ? t("pad_correct_n", { n: f.index + 1 }) : t("pad_deal_n", { n: f.index + 1 })}</h2>
       ${kindRow}
       ${body}
       <div class="pad-form-bar">
         <output class="pad-preview" id="pad-preview" aria-live="polite"></output>
         <div class="pad-form-buttons">
-          <button type="button" class="btn big" data-cmd="cancel" id="pad-cancel">${esc(t("cancel"))}</button>
-          ${editing ? `<button type="button" class="btn warn big" data-cmd="strike" id="pad-strike">${esc(t("pad_strike"))}</button>` : ""}
-          <button type="submit" class="btn primary big" id="pad-write">${esc(t(editing ? "pad_save_fix" : "pad_write"))}</button>
+          <button type="button" class="btn big" data-cmd="cancel" id="pad-cancel">${t("cancel")}</button>
+          ${editing ? html`<button type="button" class="btn warn big" data-cmd="strike" id="pad-strike">${t("pad_strike")}</button>` : ""}
+          <button type="submit" class="btn primary big" id="pad-write">${t(editing ? "pad_save_fix" : "pad_write")}</button>
         </div>
       </div>
     </form></div>`;
@@ -436,16 +402,16 @@ function updatePreview() {
   out.classList.toggle("refused", !!r.problem && S.refused);
   if (r.problem) {
     out.dataset.state = "problem";
-    out.innerHTML = `<span class="pad-problem" id="pad-reason"${S.refused ? ` role="alert"` : ""}>${esc(r.problem)}</span>`;
+    setHtml(out, html`<span class="pad-problem" id="pad-reason"${S.refused ? html` role="alert"` : ""}>${r.problem}</span>`);
     return;
   }
   out.dataset.state = "ok";
   const row = r.row;
-  const parts = s.pad.names.map((n, i) => `<b>${esc(n)}</b> <span data-preview="${i}">${row.scores[i]}</span>`).join(" · ");
-  out.innerHTML = `<span class="pad-writes">${esc(t("pad_writes"))} ${parts}</span>
-    <span class="pad-outcome" data-outcome="${esc(row.result.outcome)}">${esc(t("pad_outcome_" + row.result.outcome))}${row.result.outcome === "hang" ? ` ${row.result.held}` : ""}${
-      row.took ? ` · ${esc(t("pad_took", { n: row.took }))}` : ""}${r.booked.winner !== null && r.booked.rows.length === f.index + 1
-      ? ` · ${esc(t("pad_winner", { name: s.pad.names[r.booked.winner] }))}` : ""}</span>`;
+  const parts = joinHtml(s.pad.names.map((n, i) => html`<b>${n}</b> <span data-preview="${i}">${row.scores[i]}</span>`), " · ");
+  setHtml(out, html`<span class="pad-writes">${t("pad_writes")} ${parts}</span>
+    <span class="pad-outcome" data-outcome="${row.result.outcome}">${t("pad_outcome_" + row.result.outcome)}${row.result.outcome === "hang" ? html` ${row.result.held}` : ""}${
+      row.took ? html` · ${t("pad_took", { n: row.took })}` : ""}${r.booked.winner !== null && r.booked.rows.length === f.index + 1
+      ? html` · ${t("pad_winner", { name: s.pad.names[r.booked.winner] })}` : ""}</span>`);
 }
 
 // -- changes ---------------------------------------------------------------------------
@@ -500,7 +466,7 @@ function strike() {
   } catch (err) {
     S.refused = true;
     const out = document.getElementById("pad-preview");
-    if (out) out.innerHTML = `<span class="pad-problem" id="pad-reason" role="alert">${esc(problemText(err, t))}</span>`;
+    if (out) setHtml(out, html`<span class="pad-problem" id="pad-reason" role="alert">${problemText(err, t)}</span>`);
     return;
   }
   const n = S.form.index + 1;
@@ -541,8 +507,7 @@ function startPad() {
     return;
   }
   const e = { id: newId(), record: padRecord(pad), updated: Date.now(), sync: false, dirty: false };
-  S.pads.push(e);
-  savePads();
+  addPad(e);
   S.draft = null;
   go("pad", e.id);
 }
@@ -560,8 +525,7 @@ function importText(text) {
     const pad = readRecord(S.rules, data);
     bookDeals(pad.rules, pad.options, pad.deals);
     const e = { id: newId(), record: padRecord(pad), updated: Date.now(), sync: false, dirty: false };
-    S.pads.push(e);
-    savePads();
+    addPad(e);
     S.importError = null;
     note(t("pad_imported"));
     go("pad", e.id);
@@ -594,9 +558,7 @@ function deletePad() {
     return;
   }
   const e = entry();
-  S.armed = false;
-  S.pads = S.pads.filter((p) => p !== e);
-  savePads();
+  dropPad(e);
   if (e && e.sync && account()) api("DELETE", `/api/pads/${e.id}`).catch(() => {});
   note(t("pad_deleted"));
   go("list");
@@ -639,7 +601,7 @@ async function checkNow() {
   if (S.check.key !== key) return; // changed meanwhile: that change is checked
   S.check = { id: e.id, key, state, message };
   const p = document.getElementById("pad-check");
-  if (p && entry() === e) p.outerHTML = renderCheck(e);
+  if (p && entry() === e) replaceWith(p, renderCheck(e));
 }
 
 function same(a, b) {
@@ -702,8 +664,7 @@ async function loadServerPads() {
 async function fetchPad(id) {
   try {
     const got = await api("GET", `/api/pads/${id}`);
-    S.pads.push({ id, record: got.record, updated: Date.now(), sync: true, dirty: false });
-    savePads();
+    addPad({ id, record: got.record, updated: Date.now(), sync: true, dirty: false });
     go("pad", id);
   } catch (err) {
     note(err.message || String(err));
@@ -719,17 +680,13 @@ function go(view, id = null) {
 }
 
 function show(view, id = null) {
-  S.view = view;
-  S.padId = id;
-  S.form = null;
-  S.armed = false;
-  S.refused = false;
+  let draft = null;
   if (view === "new" && S.rules) {
     const variant = (S.draft && S.draft.variant) || Object.keys(S.rules.variants)[0]; // the server's first
     const rules = rulesOf(variant);
-    S.draft = { variant, target: String(rules.defaults.target), options: { ...rules.defaults }, names: [] };
+    draft = { variant, target: String(rules.defaults.target), options: { ...rules.defaults }, names: [] };
   }
-  if (view === "import") S.importError = null;
+  openView(view, id, draft);
   if (view === "list") loadServerPads();
   render();
   if (view === "pad") checkSoon();
@@ -874,8 +831,7 @@ async function loadRules() {
   try {
     const r = await fetch("/api/pad/rules");
     if (!r.ok) throw new Error(r.statusText);
-    S.rules = await r.json();
-    localStorage.setItem(RULES, JSON.stringify(S.rules));
+    keepRules(await r.json());
   } catch {
     if (!S.rules) S.rulesError = t("pad_no_rules");
   }

@@ -6,7 +6,7 @@
 
 import { lang, t, tn } from "./i18n.js";
 import { suitIcon } from "./cards.js";
-import { esc } from "./util.js";
+import { html, joinHtml } from "./html.js";
 import { defaultVariant } from "./variants.js";
 
 function locale() {
@@ -54,8 +54,8 @@ export function leadersHref(variant) {
 }
 
 /** A link to a player's profile (a bot's too: ``bot-<spec>``), opened by app.js. */
-export function profileLink(id, html, cls = "player-link") {
-  return `<a class="${cls}" href="${esc(profileHref(id))}" data-cmd="profile:${esc(id)}">${html}</a>`;
+export function profileLink(id, content, cls = "player-link") {
+  return html`<a class="${cls}" href="${profileHref(id)}" data-cmd="profile:${id}">${content}</a>`;
 }
 
 /** A bot's name in words (i18n "bot_<spec>"); its spec when there are none. */
@@ -67,13 +67,13 @@ export function botName(spec) {
 
 /** A contract (trump) as called: a suit with its symbol and name, or sve adut / bez aduta. */
 export function contractHTML(c, deck) {
-  if (c === "VC") return esc(t("vc"));
-  if (c === "BC") return esc(t("bc"));
+  if (c === "VC") return t("vc");
+  if (c === "BC") return t("bc");
   if (/^[HDSC]$/.test(c)) {
     const dk = deck === "french" ? "fr" : "hu";
-    return `${suitIcon(c, deck)} ${esc(t(`suit_${c}_${dk}`))}`;
+    return html`${suitIcon(c, deck)} ${t(`suit_${c}_${dk}`)}`;
   }
-  return esc(c);
+  return c;
 }
 
 // -- the chart ---------------------------------------------------------------------------
@@ -101,56 +101,56 @@ export function ratingChart(history, { width = 320, height = 150 } = {}) {
   const f = (n) => Math.round(n * 10) / 10;
   const grid = [];
   for (let r = lo; r <= hi + 1e-9; r += step) {
-    grid.push(`<line class="grid" x1="${L}" x2="${width - R}" y1="${f(y(r))}" y2="${f(y(r))}"/>` +
-      `<text class="axis y" x="${L - 5}" y="${f(y(r) + 3.5)}" text-anchor="end">${r}</text>`);
+    grid.push(html`<line class="grid" x1="${L}" x2="${width - R}" y1="${f(y(r))}" y2="${f(y(r))}"/>
+      <text class="axis y" x="${L - 5}" y="${f(y(r) + 3.5)}" text-anchor="end">${r}</text>`);
   }
   const line = pts.length > 1
-    ? `<polyline class="line" points="${pts.map((h, i) => `${f(x(i))},${f(y(h.rating))}`).join(" ")}"/>` : "";
-  const dots = pts.map((h, i) => `<circle class="dot" cx="${f(x(i))}" cy="${f(y(h.rating))}" r="${pts.length > 40 ? 2 : 3.2}"
-    data-rating="${h.rating}"><title>${esc(t("chart_point", { date: dateText(h.at), rating: h.rating }))}</title></circle>`).join("");
+    ? html`<polyline class="line" points="${pts.map((h, i) => `${f(x(i))},${f(y(h.rating))}`).join(" ")}"/>` : "";
+  const dots = pts.map((h, i) => html`<circle class="dot" cx="${f(x(i))}" cy="${f(y(h.rating))}" r="${pts.length > 40 ? 2 : 3.2}"
+    data-rating="${h.rating}"><title>${t("chart_point", { date: dateText(h.at), rating: h.rating })}</title></circle>`);
   // below: the dates of the first and the last match (their times when on the same day)
   const oneDay = shortDate(pts[0].at) === shortDate(pts[pts.length - 1].at);
   const when = (h) => (oneDay && pts.length > 1 ? timeText(h.at) : shortDate(h.at));
   const xl = pts.length === 1
-    ? `<text class="axis x" x="${f(x(0))}" y="${height - 6}" text-anchor="middle">${esc(when(pts[0]))}</text>`
-    : `<text class="axis x" x="${L}" y="${height - 6}" text-anchor="start">${esc(when(pts[0]))}</text>` +
-      `<text class="axis x" x="${width - R}" y="${height - 6}" text-anchor="end">${esc(when(pts[pts.length - 1]))}</text>` +
-      (oneDay ? `<text class="axis x" x="${f((L + width - R) / 2)}" y="${height - 6}" text-anchor="middle">${esc(shortDate(pts[0].at))}</text>` : "");
+    ? html`<text class="axis x" x="${f(x(0))}" y="${height - 6}" text-anchor="middle">${when(pts[0])}</text>`
+    : html`<text class="axis x" x="${L}" y="${height - 6}" text-anchor="start">${when(pts[0])}</text>
+      <text class="axis x" x="${width - R}" y="${height - 6}" text-anchor="end">${when(pts[pts.length - 1])}</text>${
+      oneDay ? html`<text class="axis x" x="${f((L + width - R) / 2)}" y="${height - 6}" text-anchor="middle">${shortDate(pts[0].at)}</text>` : ""}`;
   const label = t("chart_label", { first, last, games: tn("games", pts.length) });
-  return `<svg class="rating-chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}"
+  return html`<svg class="rating-chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${label}"
     data-points="${pts.length}" data-first="${first}" data-last="${last}" preserveAspectRatio="xMidYMid meet">
     <line class="axis-line" x1="${L}" x2="${L}" y1="${T}" y2="${height - B}"/>
     <line class="axis-line" x1="${L}" x2="${width - R}" y1="${height - B}" y2="${height - B}"/>
-    ${grid.join("")}${line}${dots}${xl}</svg>`;
+    ${grid}${line}${dots}${xl}</svg>`;
 }
 
 // -- the profile -------------------------------------------------------------------------
-const back = () => `<p><a class="btn ghost" href="/" data-cmd="lobby">${esc(t("back_lobby"))}</a></p>`;
-const msgLine = (S) => `<p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
-  S.toast ? esc(S.toast.text) : ""}</p>`;
+const back = () => html`<p><a class="btn ghost" href="/" data-cmd="lobby">${t("back_lobby")}</a></p>`;
+const msgLine = (S) => html`<p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
+  S.toast ? S.toast.text : ""}</p>`;
 
 export function renderProfile(S) {
   const P = S.profile;
   if (!P || P.error || !P.data) {
-    const body = P && P.error ? `<p class="table-error" role="alert">${esc(P.error)}</p>` : `<p class="muted">${esc(t("loading"))}</p>`;
-    return `<div class="page profile-page"><section class="panel">${body}${back()}</section></div>`;
+    const body = P && P.error ? html`<p class="table-error" role="alert">${P.error}</p>` : html`<p class="muted">${t("loading")}</p>`;
+    return html`<div class="page profile-page"><section class="panel">${body}${back()}</section></div>`;
   }
   const d = P.data;
   const mine = !!(S.guest && S.guest.player_id === d.player_id);
   const name = d.bot ? botName(d.bot) : d.name;
   const kind = d.bot ? "bot" : d.account ? "account" : "guest";
-  const since = d.since ? ` <span class="muted">${esc(t("player_since", { date: dateText(d.since) }))}</span>` : "";
-  const variants = (d.variants || []).map((v) => renderVariantStats(v, S.prefs.deck)).join("");
-  return `<div class="page profile-page" data-player="${esc(d.player_id)}">
+  const since = d.since ? html` <span class="muted">${t("player_since", { date: dateText(d.since) })}</span>` : "";
+  const variants = (d.variants || []).map((v) => renderVariantStats(v, S.prefs.deck));
+  return html`<div class="page profile-page" data-player="${d.player_id}">
     <section class="panel profile-head">
-      <h2><span class="profile-name">${esc(name)}</span> <span class="tag kind-${kind}">${esc(t("kind_" + kind))}</span>${
-        mine ? ` <span class="tag you">${esc(t("you"))}</span>` : ""}</h2>
+      <h2><span class="profile-name">${name}</span> <span class="tag kind-${kind}">${t("kind_" + kind)}</span>${
+        mine ? html` <span class="tag you">${t("you")}</span>` : ""}</h2>
       <p>${since}</p>
-      <p class="row"><a class="btn small" href="${esc(leadersHref(firstVariant(d, S)))}" data-cmd="leaders:${esc(firstVariant(d, S))}">${esc(t("leaderboard"))}</a>
-        <a class="btn small ghost" href="/" data-cmd="lobby">${esc(t("back_lobby"))}</a></p>
+      <p class="row"><a class="btn small" href="${leadersHref(firstVariant(d, S))}" data-cmd="leaders:${firstVariant(d, S)}">${t("leaderboard")}</a>
+        <a class="btn small ghost" href="/" data-cmd="lobby">${t("back_lobby")}</a></p>
     </section>
-    ${variants || `<section class="panel"><p class="muted">${esc(t("no_variants"))}</p></section>`}
-    <section class="panel profile-matches"><h2>${esc(t("finished_matches"))}</h2>${renderMatches(d.matches || [], d)}</section>
+    ${variants.length ? variants : html`<section class="panel"><p class="muted">${t("no_variants")}</p></section>`}
+    <section class="panel profile-matches"><h2>${t("finished_matches")}</h2>${renderMatches(d.matches || [], d)}</section>
     ${msgLine(S)}
   </div>`;
 }
@@ -161,79 +161,79 @@ function firstVariant(d, S) {
 }
 
 function renderVariantStats(v, deck) {
-  const prov = v.provisional ? ` <span class="tag provisional" title="${esc(t("provisional_hint"))}">${esc(t("provisional"))}</span>` : "";
-  const chart = v.history && v.history.length ? `<div class="chart-box">${ratingChart(v.history)}</div>`
-    : `<p class="muted">${esc(t("no_rated"))}</p>`;
+  const prov = v.provisional ? html` <span class="tag provisional" title="${t("provisional_hint")}">${t("provisional")}</span>` : "";
+  const chart = v.history && v.history.length ? html`<div class="chart-box">${ratingChart(v.history)}</div>`
+    : html`<p class="muted">${t("no_rated")}</p>`;
   const stats = [tn("games", v.games || 0), tn("won_games", v.wins || 0)];
   if (v.points_per_deal !== null && v.points_per_deal !== undefined) {
     stats.push(t("points_per_deal", { n: numberText(v.points_per_deal) }));
   }
   const contracts = (v.contracts || []).filter((c) => c.count > 0);
-  const top = contracts.length ? `<p class="contracts">${esc(t("top_contracts"))} ${contracts.map((c) =>
-    `<span class="contract-chip" data-trump="${esc(c.trump)}">${contractHTML(c.trump, deck)} <b>${c.count}×</b></span>`).join(" ")}</p>` : "";
-  return `<section class="panel variant-stats" data-variant="${esc(v.variant)}">
-    <h2><span>${esc(t("vname_" + v.variant))}</span>
-      <span class="rating-box">${esc(t("rating"))} <b class="rating" data-rating="${v.rating}">${v.rating}</b>${prov}</span></h2>
+  const top = contracts.length ? html`<p class="contracts">${t("top_contracts")} ${joinHtml(contracts.map((c) =>
+    html`<span class="contract-chip" data-trump="${c.trump}">${contractHTML(c.trump, deck)} <b>${c.count}×</b></span>`), " ")}</p>` : "";
+  return html`<section class="panel variant-stats" data-variant="${v.variant}">
+    <h2><span>${t("vname_" + v.variant)}</span>
+      <span class="rating-box">${t("rating")} <b class="rating" data-rating="${v.rating}">${v.rating}</b>${prov}</span></h2>
     ${chart}
-    <p class="stats">${stats.map((x) => `<span>${esc(x)}</span>`).join(" · ")}</p>
+    <p class="stats">${joinHtml(stats.map((x) => html`<span>${x}</span>`), " · ")}</p>
     ${top}
   </section>`;
 }
 
 function renderMatches(matches, d) {
-  if (!matches.length) return `<p class="muted">${esc(t("no_history"))}</p>`;
-  return `<ul class="table-list match-list">${matches.map((m, i) => {
+  if (!matches.length) return html`<p class="muted">${t("no_history")}</p>`;
+  return html`<ul class="table-list match-list">${matches.map((m, i) => {
     const result = m.left ? "left" : m.won ? "won" : "lost";
     const resultText = m.left ? t("result_left") : m.won ? t("history_won") : t("history_lost");
-    let rating = "";
+    let rating = null;
     if (m.rated && m.rating_after !== null && m.rating_after !== undefined) {
       const before = m.rating_before ?? m.rating_after;
       const delta = m.rating_after - before;
-      rating = ` <span class="rating-change ${delta > 0 ? "up" : delta < 0 ? "down" : ""}" data-delta="${delta}">${
-        esc(t("rating_change", { before, after: m.rating_after }))} (${delta > 0 ? "+" : delta < 0 ? "−" : "±"}${Math.abs(delta)})</span>`;
+      rating = html` <span class="rating-change ${delta > 0 ? "up" : delta < 0 ? "down" : ""}" data-delta="${delta}">${
+        t("rating_change", { before, after: m.rating_after })} (${delta > 0 ? "+" : delta < 0 ? "−" : "±"}${Math.abs(delta)})</span>`;
     } else if (!m.rated) {
-      rating = ` <span class="tag unrated">${esc(t("unrated_tag"))}</span>`;
+      rating = html` <span class="tag unrated">${t("unrated_tag")}</span>`;
     }
-    const players = (m.players || []).map((p) => esc(p || "?")).join(", ");
-    return `<li data-match="${esc(m.table)}" data-result="${result}"><div><b>${esc(t("vname_" + m.variant))}</b>
-      <small class="muted">${esc(dateText(m.finished_at))}</small>
-      <span class="tag result-${result}">${esc(resultText)}</span>${rating}
-      <div class="muted">${esc((m.totals || []).join(" : "))} · ${players}</div></div>
-      ${m.record ? `<span class="row"><a class="btn small" href="/analysis?table=${encodeURIComponent(m.table)}" data-analyse="${esc(m.table)}">${esc(t("an_analyse"))}</a>
-      <button class="btn small" data-cmd="record:${i}" aria-label="${esc(t("download_record"))}" title="${esc(t("download_record"))}">${esc(t("record_short"))}</button></span>` : ""}</li>`;
-  }).join("")}</ul>`;
+    const players = (m.players || []).map((p) => p || "?").join(", ");
+    return html`<li data-match="${m.table}" data-result="${result}"><div><b>${t("vname_" + m.variant)}</b>
+      <small class="muted">${dateText(m.finished_at)}</small>
+      <span class="tag result-${result}">${resultText}</span>${rating}
+      <div class="muted">${(m.totals || []).join(" : ")} · ${players}</div></div>
+      ${m.record ? html`<span class="row"><a class="btn small" href="/analysis?table=${encodeURIComponent(m.table)}" data-analyse="${m.table}">${t("an_analyse")}</a>
+      <button class="btn small" data-cmd="record:${i}" aria-label="${t("download_record")}" title="${t("download_record")}">${t("record_short")}</button></span>` : ""}</li>`;
+  })}</ul>`;
 }
 
 // -- the leaderboard ---------------------------------------------------------------------
 export function renderLeaders(S) {
   const L = S.leaders || { variant: defaultVariant(S.variants) };
   const ids = S.variants ? S.variants.variants.map((v) => v.id) : [];
-  const nav = `<nav class="variant-switch" aria-label="${esc(t("variant_switch"))}">${ids.map((v) =>
-    `<a class="btn small${v === L.variant ? " primary" : ""}" href="${esc(leadersHref(v))}" data-cmd="leaders:${v}"${
-      v === L.variant ? ` aria-current="page"` : ""}>${esc(t("vname_" + v))}</a>`).join("")}</nav>`;
+  const nav = html`<nav class="variant-switch" aria-label="${t("variant_switch")}">${ids.map((v) =>
+    html`<a class="btn small${v === L.variant ? " primary" : ""}" href="${leadersHref(v)}" data-cmd="leaders:${v}"${
+      v === L.variant ? html` aria-current="page"` : ""}>${t("vname_" + v)}</a>`)}</nav>`;
   let body;
-  if (L.error) body = `<p class="table-error" role="alert">${esc(L.error)}</p>`;
-  else if (!L.data) body = `<p class="muted">${esc(t("loading"))}</p>`;
-  else if (!L.data.entries.length) body = `<p class="muted">${esc(t("no_leaders"))}</p>`;
+  if (L.error) body = html`<p class="table-error" role="alert">${L.error}</p>`;
+  else if (!L.data) body = html`<p class="muted">${t("loading")}</p>`;
+  else if (!L.data.entries.length) body = html`<p class="muted">${t("no_leaders")}</p>`;
   else {
     const me = S.guest && S.guest.player_id;
     const rows = L.data.entries.map((e) => {
-      const name = e.bot ? `${esc(botName(e.bot))} <span class="tag">${esc(t("bot_label"))}</span>` : esc(e.name);
-      const prov = e.provisional ? ` <span class="tag provisional" title="${esc(t("provisional_hint"))}">${esc(t("provisional"))}</span>` : "";
-      return `<tr data-player="${esc(e.player_id)}"${e.player_id === me ? ` class="me"` : ""}>
+      const name = e.bot ? html`${botName(e.bot)} <span class="tag">${t("bot_label")}</span>` : e.name;
+      const prov = e.provisional ? html` <span class="tag provisional" title="${t("provisional_hint")}">${t("provisional")}</span>` : "";
+      return html`<tr data-player="${e.player_id}"${e.player_id === me ? html` class="me"` : ""}>
         <td class="num">${e.rank}</td><td class="name">${profileLink(e.player_id, name)}</td>
         <td class="num"><b>${e.rating}</b>${prov}</td><td class="num">${e.games}</td><td class="num">${e.wins}</td></tr>`;
-    }).join("");
+    });
     const rest = L.data.total - L.data.entries.length;
-    body = `<div class="table-scroll"><table class="leaders-table"><thead><tr><th scope="col" class="num">${esc(t("rank_col"))}</th>
-      <th scope="col">${esc(t("name_col"))}</th><th scope="col" class="num">${esc(t("rating_col"))}</th>
-      <th scope="col" class="num">${esc(t("games_col"))}</th><th scope="col" class="num">${esc(t("wins_col"))}</th></tr></thead>
-      <tbody>${rows}</tbody></table></div>${rest > 0 ? `<button class="btn small more-tables" data-cmd="more-leaders" id="more-leaders">${esc(t("more_leaders"))}</button>` : ""}`;
+    body = html`<div class="table-scroll"><table class="leaders-table"><thead><tr><th scope="col" class="num">${t("rank_col")}</th>
+      <th scope="col">${t("name_col")}</th><th scope="col" class="num">${t("rating_col")}</th>
+      <th scope="col" class="num">${t("games_col")}</th><th scope="col" class="num">${t("wins_col")}</th></tr></thead>
+      <tbody>${rows}</tbody></table></div>${rest > 0 ? html`<button class="btn small more-tables" data-cmd="more-leaders" id="more-leaders">${t("more_leaders")}</button>` : ""}`;
   }
-  return `<div class="page leaders-page" data-variant="${esc(L.variant)}">
-    <section class="panel"><h2>${esc(t("leaderboard"))}: ${esc(t("vname_" + L.variant))}</h2>
+  return html`<div class="page leaders-page" data-variant="${L.variant}">
+    <section class="panel"><h2>${t("leaderboard")}: ${t("vname_" + L.variant)}</h2>
       ${nav}
-      <p class="muted">${esc(t("leaders_note"))}</p>
+      <p class="muted">${t("leaders_note")}</p>
       ${body}
       ${back()}
     </section>

@@ -7,7 +7,7 @@ import { t, tn } from "./i18n.js";
 import {
   RANKS, cardSVG, cardBackSVG, isTrump, rankOf, sortHand, suitIcon, suitOf,
 } from "./cards.js";
-import { esc } from "./util.js";
+import { html, joinHtml, setHtml } from "./html.js";
 import { botName, profileHref } from "./profile.js";
 import { api } from "./api.js";
 
@@ -57,9 +57,9 @@ export function makeNames(S) {
   if (mySide !== null) order.sort((a, b) => Number(b === mySide) - Number(a === mySide) || a - b);
   const callerText = (seat) => (seat === mySeat ? t("caller_me") : t("caller", { name: seatName(seat) }));
   const contractHTML = (c) => {
-    if (!c) return esc(t("no_contract"));
-    if (c.length === 1) return `${suitIcon(c, deck)} ${esc(suitName(c))}`;
-    return esc(contractText(c));
+    if (!c) return t("no_contract");
+    if (c.length === 1) return html`${suitIcon(c, deck)} ${suitName(c)}`;
+    return contractText(c);
   };
   return { deck, mySeat, n, sides, facts, seatName, sideName, suitText, suitName, cardText, contractText,
     contractHTML, sideSeats, order, callerText };
@@ -100,8 +100,8 @@ function clockBadge(S, kind) {
   const n = clockLeft(S);
   if (n === null) return "";
   const cls = kind === "mine" ? "my-clock" : "seat-clock";
-  return `<span class="${cls}${n <= URGENT_S ? " urgent" : ""}" data-clock="${kind}" role="timer" aria-live="off"
-    aria-label="${esc(tn("seconds_left", n))}">${esc(clockText(kind, n))}</span>`;
+  return html`<span class="${cls}${n <= URGENT_S ? " urgent" : ""}" data-clock="${kind}" role="timer" aria-live="off"
+    aria-label="${tn("seconds_left", n)}">${clockText(kind, n)}</span>`;
 }
 
 function clockText(kind, n) {
@@ -172,44 +172,44 @@ export function faceUp(facts) {
 }
 
 function tokenLabel(tok, view, N) {
-  if (tok === "pass") return esc(t("pass"));
-  if (tok === "VC") return esc(t("vc"));
-  if (tok === "BC") return esc(t("bc"));
-  if (tok === "swap") return esc(t(`swap_${faceUp(N.facts)}`));
-  if (tok === "redeal") return esc(t("redeal"));
-  if (tok === "keep") return esc(t("keep"));
+  if (tok === "pass") return t("pass");
+  if (tok === "VC") return t("vc");
+  if (tok === "BC") return t("bc");
+  if (tok === "swap") return t(`swap_${faceUp(N.facts)}`);
+  if (tok === "redeal") return t("redeal");
+  if (tok === "keep") return t("keep");
   if (/^[HDSC]$/.test(tok)) {
     const turned = view.public && view.public.turned;
     const label = turned && suitOf(turned) === tok && view.bids.length < view.seats
       ? t("take_turned", { suit: N.suitName(tok) }) : N.suitName(tok);
-    return `${suitIcon(tok, N.deck)} <span>${esc(label)}</span>`;
+    return html`${suitIcon(tok, N.deck)} <span>${label}</span>`;
   }
-  return esc(tok);
+  return tok;
 }
 
 function bidText(bid, N) {
-  if (bid === "pass") return esc(t("pass"));
-  if (/^[HDSC]$/.test(bid)) return `${suitIcon(bid, N.deck)}`;
-  return esc(bid);
+  if (bid === "pass") return t("pass");
+  if (/^[HDSC]$/.test(bid)) return suitIcon(bid, N.deck);
+  return bid;
 }
 
 // -- cards ------------------------------------------------------------------------------
 function cardImg(code, N, cls = "") {
-  return `<span class="card ${cls}" data-code="${code}" title="${esc(N.cardText(code))}">${cardSVG(code, N.deck)}</span>`;
+  return html`<span class="card ${cls}" data-code="${code}" title="${N.cardText(code)}">${cardSVG(code, N.deck)}</span>`;
 }
 
 function miniCards(codes, N) {
-  return `<span class="mini-cards">${codes.map((c) => cardImg(c, N, "mini")).join("")}</span>`;
+  return html`<span class="mini-cards">${codes.map((c) => cardImg(c, N, "mini"))}</span>`;
 }
 
 // -- the page ---------------------------------------------------------------------------
 export function renderTablePage(S) {
   const sum = S.summary;
   if (!sum) {
-    const text = S.tableError ? `<p class="table-error" role="alert">${esc(S.tableError)}</p>`
-      : `<p>${esc(t("connecting"))}</p>`;
-    return `<section class="panel table-missing">${text}
-      <button class="btn" data-cmd="lobby">${esc(t("back_lobby"))}</button></section>`;
+    const text = S.tableError ? html`<p class="table-error" role="alert">${S.tableError}</p>`
+      : html`<p>${t("connecting")}</p>`;
+    return html`<section class="panel table-missing">${text}
+      <button class="btn" data-cmd="lobby">${t("back_lobby")}</button></section>`;
   }
   if (!S.view) return renderWaitingRoom(S);
   return renderGame(S);
@@ -248,56 +248,56 @@ function renderWaitingRoom(S) {
   const link = open ? inviteLink(S) : null;
   const seats = sum.seats.map((s) => {
     let who;
-    if (s.kind === "bot") who = `${esc(s.name)} <span class="tag">${esc(botTag(sum))}</span>`;
+    if (s.kind === "bot") who = html`${s.name} <span class="tag">${botTag(sum)}</span>`;
     else if (s.kind === "human") {
-      const name = s.player_id ? `<a class="player-link" href="${esc(profileHref(s.player_id))}" data-cmd="profile:${esc(s.player_id)}">${esc(s.name)}</a>` : esc(s.name);
-      who = name + (s.seat === mine ? ` <span class="tag you">${esc(t("you"))}</span>` : "");
+      const name = s.player_id ? html`<a class="player-link" href="${profileHref(s.player_id)}" data-cmd="profile:${s.player_id}">${s.name}</a>` : s.name;
+      who = html`${name}${s.seat === mine ? html` <span class="tag you">${t("you")}</span>` : ""}`;
     }
-    else who = `<span class="free">${esc(t("free_seat"))}</span>`;
-    let btn = "";
+    else who = html`<span class="free">${t("free_seat")}</span>`;
+    let btn = null;
     if (!s.kind && open && S.guest) {
-      btn = `<button class="btn small" data-cmd="sit:${s.seat}">${esc(t("sit_here"))}</button>`;
+      btn = html`<button class="btn small" data-cmd="sit:${s.seat}">${t("sit_here")}</button>`;
     } else if (s.seat === mine && open) {
-      btn = `<button class="btn small ghost" data-cmd="leave">${esc(t("leave_seat"))}</button>`;
+      btn = html`<button class="btn small ghost" data-cmd="leave">${t("leave_seat")}</button>`;
     }
     const side = teamOf(sum.facts, s.seat);
-    const team = side !== null ? `<span class="team team-${side}">${side ? "B" : "A"}</span>` : "";
-    return `<li class="seat-row" data-seat="${s.seat}">${team}<span class="seat-no">${esc(t("seat_n", { n: s.seat + 1 }))}</span>
+    const team = side !== null ? html`<span class="team team-${side}">${side ? "B" : "A"}</span>` : "";
+    return html`<li class="seat-row" data-seat="${s.seat}">${team}<span class="seat-no">${t("seat_n", { n: s.seat + 1 })}</span>
       <span class="who">${who}</span>${btn}</li>`;
-  }).join("");
+  });
   const opts = sum.options;
   const rules = Object.entries(opts).filter(([k]) => k !== "target")
-    .map(([k, v]) => `${esc(t("opt_" + k))}: ${esc(t(`opt_${k}_${v}`))}`).join(" · ");
-  const nameForm = S.guest || !open ? "" : `<form class="name-form" data-form="guest">
-      <p>${esc(t("need_name"))}</p>
-      <label>${esc(t("your_name"))} <input name="name" maxlength="40" required autocomplete="nickname" placeholder="${esc(t("name_placeholder"))}"></label>
-      <button class="btn primary">${esc(t("continue"))}</button></form>`;
+    .map(([k, v]) => `${t("opt_" + k)}: ${t(`opt_${k}_${v}`)}`).join(" · ");
+  const nameForm = S.guest || !open ? "" : html`<form class="name-form" data-form="guest">
+      <p>${t("need_name")}</p>
+      <label>${t("your_name")} <input name="name" maxlength="40" required autocomplete="nickname" placeholder="${t("name_placeholder")}"></label>
+      <button class="btn primary">${t("continue")}</button></form>`;
   // the creator's controls: bots and start while the table is open, closing it (canClose)
   const controls = [];
   if (owner && open) {
-    controls.push(`<button class="btn" data-cmd="bots" ${free ? "" : "disabled"}>${esc(t("fill_bots"))}</button>`,
-      `<button class="btn primary" data-cmd="start" ${free ? "disabled" : ""}>${esc(t("start"))}</button>`);
+    controls.push(html`<button class="btn" data-cmd="bots" ${free ? "" : "disabled"}>${t("fill_bots")}</button>`,
+      html`<button class="btn primary" data-cmd="start" ${free ? "disabled" : ""}>${t("start")}</button>`);
   }
-  if (canClose(S)) controls.push(`<button class="btn warn" data-cmd="close">${esc(t("close_table"))}</button>`);
+  if (canClose(S)) controls.push(html`<button class="btn warn" data-cmd="close">${t("close_table")}</button>`);
   const hint = !open ? "" : owner ? (free ? t("need_all_seats") : "") : t("only_creator_starts");
-  const toast = S.toast ? `<p class="toast ${S.toast.kind || ""}" role="status">${esc(S.toast.text)}</p>` : "";
-  const invite = link ? `<div class="invite"><label for="invite-link">${esc(t(sum.private ? "invite_private" : "invite"))}</label>
-      <div class="row"><input id="invite-link" readonly value="${esc(link)}">
-      <button class="btn small" data-cmd="copy">${esc(t("copy"))}</button></div></div>` : "";
-  return `<section class="panel waiting" data-status="${sum.status}"${sum.private ? ` data-private="true"` : ""}>
-    <h2>${esc(t("vname_" + sum.variant))} <small>${esc(t("target_short", { n: opts.target }))}${
-      sum.private ? ` <span class="tag private">${esc(t("private_tag"))}</span>` : ""}${
-      sum.rated ? ` <span class="tag rated">${esc(t("rated_tag"))}</span>` : ""}</small></h2>
-    ${closed ? `<p class="closed-note" role="status">${esc(t("table_closed"))}</p>` : ""}
-    <p class="muted">${rules} · ${esc(t("bot"))}: ${esc(botName(sum.bot))}${
-      sum.turn_clock ? ` · <span class="clock-info" data-turn-clock="${sum.turn_clock}">${esc(turnClockText(sum))}</span>` : ""}</p>
+  const toast = S.toast ? html`<p class="toast ${S.toast.kind || ""}" role="status">${S.toast.text}</p>` : "";
+  const invite = link ? html`<div class="invite"><label for="invite-link">${t(sum.private ? "invite_private" : "invite")}</label>
+      <div class="row"><input id="invite-link" readonly value="${link}">
+      <button class="btn small" data-cmd="copy">${t("copy")}</button></div></div>` : "";
+  return html`<section class="panel waiting" data-status="${sum.status}"${sum.private ? html` data-private="true"` : ""}>
+    <h2>${t("vname_" + sum.variant)} <small>${t("target_short", { n: opts.target })}${
+      sum.private ? html` <span class="tag private">${t("private_tag")}</span>` : ""}${
+      sum.rated ? html` <span class="tag rated">${t("rated_tag")}</span>` : ""}</small></h2>
+    ${closed ? html`<p class="closed-note" role="status">${t("table_closed")}</p>` : ""}
+    <p class="muted">${rules} · ${t("bot")}: ${botName(sum.bot)}${
+      sum.turn_clock ? html` · <span class="clock-info" data-turn-clock="${sum.turn_clock}">${turnClockText(sum)}</span>` : ""}</p>
     ${nameForm}
     <ul class="seat-list">${seats}</ul>
-    ${controls.length ? `<div class="row owner-controls">${controls.join("")}</div>` : ""}
-    ${hint ? `<p class="muted">${esc(hint)}</p>` : ""}
+    ${controls.length ? html`<div class="row owner-controls">${controls}</div>` : ""}
+    ${hint ? html`<p class="muted">${hint}</p>` : ""}
     ${toast}
     ${invite}
-    <p><button class="btn ghost" data-cmd="lobby">${esc(t("back_lobby"))}</button></p>
+    <p><button class="btn ghost" data-cmd="lobby">${t("back_lobby")}</button></p>
   </section>`;
 }
 
@@ -313,8 +313,8 @@ function gameContext(S) {
 function renderGame(S) {
   const ctx = gameContext(S);
   const { v } = ctx;
-  const seats = [...Array(v.seats).keys()].map((s) => renderSeat(ctx, s)).join("");
-  return `<div class="game" id="game" tabindex="-1" data-phase="${v.phase}" data-status="${S.status}" data-round="${v.round_index}"
+  const seats = [...Array(v.seats).keys()].map((s) => renderSeat(ctx, s));
+  return html`<div class="game" id="game" tabindex="-1" data-phase="${v.phase}" data-status="${S.status}" data-round="${v.round_index}"
       data-seat="${v.seat ?? ""}" data-turn="${v.turn ?? ""}" data-variant="${v.variant}" data-seats="${v.seats}">
     ${renderTopbar(ctx)}
     <div class="felt">
@@ -333,32 +333,32 @@ function renderGame(S) {
 }
 
 function renderTopbar({ S, v, N }) {
-  const totals = N.order.map((side) => `<span class="tot" data-side="${side}"><b>${esc(N.sideName(side))}</b> ${v.totals[side]}</span>`).join("");
+  const totals = N.order.map((side) => html`<span class="tot" data-side="${side}"><b>${N.sideName(side)}</b> ${v.totals[side]}</span>`);
   let contract;
   if (v.raspas) {
-    contract = `<span class="contract raspas" data-contract="${v.contract ?? ""}">${esc(t("raspas"))}` +
-      (v.contract ? ` · ${esc(t("contract"))}: ${N.contractHTML(v.contract)}` : "") + `</span>`;
+    contract = html`<span class="contract raspas" data-contract="${v.contract ?? ""}">${t("raspas")}${
+      v.contract ? html` · ${t("contract")}: ${N.contractHTML(v.contract)}` : ""}</span>`;
   }
   else {
-    contract = `<span class="contract" data-contract="${v.contract ?? ""}">${esc(t("contract"))}: ${N.contractHTML(v.contract)}` +
-      (v.caller !== null ? ` <small>(${esc(N.callerText(v.caller))})</small>` : "") + `</span>`;
+    contract = html`<span class="contract" data-contract="${v.contract ?? ""}">${t("contract")}: ${N.contractHTML(v.contract)}${
+      v.caller !== null ? html` <small>(${N.callerText(v.caller)})</small>` : ""}</span>`;
   }
   const tricks = v.phase === "play" || v.phase === "done"
-    ? `<span class="round-pts">${N.order.map((side) => `<span data-side="${side}">${esc(N.sideName(side))}: ${esc(tn("tricks", v.tricks_won[side]))}, ${v.card_points[side]}</span>`).join(" · ")}</span>` : "";
-  const watching = v.seat === null ? `<span class="tag watch">${esc(t("spectating"))}</span>` : "";
-  const fallback = S.summary && S.summary.bot_fallback ? ` <span class="tag warn bot-fallback">${esc(t("bot_fallback"))}</span>` : "";
+    ? html`<span class="round-pts">${joinHtml(N.order.map((side) => html`<span data-side="${side}">${N.sideName(side)}: ${tn("tricks", v.tricks_won[side])}, ${v.card_points[side]}</span>`), " · ")}</span>` : "";
+  const watching = v.seat === null ? html`<span class="tag watch">${t("spectating")}</span>` : "";
+  const fallback = S.summary && S.summary.bot_fallback ? html` <span class="tag warn bot-fallback">${t("bot_fallback")}</span>` : "";
   // the creator watching his table of bots only may stop it
-  const close = canClose(S) ? ` <button class="btn small warn" data-cmd="close">${esc(t("close_table"))}</button>` : "";
+  const close = canClose(S) ? html` <button class="btn small warn" data-cmd="close">${t("close_table")}</button>` : "";
   const clock = S.summary && S.summary.turn_clock
-    ? ` <span class="tag clock-info" data-turn-clock="${S.summary.turn_clock}">${esc(turnClockText(S.summary))}</span>` : "";
-  const rated = S.summary && S.summary.rated ? ` <span class="tag rated">${esc(t("rated_tag"))}</span>` : "";
-  return `<div class="topbar">
-    <div class="tb-left"><button class="btn small ghost" data-cmd="lobby" title="${esc(t("back_lobby"))}">←</button>
-      <b>${esc(t("vname_" + v.variant))}</b> <span>${esc(t("round_n", { n: v.round_index + 1 }))}</span> ${watching}${clock}${rated}${fallback}${close}</div>
+    ? html` <span class="tag clock-info" data-turn-clock="${S.summary.turn_clock}">${turnClockText(S.summary)}</span>` : "";
+  const rated = S.summary && S.summary.rated ? html` <span class="tag rated">${t("rated_tag")}</span>` : "";
+  return html`<div class="topbar">
+    <div class="tb-left"><button class="btn small ghost" data-cmd="lobby" title="${t("back_lobby")}">←</button>
+      <b>${t("vname_" + v.variant)}</b> <span>${t("round_n", { n: v.round_index + 1 })}</span> ${watching}${clock}${rated}${fallback}${close}</div>
     <div class="tb-mid">${contract} ${tricks}</div>
-    <div class="tb-right"><span class="totals">${totals} <small>${esc(t("target_short", { n: v.options.target }))}</small></span>
-      <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${esc(t("last_trick"))}</button>
-      <button class="btn small" data-cmd="sheet" aria-keyshortcuts="S">${esc(t("sheet"))}</button></div>
+    <div class="tb-right"><span class="totals">${totals} <small>${t("target_short", { n: v.options.target })}</small></span>
+      <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${t("last_trick")}</button>
+      <button class="btn small" data-cmd="sheet" aria-keyshortcuts="S">${t("sheet")}</button></div>
   </div>`;
 }
 
@@ -372,39 +372,39 @@ function renderSeat({ S, v, N, pos }, seat) {
   const info = sum.seats[seat] || {};
   const p = pos(seat);
   const tags = [];
-  if (seat === v.dealer) tags.push(`<span class="chip dealer" title="${esc(t("dealer"))}">D</span>`);
-  if (info.kind === "bot") tags.push(`<span class="tag bot-level">${esc(botTag(sum))}</span>`);
-  if (info.autopilot) tags.push(`<span class="tag warn">${esc(t("away"))}</span>`);
-  else if (info.kind === "human" && !info.connected) tags.push(`<span class="tag warn">${esc(t("offline"))}</span>`);
+  if (seat === v.dealer) tags.push(html`<span class="chip dealer" title="${t("dealer")}">D</span>`);
+  if (info.kind === "bot") tags.push(html`<span class="tag bot-level">${botTag(sum)}</span>`);
+  if (info.autopilot) tags.push(html`<span class="tag warn">${t("away")}</span>`);
+  else if (info.kind === "human" && !info.connected) tags.push(html`<span class="tag warn">${t("offline")}</span>`);
   const away = !info.autopilot && S.away && S.away[seat];
   if (away) { // the grace of an absent player: when his bot takes over (app.js counts down)
     const n = Math.max(0, Math.ceil((away - performance.now()) / 1000));
-    tags.push(`<span class="tag warn away-in" data-away="${seat}" role="timer">${esc(t("away_in", { n }))}</span>`);
+    tags.push(html`<span class="tag warn away-in" data-away="${seat}" role="timer">${t("away_in", { n })}</span>`);
   }
   if (S.thinking && S.thinking.seat === seat && S.thinking.seq === S.seq && v.turn === seat) {
-    tags.push(`<span class="tag thinking" data-thinking="${seat}">${esc(t("thinking"))}</span>`);
+    tags.push(html`<span class="tag thinking" data-thinking="${seat}">${t("thinking")}</span>`);
   }
-  const bids = v.bids.filter((b) => b.seat === seat).map((b) => `<span class="bid">${bidText(b.bid, N)}</span>`).join("");
+  const bids = v.bids.filter((b) => b.seat === seat).map((b) => html`<span class="bid">${bidText(b.bid, N)}</span>`);
   // after the first trick a declaration folds to its value: its cards on a tap (S.ui.declOpen)
   const folded = v.tricks.length > 0 && !(S.ui.declOpen || []).includes(seat);
   const decl = (v.declared[seat] || []).map((d) => (folded && d.cards
-    ? `<button type="button" class="decl folded" data-cmd="decl-open:${seat}" title="${esc(declText(d))} – ${esc(t("show_decl_cards"))}" aria-expanded="false">${esc(t("declared"))}: ${d.value}</button>`
-    : `<div class="decl"${v.tricks.length > 0 && d.cards ? ` data-cmd="decl-close:${seat}"` : ""} title="${esc(declText(d))}">${esc(t("declared"))}: ${d.value}` +
-    (d.cards ? miniCards(d.cards, N) : ` <small>${esc(declText(d))}</small>`) + `</div>`)).join("");
-  const belas = v.belas.filter((b) => b.seat === seat).map((b) => `<div class="bela-badge">${esc(t("bela"))}! ${suitIcon(b.suit, N.deck)}</div>`).join("");
+    ? html`<button type="button" class="decl folded" data-cmd="decl-open:${seat}" title="${declText(d)} – ${t("show_decl_cards")}" aria-expanded="false">${t("declared")}: ${d.value}</button>`
+    : html`<div class="decl"${v.tricks.length > 0 && d.cards ? html` data-cmd="decl-close:${seat}"` : ""} title="${declText(d)}">${t("declared")}: ${d.value}${
+      d.cards ? miniCards(d.cards, N) : html` <small>${declText(d)}</small>`}</div>`));
+  const belas = v.belas.filter((b) => b.seat === seat).map((b) => html`<div class="bela-badge">${t("bela")}! ${suitIcon(b.suit, N.deck)}</div>`);
   const ex = (v.exchanges || []).filter((e) => e.seat === seat && e.action !== "keep")
-    .map((e) => `<div class="note">${esc(t((e.action === "swap" ? "swapped" : "redealt") + (seat === v.seat ? "_me" : ""), { name: N.seatName(seat) }))}</div>`).join("");
-  const backs = seat === v.seat ? "" : `<div class="backs" aria-label="${v.hand_sizes[seat]}">${
-    Array.from({ length: v.hand_sizes[seat] }, () => `<span class="back-mini">${cardBackSVG()}</span>`).join("")}</div>`;
+    .map((e) => html`<div class="note">${t((e.action === "swap" ? "swapped" : "redealt") + (seat === v.seat ? "_me" : ""), { name: N.seatName(seat) })}</div>`);
+  const backs = seat === v.seat ? "" : html`<div class="backs" aria-label="${v.hand_sizes[seat]}">${
+    Array.from({ length: v.hand_sizes[seat] }, () => html`<span class="back-mini">${cardBackSVG()}</span>`)}</div>`;
   const side = teamOf(N.facts, seat);
   const team = side !== null ? ` team-${side}` : "";
-  return `<div class="seat pos-${p}${v.turn === seat ? " turn" : ""}${seat === v.seat ? " me" : ""}${team}" data-seat="${seat}">
+  return html`<div class="seat pos-${p}${v.turn === seat ? " turn" : ""}${seat === v.seat ? " me" : ""}${team}" data-seat="${seat}">
     <div class="seat-head">${info.player_id
-      ? `<a class="seat-name" href="${esc(profileHref(info.player_id))}" target="_blank" rel="noopener" title="${esc(t("profile"))}: ${esc(info.name || "")}">${esc(N.seatName(seat))}</a>`
-      : `<span class="seat-name">${esc(N.seatName(seat))}</span>`}${tags.join("")}${
+      ? html`<a class="seat-name" href="${profileHref(info.player_id)}" target="_blank" rel="noopener" title="${t("profile")}: ${info.name || ""}">${N.seatName(seat)}</a>`
+      : html`<span class="seat-name">${N.seatName(seat)}</span>`}${tags}${
       S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}</div>
     ${backs}
-    <div class="seat-info">${bids ? `<div class="bids">${bids}</div>` : ""}${decl}${belas}${ex}</div>
+    <div class="seat-info">${bids.length ? html`<div class="bids">${bids}</div>` : ""}${decl}${belas}${ex}</div>
   </div>`;
 }
 
@@ -418,7 +418,7 @@ function renderCenter(ctx) {
     if (v.phase === "bidding" || v.phase === "exchange" || v.phase === "discard") {
       const note = v.phase === "bidding" ? "bidding" : v.phase === "discard" ? "discarding"
         : redealOffered(N.facts) ? "exchanging_redeal" : "exchanging";
-      return `<div class="center-note">${esc(t(note))}</div>`;
+      return html`<div class="center-note">${t(note)}</div>`;
     }
     return "";
   }
@@ -429,11 +429,11 @@ function renderCenter(ctx) {
     if (S.anim.entered.has(p.card)) cls.push(`enter-${pos(p.seat)}`);
     if (i === winIdx) cls.push("winning");
     if (shown && S.anim.collect) cls.push(`collect-${pos(shown.winner)}`);
-    const label = i === 0 ? `<span class="tc-label lead">${esc(t("leads"))}</span>` : "";
-    const wl = i === winIdx ? `<span class="tc-label win">${esc(shown ? t("wins") : t("wins_trick"))}</span>` : "";
-    return `<div class="${cls.join(" ")}" data-trick-seat="${p.seat}">${cardImg(p.card, N, isTrump(p.card, v.contract) ? "trump" : "")}${label}${wl}</div>`;
-  }).join("");
-  return `<div class="trick${shown ? " done" : ""}" aria-label="${esc(plays.map((p) => `${N.seatName(p.seat)}: ${N.cardText(p.card)}`).join(", "))}">${cards}</div>`;
+    const label = i === 0 ? html`<span class="tc-label lead">${t("leads")}</span>` : "";
+    const wl = i === winIdx ? html`<span class="tc-label win">${shown ? t("wins") : t("wins_trick")}</span>` : "";
+    return html`<div class="${cls.join(" ")}" data-trick-seat="${p.seat}">${cardImg(p.card, N, isTrump(p.card, v.contract) ? "trump" : "")}${label}${wl}</div>`;
+  });
+  return html`<div class="trick${shown ? " done" : ""}" aria-label="${plays.map((p) => `${N.seatName(p.seat)}: ${N.cardText(p.card)}`).join(", ")}">${cards}</div>`;
 }
 
 export function shownResult(S) {
@@ -451,11 +451,11 @@ export function shownResult(S) {
 function renderRoundResult(ctx, { ri, result, old }) {
   const { S } = ctx;
   const r = result;
-  return `<div class="round-result" role="dialog" aria-label="${esc(t("round_over"))}" data-outcome="${r.outcome}">
-    <h3>${esc(t("round_over_n", { n: ri + 1 }))}: <span class="outcome">${esc(t("outcome_" + r.outcome))}</span></h3>
+  return html`<div class="round-result" role="dialog" aria-label="${t("round_over")}" data-outcome="${r.outcome}">
+    <h3>${t("round_over_n", { n: ri + 1 })}: <span class="outcome">${t("outcome_" + r.outcome)}</span></h3>
     ${resultBody(ctx, r)}
-    ${old ? `<button class="btn small" data-cmd="dismiss-result">${esc(t("ok"))}</button>`
-      : S.status === "running" ? `<p class="muted">${esc(t("next_deal"))}</p>` : ""}
+    ${old ? html`<button class="btn small" data-cmd="dismiss-result">${t("ok")}</button>`
+      : S.status === "running" ? html`<p class="muted">${t("next_deal")}</p>` : ""}
   </div>`;
 }
 
@@ -464,41 +464,41 @@ function resultBody({ N }, r) {
   const order = N.order.length === r.scores.length ? N.order : [...r.scores.keys()];
   // a row for each part the result has (a raspas has only its card points, a claim none)
   const row = (label, arr) => (Array.isArray(arr) && order.every((s) => Number.isFinite(arr[s]))
-    ? `<tr><th>${esc(label)}</th>${order.map((s) => `<td>${arr[s]}</td>`).join("")}</tr>` : "");
-  const heads = order.map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
+    ? html`<tr><th>${label}</th>${order.map((s) => html`<td>${arr[s]}</td>`)}</tr>` : "");
+  const heads = order.map((s) => html`<th>${N.sideName(s)}</th>`);
   const called = r.caller !== null && r.caller !== undefined;
   const contract = r.contract ? N.contractHTML(r.contract) : "";
-  const held = r.held ? `<p class="muted">${esc(t("held_points", { n: r.held }))}</p>` : "";
+  const held = r.held ? html`<p class="muted">${t("held_points", { n: r.held })}</p>` : "";
   const ex = r.extra || {};
-  let claim = "";
+  let claim = null;
   if (r.outcome === "claim" && ex.claimant !== undefined && ex.claimant !== null) {
     const key = (ex.valid ? "claim_right" : "claim_wrong") + (ex.claimant === N.mySeat ? "_me" : "");
-    claim = `<p class="claim-result" data-valid="${ex.valid ? "true" : "false"}"><b>${esc(t(key, { name: N.seatName(ex.claimant) }))}</b></p>`;
+    claim = html`<p class="claim-result" data-valid="${ex.valid ? "true" : "false"}"><b>${t(key, { name: N.seatName(ex.claimant) })}</b></p>`;
     // who revoked, and with which card (the first revoke), where the result says so
     if (ex.valid && Number.isInteger(ex.offender) && /^[789TJQKA][HDSC]$/.test(ex.card || "")) {
-      claim += `<p class="claim-offender" data-offender="${ex.offender}" data-card="${esc(ex.card)}">${
-        esc(t(ex.offender === N.mySeat ? "claim_offender_me" : "claim_offender", { name: N.seatName(ex.offender), card: N.cardText(ex.card) }))}</p>`;
+      claim = html`${claim}<p class="claim-offender" data-offender="${ex.offender}" data-card="${ex.card}">${
+        t(ex.offender === N.mySeat ? "claim_offender_me" : "claim_offender", { name: N.seatName(ex.offender), card: N.cardText(ex.card) })}</p>`;
     }
   }
-  return `${claim}
-    ${called ? `<p>${contract} · ${esc(N.callerText(r.caller))}</p>` : ""}
+  return html`${claim}
+    ${called ? html`<p>${contract} · ${N.callerText(r.caller)}</p>` : ""}
     <table class="result-table"><thead><tr><th></th>${heads}</tr></thead><tbody>
       ${row(t("in_cards"), r.card_points)}
       ${row(t("in_declarations"), r.declaration_points)}
       ${row(t("in_bela"), r.bela_points)}
-      <tr class="sum"><th>${esc(t("score"))}</th>${order.map((s) => `<td><b>${r.scores[s]}</b></td>`).join("")}</tr>
+      <tr class="sum"><th>${t("score")}</th>${order.map((s) => html`<td><b>${r.scores[s]}</b></td>`)}</tr>
     </tbody></table>${held}`;
 }
 
 function renderFaceUp({ v, N }) {
   const pub = v.public || {};
   const parts = [];
-  if (pub.turned) parts.push(`<div class="faceup"><span>${esc(t(faceUp(N.facts)))}</span>${cardImg(pub.turned, N, "small")}</div>`);
-  if (pub.bottom) parts.push(`<div class="faceup"><span>${esc(t("bottom"))}</span>${cardImg(pub.bottom, N, "small")}</div>`);
-  if (v.discards && v.discards.length) parts.push(`<div class="faceup"><span>${esc(t("discards"))}</span><span class="pair">${v.discards.map((c) => cardImg(c, N, "small")).join("")}</span></div>`);
+  if (pub.turned) parts.push(html`<div class="faceup"><span>${t(faceUp(N.facts))}</span>${cardImg(pub.turned, N, "small")}</div>`);
+  if (pub.bottom) parts.push(html`<div class="faceup"><span>${t("bottom")}</span>${cardImg(pub.bottom, N, "small")}</div>`);
+  if (v.discards && v.discards.length) parts.push(html`<div class="faceup"><span>${t("discards")}</span><span class="pair">${v.discards.map((c) => cardImg(c, N, "small"))}</span></div>`);
   if (!parts.length) return "";
-  const note = pub.turned ? `<small class="muted">${esc(t("out_of_play"))}</small>` : "";
-  return `<div class="faceups">${parts.join("")}${note}</div>`;
+  const note = pub.turned ? html`<small class="muted">${t("out_of_play")}</small>` : "";
+  return html`<div class="faceups">${parts}${note}</div>`;
 }
 
 /** The status line: a notice (toast) while it lives, and beside it always the state of the
@@ -507,13 +507,13 @@ function renderStatus(ctx) {
   const { S } = ctx;
   const state = tableState(ctx);
   if (!S.toast) return state;
-  const toast = `<span class="toast ${S.toast.kind || ""}">${esc(S.toast.text)}</span>`;
-  return state ? `${toast} <span class="status-state">· ${state}</span>` : toast;
+  const toast = html`<span class="toast ${S.toast.kind || ""}">${S.toast.text}</span>`;
+  return state ? html`${toast} <span class="status-state">· ${state}</span>` : toast;
 }
 
 function statusLine(ctx) {
   const { S, v } = ctx;
-  return renderStatus(ctx) + (S.clock && v.seat !== null && S.clock.seat === v.seat ? clockBadge(S, "mine") : "");
+  return html`${renderStatus(ctx)}${S.clock && v.seat !== null && S.clock.seat === v.seat ? clockBadge(S, "mine") : ""}`;
 }
 
 /** Redraws the status line alone (a notice that ends), so that a tap on the hand at that
@@ -521,16 +521,16 @@ function statusLine(ctx) {
 export function redrawStatusLine(S, el) {
   const line = S.view && S.tableId ? el.querySelector("#game .status-line") : null;
   if (!line) return false;
-  line.innerHTML = statusLine(gameContext(S));
+  setHtml(line, statusLine(gameContext(S)));
   return true;
 }
 
 function tableState({ S, v, N, myTurn }) {
-  if (S.conn !== "open") return `<span class="warn">${esc(t(S.conn === "closed" ? "reconnecting" : "connecting"))}</span>`;
-  if (S.status === "finished") return esc(t("match_over"));
-  if (v.phase === "done") return esc(t("next_deal"));
-  if (myTurn) return `<b>${esc(t("your_turn"))}</b>`;
-  if (v.turn !== null) return esc(t("waiting_for", { name: N.seatName(v.turn) }));
+  if (S.conn !== "open") return html`<span class="warn">${t(S.conn === "closed" ? "reconnecting" : "connecting")}</span>`;
+  if (S.status === "finished") return t("match_over");
+  if (v.phase === "done") return t("next_deal");
+  if (myTurn) return html`<b>${t("your_turn")}</b>`;
+  if (v.turn !== null) return t("waiting_for", { name: N.seatName(v.turn) });
   return "";
 }
 
@@ -584,55 +584,55 @@ function renderActions(ctx) {
   const { S, v, N, myTurn } = ctx;
   const out = [];
   if (v.claim_allowed && v.seat !== null && S.status === "running") {
-    out.push(`<button class="btn warn small" data-cmd="claim">${esc(t("claim"))}</button>`);
+    out.push(html`<button class="btn warn small" data-cmd="claim">${t("claim")}</button>`);
   }
-  if (!myTurn) return out.join("");
+  if (!myTurn) return out;
   const legal = v.legal;
   if (v.phase === "exchange" && legal.length === 1) { // only keep: the server answers it (R32, R35)
-    return `<div class="prompt exchange-prompt passive"><span class="prompt-title">${esc(t(exchangeTitle(v, N.facts)))}</span></div>` + out.join("");
+    return html`<div class="prompt exchange-prompt passive"><span class="prompt-title">${t(exchangeTitle(v, N.facts))}</span></div>${out}`;
   }
   const hint = shownHint(S);
   const hinted = (tok) => (hint && hint.best === tok ? " hinted" : "");
   if (hintAllowed(S)) {
-    const said = hint && hint.best ? `<span class="hint-text" id="hint-text">${esc(t("an_hint_is"))} ${hintLabel(hint.best, v, N)}</span>` : "";
-    out.push(`<div class="row hint-row"><button class="btn small hint-btn" data-cmd="hint" id="hint-btn" title="${esc(t("an_hint_title"))}">${esc(t("an_hint"))}</button>${said}</div>`);
+    const said = hint && hint.best ? html`<span class="hint-text" id="hint-text">${t("an_hint_is")} ${hintLabel(hint.best, v, N)}</span>` : "";
+    out.push(html`<div class="row hint-row"><button class="btn small hint-btn" data-cmd="hint" id="hint-btn" title="${t("an_hint_title")}">${t("an_hint")}</button>${said}</div>`);
   }
   if (v.phase === "bidding") {
-    const btns = legal.map((tok) => `<button class="btn act bid-btn${hinted(tok)}" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
-    const must = N.facts && N.facts.mus && !legal.includes("pass") ? `<p class="muted">${esc(t("must_call"))}</p>` : "";
+    const btns = legal.map((tok) => html`<button class="btn act bid-btn${hinted(tok)}" data-act="${tok}">${tokenLabel(tok, v, N)}</button>`);
+    const must = N.facts && N.facts.mus && !legal.includes("pass") ? html`<p class="muted">${t("must_call")}</p>` : "";
     const title = legal.includes("pass") ? t("your_bid") : t("your_bid_must");
-    out.unshift(`<div class="prompt bidding-prompt"><span class="prompt-title">${esc(title)}</span><div class="row">${btns}</div>${must}</div>`);
+    out.unshift(html`<div class="prompt bidding-prompt"><span class="prompt-title">${title}</span><div class="row">${btns}</div>${must}</div>`);
   } else if (v.phase === "exchange") {
-    const btns = legal.map((tok) => `<button class="btn act${hinted(tok)}" data-act="${esc(tok)}">${tokenLabel(tok, v, N)}</button>`).join("");
-    out.unshift(`<div class="prompt exchange-prompt"><span class="prompt-title">${esc(t(exchangeTitle(v, N.facts)))}</span><div class="row">${btns}</div></div>`);
+    const btns = legal.map((tok) => html`<button class="btn act${hinted(tok)}" data-act="${tok}">${tokenLabel(tok, v, N)}</button>`);
+    out.unshift(html`<div class="prompt exchange-prompt"><span class="prompt-title">${t(exchangeTitle(v, N.facts))}</span><div class="row">${btns}</div></div>`);
   } else if (v.phase === "discard") {
     const sel = S.ui.discardSel;
     const ready = sel.length === 2;
-    out.unshift(`<div class="prompt"><span class="prompt-title">${esc(t("discard_prompt"))}</span>
-      <div class="row">${sel.map((c) => cardImg(c, N, "small")).join("")}
-      <button class="btn primary" data-cmd="discard" ${ready ? "" : "disabled"}>${esc(t("discard"))}</button></div></div>`);
+    out.unshift(html`<div class="prompt"><span class="prompt-title">${t("discard_prompt")}</span>
+      <div class="row">${sel.map((c) => cardImg(c, N, "small"))}
+      <button class="btn primary" data-cmd="discard" ${ready ? "" : "disabled"}>${t("discard")}</button></div></div>`);
   } else if (declarePending(S)) {
     const full = fullDeclare(v);
     const groups = declareGroups(full);
-    const items = groups.map((g, i) => `<label class="decl-choice"><input type="checkbox" data-decl="${i}" checked>
-      ${miniCards(g, N)} <span class="decl-name">${esc(declText(declShape(g)))}</span></label>`).join("");
-    out.unshift(`<div class="prompt declare-prompt"><span class="prompt-title">${esc(t(groups.length === 1 ? "declare_prompt_one" : "declare_prompt"))}</span>
+    const items = groups.map((g, i) => html`<label class="decl-choice"><input type="checkbox" data-decl="${i}" checked>
+      ${miniCards(g, N)} <span class="decl-name">${declText(declShape(g))}</span></label>`);
+    out.unshift(html`<div class="prompt declare-prompt"><span class="prompt-title">${t(groups.length === 1 ? "declare_prompt_one" : "declare_prompt")}</span>
       <div class="row">${items}</div>
-      <div class="row"><button class="btn primary act" data-cmd="declare">${esc(t("declare_btn"))}</button>
-      <button class="btn" data-cmd="declare-none">${esc(t("declare_none"))}</button></div></div>`);
+      <div class="row"><button class="btn primary act" data-cmd="declare">${t("declare_btn")}</button>
+      <button class="btn" data-cmd="declare-none">${t("declare_none")}</button></div></div>`);
   } else if (S.ui.belaCard && legal.includes(S.ui.belaCard + "*")) {
     const c = S.ui.belaCard;
-    out.unshift(`<div class="prompt bela-prompt"><span class="prompt-title">${esc(t("bela_prompt"))}</span> ${cardImg(c, N, "small")}
-      <div class="row"><button class="btn primary act" data-act="${c}*">${esc(t("bela_yes"))}</button>
-      <button class="btn act" data-act="${c}">${esc(t("bela_no"))}</button></div></div>`);
+    out.unshift(html`<div class="prompt bela-prompt"><span class="prompt-title">${t("bela_prompt")}</span> ${cardImg(c, N, "small")}
+      <div class="row"><button class="btn primary act" data-act="${c}*">${t("bela_yes")}</button>
+      <button class="btn act" data-act="${c}">${t("bela_no")}</button></div></div>`);
   }
-  return out.join("");
+  return out;
 }
 
 /** The hinted choice in words: a card, a bid or another token. */
 function hintLabel(tok, v, N) {
   const code = tok.replace("*", "");
-  if (/^[789TJQKA][HDSC]$/.test(code)) return esc(N.cardText(code)) + (tok.endsWith("*") ? ` (${esc(t("bela"))})` : "");
+  if (/^[789TJQKA][HDSC]$/.test(code)) return N.cardText(code) + (tok.endsWith("*") ? ` (${t("bela")})` : "");
   return tokenLabel(tok, v, N);
 }
 
@@ -648,7 +648,7 @@ export function exchangeTitle(v, facts) {
 
 // -- the hand ---------------------------------------------------------------------------
 function renderHand({ S, v, N, myTurn }) {
-  if (v.seat === null) return `<div class="hand spectator"><p class="muted">${esc(t("spectator_cards"))}</p></div>`;
+  if (v.seat === null) return html`<div class="hand spectator"><p class="muted">${t("spectator_cards")}</p></div>`;
   const cards = sortHand(v.hand, v.contract, v.strength);
   const legal = new Set(v.legal);
   const playing = myTurn && v.phase === "play";
@@ -657,7 +657,7 @@ function renderHand({ S, v, N, myTurn }) {
   const hint = playing ? shownHint(S) : null;
   const items = cards.map((c, i) => {
     const cls = ["card", "hand-card"];
-    let attrs = "";
+    let attrs = null;
     let title = N.cardText(c);
     const trump = isTrump(c, v.contract);
     if (trump) { cls.push("trump"); title += ` (${t("trump_mark")})`; }
@@ -665,19 +665,19 @@ function renderHand({ S, v, N, myTurn }) {
     if (discarding) {
       cls.push("selectable");
       if (S.ui.discardSel.includes(c)) cls.push("selected");
-      attrs = ` aria-pressed="${S.ui.discardSel.includes(c)}"`;
+      attrs = html` aria-pressed="${S.ui.discardSel.includes(c)}"`;
     } else if (playing) {
       const ok = legal.has(c) || legal.has(c + "*");
       const refusal = refusalOf(v, c); // the engine's: greyed, or with enforce = off a warning
-      const why = refusal ? ` data-reason="${esc(reasonText(refusal, N))}" data-rule="${esc(refusal.rule)}"` : "";
+      const why = refusal ? html` data-reason="${reasonText(refusal, N)}" data-rule="${refusal.rule}"` : "";
       if (!ok) {
         const reason = reasonText(refusal, N);
         cls.push("illegal");
-        attrs = ` aria-disabled="true"${why || ` data-reason="${esc(reason)}" data-rule=""`}`;
+        attrs = html` aria-disabled="true"${why || html` data-reason="${reason}" data-rule=""`}`;
         title += ` — ${reason}`;
       } else if (declWait) {
         cls.push("decl-wait"); // not "waiting": that is the waiting room's panel
-        attrs = ` aria-disabled="true" data-reason="${esc(t("declare_first"))}"`;
+        attrs = html` aria-disabled="true" data-reason="${t("declare_first")}"`;
       } else {
         cls.push("act", "legal");
         if (refusal) { // enforce = off: it may be played, and breaks the rule (R24)
@@ -688,44 +688,44 @@ function renderHand({ S, v, N, myTurn }) {
       }
     } else {
       cls.push("idle");
-      attrs = ` aria-disabled="true"`;
+      attrs = html` aria-disabled="true"`;
     }
     if (S.ui.belaCard === c) cls.push("selected");
     if (hint && hint.best && hint.best.replace("*", "") === c) { cls.push("hinted"); title += ` – ${t("an_hint")}`; }
-    return `<button type="button" class="${cls.join(" ")}" data-card="${c}" style="--i:${i}"${attrs} title="${esc(title)}" aria-label="${esc(title)}">${cardSVG(c, N.deck)}${trump ? `<span class="trump-mark" aria-hidden="true">★</span>` : ""}${cls.includes("would-break") ? `<span class="break-mark" aria-hidden="true">!</span>` : ""}${
-      cls.includes("hinted") ? `<span class="hint-mark" aria-hidden="true">${hint.values && c in hint.values ? esc(String(Math.round(hint.values[c]))) : "✓"}</span>` : ""}</button>`;
+    return html`<button type="button" class="${cls.join(" ")}" data-card="${c}" style="--i:${i}"${attrs} title="${title}" aria-label="${title}">${cardSVG(c, N.deck)}${trump ? html`<span class="trump-mark" aria-hidden="true">★</span>` : ""}${cls.includes("would-break") ? html`<span class="break-mark" aria-hidden="true">!</span>` : ""}${
+      cls.includes("hinted") ? html`<span class="hint-mark" aria-hidden="true">${hint.values && c in hint.values ? String(Math.round(hint.values[c])) : "✓"}</span>` : ""}</button>`;
   });
   for (let i = 0; i < v.unseen; i++) {
-    items.push(`<span class="card hand-card unseen" title="${esc(t("talon_hidden"))}">${cardBackSVG()}</span>`);
+    items.push(html`<span class="card hand-card unseen" title="${t("talon_hidden")}">${cardBackSVG()}</span>`);
   }
-  return `<div class="hand" role="group" aria-label="${esc(t("hand"))}" style="--n:${items.length}">${items.join("")}</div>`;
+  return html`<div class="hand" role="group" aria-label="${t("hand")}" style="--n:${items.length}">${items}</div>`;
 }
 
 // -- dialogs ----------------------------------------------------------------------------
 function dialog(id, title, body) {
-  return `<div class="overlay" data-cmd="close-dialog" id="${id}-overlay"><div class="dialog ${id}" role="dialog" aria-modal="true" aria-label="${esc(title)}" id="${id}">
-    <div class="dialog-head"><h3>${esc(title)}</h3><button class="btn small ghost" data-cmd="close-dialog" aria-label="${esc(t("close"))}">✕</button></div>
+  return html`<div class="overlay" data-cmd="close-dialog" id="${id}-overlay"><div class="dialog ${id}" role="dialog" aria-modal="true" aria-label="${title}" id="${id}">
+    <div class="dialog-head"><h3>${title}</h3><button class="btn small ghost" data-cmd="close-dialog" aria-label="${t("close")}">✕</button></div>
     ${body}</div></div>`;
 }
 
 export function sheetHTML(S, N, v) {
   const sides = v.totals.length;
   const order = N.order.length === sides ? N.order : [...Array(sides).keys()];
-  const heads = order.map((s) => `<th>${esc(N.sideName(s))}</th>`).join("");
+  const heads = order.map((s) => html`<th>${N.sideName(s)}</th>`);
   const rows = v.sheet.map((scores, i) => {
     const info = S.rounds[i];
     const r = info && info.result;
     const raspas = r && r.outcome === "raspas";
-    const mark = r ? `<span class="sheet-mark" title="${esc(t("outcome_" + r.outcome))}">${
-      r.contract && r.contract.length === 1 ? suitIcon(r.contract, N.deck) : esc(r.contract || "")}${
+    const mark = r ? html`<span class="sheet-mark" title="${t("outcome_" + r.outcome)}">${
+      r.contract && r.contract.length === 1 ? suitIcon(r.contract, N.deck) : r.contract || ""}${
       r.outcome === "fall" ? " ✗" : r.outcome === "capot" ? " ★" : ""}${
-      raspas ? ` <small class="raspas-mark">${esc(t("sheet_raspas"))}</small>` : ""}</span>` : "";
-    return `<tr${raspas ? ` class="raspas" data-outcome="raspas"` : r ? ` data-outcome="${esc(r.outcome)}"` : ""}><td class="rno">${i + 1}. ${mark}</td>${order.map((s) => `<td>${scores[s]}</td>`).join("")}</tr>`;
-  }).join("");
-  return `<div class="paper"><table class="sheet-table"><thead><tr><th></th>${heads}</tr></thead>
-    <tbody>${rows || `<tr><td colspan="${sides + 1}" class="muted">—</td></tr>`}</tbody>
-    <tfoot><tr><th>${esc(t("total"))}</th>${order.map((s) => `<td><b>${v.totals[s]}</b></td>`).join("")}</tr></tfoot></table>
-    <p class="paper-note">${esc(t("target_short", { n: v.options.target }))}</p></div>`;
+      raspas ? html` <small class="raspas-mark">${t("sheet_raspas")}</small>` : ""}</span>` : "";
+    return html`<tr${raspas ? html` class="raspas" data-outcome="raspas"` : r ? html` data-outcome="${r.outcome}"` : ""}><td class="rno">${i + 1}. ${mark}</td>${order.map((s) => html`<td>${scores[s]}</td>`)}</tr>`;
+  });
+  return html`<div class="paper"><table class="sheet-table"><thead><tr><th></th>${heads}</tr></thead>
+    <tbody>${rows.length ? rows : html`<tr><td colspan="${sides + 1}" class="muted">—</td></tr>`}</tbody>
+    <tfoot><tr><th>${t("total")}</th>${order.map((s) => html`<td><b>${v.totals[s]}</b></td>`)}</tr></tfoot></table>
+    <p class="paper-note">${t("target_short", { n: v.options.target })}</p></div>`;
 }
 
 function renderSheetDialog({ S, v, N }) {
@@ -734,19 +734,19 @@ function renderSheetDialog({ S, v, N }) {
 
 /** The auzmeš claim asked in the page (not the browser's confirm()). */
 function renderClaimDialog() {
-  return `<div class="overlay" data-cmd="claim-no" id="claim-ask-overlay"><div class="dialog claim-ask" role="alertdialog" aria-modal="true" id="claim-ask" aria-label="${esc(t("claim"))}">
-    <p class="claim-ask-text">${esc(t("claim_confirm"))}</p>
-    <div class="row"><button class="btn warn" data-cmd="claim-yes" id="claim-yes">${esc(t("claim_yes"))}</button>
-    <button class="btn" data-cmd="claim-no" id="claim-no">${esc(t("cancel"))}</button></div></div></div>`;
+  return html`<div class="overlay" data-cmd="claim-no" id="claim-ask-overlay"><div class="dialog claim-ask" role="alertdialog" aria-modal="true" id="claim-ask" aria-label="${t("claim")}">
+    <p class="claim-ask-text">${t("claim_confirm")}</p>
+    <div class="row"><button class="btn warn" data-cmd="claim-yes" id="claim-yes">${t("claim_yes")}</button>
+    <button class="btn" data-cmd="claim-no" id="claim-no">${t("cancel")}</button></div></div></div>`;
 }
 
 function renderLastTrickDialog({ v, N }) {
   const last = v.tricks[v.tricks.length - 1];
-  if (!last) return dialog("last-trick", t("last_trick"), `<p>${esc(t("no_last_trick"))}</p>`);
-  const items = last.cards.map((p, i) => `<div class="lt-play${p.seat === last.winner ? " winning" : ""}">
-      <span>${esc(N.seatName(p.seat))}${i === 0 ? ` · ${esc(t("leads"))}` : ""}${p.seat === last.winner ? ` · <b>${esc(t("wins_trick"))}</b>` : ""}</span>
-      ${cardImg(p.card, N)}</div>`).join("");
-  return dialog("last-trick", t("last_trick"), `<div class="lt-cards">${items}</div>`);
+  if (!last) return dialog("last-trick", t("last_trick"), html`<p>${t("no_last_trick")}</p>`);
+  const items = last.cards.map((p, i) => html`<div class="lt-play${p.seat === last.winner ? " winning" : ""}">
+      <span>${N.seatName(p.seat)}${i === 0 ? html` · ${t("leads")}` : ""}${p.seat === last.winner ? html` · <b>${t("wins_trick")}</b>` : ""}</span>
+      ${cardImg(p.card, N)}</div>`);
+  return dialog("last-trick", t("last_trick"), html`<div class="lt-cards">${items}</div>`);
 }
 
 /** The match's result in one line, said once: a team's players read "we", a single player
@@ -771,9 +771,9 @@ function ratingChanges(S, N) {
     const d = r.after - r.before;
     const text = r.seat === N.mySeat ? t("rating_change_you", { before: r.before, after: r.after })
       : `${N.seatName(r.seat)}: ${t("rating_change", { before: r.before, after: r.after })}`;
-    return `<li data-seat="${r.seat}"${r.seat === N.mySeat ? ` class="mine"` : ""}>${esc(text)} <span class="rating-change ${d >= 0 ? "up" : "down"}">(${d >= 0 ? "+" : "−"}${Math.abs(d)})</span></li>`;
-  }).join("");
-  return `<ul class="rating-changes" id="rating-changes">${items}</ul>`;
+    return html`<li data-seat="${r.seat}"${r.seat === N.mySeat ? html` class="mine"` : ""}>${text} <span class="rating-change ${d >= 0 ? "up" : "down"}">(${d >= 0 ? "+" : "−"}${Math.abs(d)})</span></li>`;
+  });
+  return html`<ul class="rating-changes" id="rating-changes">${items}</ul>`;
 }
 
 /** The last deal's result in the match's dialog. */
@@ -782,20 +782,20 @@ function lastDeal(ctx) {
   const ri = v.result ? v.round_index : Math.max(...Object.keys(S.rounds).map(Number), -1);
   const r = v.result || (S.rounds[ri] && S.rounds[ri].result);
   if (!r || ri < 0) return "";
-  return `<div class="last-deal" id="last-deal" data-outcome="${esc(r.outcome)}"><h4>${esc(t("last_deal"))} (${ri + 1}): <span class="outcome">${esc(t("outcome_" + r.outcome))}</span></h4>
+  return html`<div class="last-deal" id="last-deal" data-outcome="${r.outcome}"><h4>${t("last_deal")} (${ri + 1}): <span class="outcome">${t("outcome_" + r.outcome)}</span></h4>
     ${resultBody(ctx, r)}</div>`;
 }
 
 function renderMatchDialog(ctx) {
   const { S, v, N } = ctx;
   const headline = matchHeadline(v, N);
-  return `<div class="overlay"><div class="dialog match-result" role="dialog" aria-modal="true" id="match-result" aria-label="${esc(t("match_over"))}">
-    <div class="dialog-head"><h3>${esc(t("match_over"))}</h3><button class="btn small ghost" data-cmd="close-match" aria-label="${esc(t("close"))}">✕</button></div>
-    <p class="headline">${esc(headline)}</p>
+  return html`<div class="overlay"><div class="dialog match-result" role="dialog" aria-modal="true" id="match-result" aria-label="${t("match_over")}">
+    <div class="dialog-head"><h3>${t("match_over")}</h3><button class="btn small ghost" data-cmd="close-match" aria-label="${t("close")}">✕</button></div>
+    <p class="headline">${headline}</p>
     ${ratingChanges(S, N)}
     ${lastDeal(ctx)}
     ${sheetHTML(S, N, v)}
-    <div class="row"><button class="btn primary" data-cmd="download" id="download-record">${esc(t("download_record"))}</button>
-    <a class="btn" href="/analysis?table=${encodeURIComponent(S.tableId || "")}" id="analyse-match">${esc(t("an_analyse"))}</a>
-    <button class="btn" data-cmd="lobby">${esc(t("back_lobby"))}</button></div></div></div>`;
+    <div class="row"><button class="btn primary" data-cmd="download" id="download-record">${t("download_record")}</button>
+    <a class="btn" href="/analysis?table=${encodeURIComponent(S.tableId || "")}" id="analyse-match">${t("an_analyse")}</a>
+    <button class="btn" data-cmd="lobby">${t("back_lobby")}</button></div></div></div>`;
 }
