@@ -52,7 +52,7 @@ from . import botpool, ratings
 from .hub import Conn, Hub
 from .logs import TableLog
 from .metrics import Metrics
-from .model import ServerConfig, Table, TableStatus, bot_seed, round_deal
+from .model import ServerConfig, Table, TableStatus, bot_seed
 from .protocol import error
 from .stopping import ended
 from .store import Store
@@ -311,7 +311,7 @@ class TableActor:
     def _begin(self) -> None:
         m = self.table.match
         assert m is not None
-        if m.is_over:  # killed between the last action and the finish row
+        if self.table.played_out:  # killed between the last action and the finish row
             self._finish()
             return
         for i, seat in enumerate(self.table.seats):
@@ -384,7 +384,7 @@ class TableActor:
         (after a round) the next deal."""
         m = self.table.match
         assert m is not None and m.round is not None
-        if m.is_over:
+        if self.table.played_out:
             self._finish(events)
             return
         self._broadcast_state(events)
@@ -403,11 +403,11 @@ class TableActor:
     def _deal(self) -> None:
         table, m = self.table, self.table.match
         assert m is not None
-        if (table.status != TableStatus.RUNNING or m.is_over
+        if (table.status != TableStatus.RUNNING or table.played_out
                 or (m.round is not None and not m.round.is_over)):
             return
         idx, dealer = len(m.rounds), m.next_dealer()
-        deal = round_deal(table.variant, table.seed, idx, dealer)
+        deal = table.deal(idx, dealer)
         try:
             self.store.add_deal(table, idx, dealer, deal)
         except LogConflict:

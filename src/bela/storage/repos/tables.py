@@ -43,13 +43,13 @@ class Tables(Repo):
                      bot: str, owner_id: str | None, n_seats: int, *, private: bool,
                      invite_code: str | None, active_at: datetime,
                      turn_clock: int | None, rated: bool = False,
-                     origin: str | None = None) -> None:
+                     origin: str | None = None, boards: list[int] | None = None) -> None:
         with self.begin() as conn:
             conn.execute(insert(tables).values(
                 id=table_id, variant=variant, options=options, seed=seed, bot=bot,
                 status="open", owner_id=owner_id, created_at=now(), private=private,
                 invite_code=invite_code, active_at=active_at, turn_clock=turn_clock,
-                rated=rated, origin=origin))
+                rated=rated, origin=origin, boards=boards))
             conn.execute(insert(seats), [
                 {"table_id": table_id, "seat": s, "player_id": None, "is_bot": False, "name": ""}
                 for s in range(n_seats)])
