@@ -197,7 +197,8 @@ function renderLobby() {
       S.toast ? S.toast.text : ""}</p>
     <section class="panel" id="more-panel"><h2>${t("more_title")}</h2>
       <p><a href="/pad" id="link-pad">${t("more_pad")}</a> – ${t("more_pad_why")}</p>
-      <p><a href="/analysis" id="link-analysis">${t("more_analysis")}</a> – ${t("more_analysis_why")}</p></section>
+      <p><a href="/analysis" id="link-analysis">${t("more_analysis")}</a> – ${t("more_analysis_why")}</p>
+      <p><a href="/tournaments" id="link-tournaments">${t("more_tournaments")}</a> – ${t("more_tournaments_why")}</p></section>
     <p class="muted kbd-help">${t("keyboard_help")}</p>
   </div>`;
 }
@@ -918,7 +919,9 @@ async function loadProfile(id) {
   S.profile = { id, data: null, error: null };
   let data = null, error = null;
   try {
-    data = await api("GET", `/api/players/${encodeURIComponent(id)}`);
+    const [player, tournaments] = await Promise.all([api("GET", `/api/players/${encodeURIComponent(id)}`),
+      api("GET", `/api/tournaments/history/${encodeURIComponent(id)}`).catch(() => null)]);
+    data = { ...player, tournaments: tournaments ? tournaments.tournaments : null };
   } catch (e) {
     error = e.status === 404 ? t("err_unknown_player") : errorText(e);
   }
