@@ -172,11 +172,12 @@ export function renderStandings(tour, { big = false } = {}) {
   if (!rows.length) return html`<p class="muted">${t("t_no_standings")}</p>`;
   const pct = has(rows, "percentage");
   const place = has(rows, "place") || has(rows, "eliminated_in");
-  const byes = rows.some((s) => s.byes);
+  const byes = !big && rows.some((s) => s.byes);
+  const games = big ? "" : null; // the screen: the ranking columns only (large type, one line)
   const groups = has(rows, "group") ? [...new Set(rows.map((s) => s.group))].sort((a, b) => a - b) : [null];
   const head = html`<tr><th scope="col" class="num">${t("rank_col")}</th><th scope="col">${t("t_entry")}</th>
-    <th scope="col" class="num" title="${t("t_played_title")}">${t("t_played")}</th>
-    <th scope="col" class="num">${t("t_wins")}</th><th scope="col" class="num">${t("t_draws")}</th><th scope="col" class="num">${t("t_losses")}</th>
+    ${games ?? html`<th scope="col" class="num" title="${t("t_played_title")}">${t("t_played")}</th>
+    <th scope="col" class="num">${t("t_wins")}</th><th scope="col" class="num">${t("t_draws")}</th><th scope="col" class="num">${t("t_losses")}</th>`}
     ${byes ? html`<th scope="col" class="num">${t("t_byes_col")}</th>` : ""}
     <th scope="col" class="num" data-col="match_points" title="${t("t_mp_title")}">${t("t_mp")}</th>
     <th scope="col" class="num" data-col="buchholz" title="${t("t_buchholz_title")}">${t("t_buchholz")}</th>
@@ -185,8 +186,8 @@ export function renderStandings(tour, { big = false } = {}) {
     ${pct ? html`<th scope="col" class="num" data-col="percentage">${t("t_pct")}</th>` : ""}
     ${place ? html`<th scope="col" class="num" data-col="place">${t("t_place")}</th>` : ""}</tr>`;
   const row = (s) => html`<tr data-entry="${s.entry}" data-rank="${s.rank}">
-    <td class="num">${s.rank}</td><td class="name">${s.name}</td><td class="num">${s.played}</td>
-    <td class="num">${s.wins}</td><td class="num">${s.draws}</td><td class="num">${s.losses}</td>
+    <td class="num">${s.rank}</td><td class="name">${s.name}</td>${games ?? html`<td class="num">${s.played}</td>
+    <td class="num">${s.wins}</td><td class="num">${s.draws}</td><td class="num">${s.losses}</td>`}
     ${byes ? html`<td class="num">${s.byes}</td>` : ""}
     <td class="num" data-col="match_points"><b>${numText(s.match_points)}</b></td>
     <td class="num" data-col="buchholz">${numText(s.buchholz)}</td>

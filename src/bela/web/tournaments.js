@@ -8,7 +8,7 @@
 // ?code= carries a private tournament's invite code; ?refresh=<seconds> how often the page
 // asks again (as the lobby's).  The drawing of a tournament is tournament-view.js'.
 
-import { LANGS, setLang, t } from "./i18n.js";
+import { LANGS, setLang, t, tn } from "./i18n.js";
 import { loadPrefs, savePrefs } from "./prefs.js";
 import { api, apiPage, checkGuest, newGuest, storedGuest } from "./api.js";
 import { html, setHtml } from "./html.js";
@@ -165,7 +165,7 @@ function renderList(kind) {
   return html`<ul class="table-list">${items.map((x) => html`<li data-tournament="${x.id}"><div>
     <a href="${tournamentHref(x.id)}" class="t-name"><b>${x.name}</b></a> ${tournamentStatusTag(x.status)}${x.rated ? html` <span class="tag rated">${t("rated_tag")}</span>` : ""}
     <div class="muted">${t("vname_" + x.variant)} · ${formatName(x.format)} · ${t("t_entries_n", { n: x.entries })}${
-      x.round ? html` · ${t("t_round_of", { n: x.round, of: x.rounds || "?" })}` : ""}${x.starts_at ? html` · ${whenText(x.starts_at)}` : ""}</div></div>
+      x.round ? html` · ${x.rounds ? t("t_round_of", { n: x.round, of: x.rounds }) : t("t_round_n", { n: x.round })}` : ""}${x.starts_at ? html` · ${whenText(x.starts_at)}` : ""}</div></div>
     <a class="btn small" href="${tournamentHref(x.id)}">${t("t_open")}</a></li>`)}</ul>`;
 }
 
@@ -264,7 +264,7 @@ function renderTournamentPage() {
     ${renderHead(tour)}
     ${renderYourTable(tour)}
     <section class="panel t-me" id="t-me"><h2>${t("t_you")}</h2>${T.guest ? renderMyActions(tour) : nameForm()}</section>
-    ${director ? html`<section class="panel t-director" id="t-director"><h2>${t("t_director_panel")}</h2>${renderDirector(tour)}</section>` : ""}
+    ${director && !["finished", "cancelled"].includes(tour.status) ? html`<section class="panel t-director" id="t-director"><h2>${t("t_director_panel")}</h2>${renderDirector(tour)}</section>` : ""}
     ${started ? html`<section class="panel t-section t-pairings" id="t-rounds"><h2>${t("t_rounds_title")}
       <span class="row no-print"><button class="btn small" data-cmd="print:pairings" id="print-pairings">${t("t_print_pairings")}</button>
         <button class="btn small" data-cmd="print:sheets" id="print-sheets">${t("t_print_sheets")}</button></span></h2>${renderRounds(tour, me())}</section>` : ""}
@@ -287,8 +287,8 @@ function renderHead(tour) {
   const rnd = currentRound(tour);
   const bits = [
     html`${t("vname_" + tour.variant)}`, formatName(tour.format),
-    s.rounds ? t("t_rounds_n", { n: s.rounds }) : null,
-    tour.format === "duplicate" ? t("t_boards_n", { n: s.boards }) : s.options && s.options.target ? t("target_short", { n: s.options.target }) : null,
+    s.rounds ? tn("t_rounds_n", s.rounds) : null,
+    tour.format === "duplicate" ? tn("t_boards_n", s.boards) : s.options && s.options.target ? t("target_short", { n: s.options.target }) : null,
     tour.format === "knockout" ? t("t_best_of_n", { n: s.best_of }) : null,
     tour.format === "round_robin" && s.groups > 1 ? t("t_groups_n", { n: s.groups }) : null,
     s.knockout_after ? t("t_knockout_after") : null,
