@@ -298,3 +298,48 @@ def test_the_lobby_links_the_tournaments_and_a_private_one_asks_its_code(
     guest.wait_for_selector("#t-my-entry[data-status=registered]")
     assert_no_errors(lobby, guest)
     close_pages(lobby, guest)
+
+
+def _bot_tournament(base: str, token: str, body: dict[str, Any], bots: int) -> str:
+    """A tournament of bot entries only, started: its id."""
+    tid = str(_api(f"{base}/api/tournaments", "POST", {"rated": False, **body}, token)["id"])
+    for i in range(bots):
+        _api(f"{base}/api/tournaments/{tid}/entries", "POST",
+             {"bot": ("beginner", "club")[i % 2]}, token)
+    _api(f"{base}/api/tournaments/{tid}/start", "POST", token=token)
+    return tid
+
+
+def test_duplicate_boards_and_the_knockout_bracket(browser: Any, own_bela_url: str) -> None:
+    """A duplicate of one board (bela4, four bot pairs): after the round each board's
+    frequency table and lines, the percentage column; a knockout of four bots (bela2 to one
+    point): the bracket's two stages, the winner of each tie stressed, the places."""
+    base = own_bela_url
+    token = _api(f"{base}/api/guests", "POST", {"name": "Sudac"})["token"]
+    dup = _bot_tournament(base, token, {"name": "Duplikat", "variant": "bela4",
+                                        "format": "duplicate", "rounds": 1, "boards": 1}, 4)
+    cup = _bot_tournament(base, token, {"name": "Kup", "variant": "bela2", "format": "knockout",
+                                        "options": {"target": 1}}, 4)
+    page = open_page(browser, f"{base}/tournaments?id={dup}&{REFRESH}", lang="hr")
+    page.wait_for_selector(".t-one[data-status=finished]", timeout=150_000)
+    board = page.locator("#t-boards .board-block[data-board='1']")
+    assert board.count() == 1
+    freq = board.locator(".freq-table tbody tr")
+    counts = [int(c) for c in freq.locator("td:nth-child(2)").all_inner_texts()]
+    assert sum(counts) == 2  # two tables played the board
+    assert board.locator(".board-lines tbody tr").count() == 2
+    assert page.locator("#t-standings td[data-col=percentage]").count() == 4
+    assert page.locator("#t-standings th[data-col=buchholz]").count() == 1
+    page.goto(f"{base}/tournaments?id={cup}&{REFRESH}")
+    page.wait_for_selector(".t-one[data-status=finished]", timeout=150_000)
+    cols = page.locator("#t-bracket .bracket-col")
+    assert cols.count() == 2
+    assert cols.nth(0).locator(".bracket-tie").count() == 2
+    assert cols.nth(1).locator(".bracket-tie").count() == 1
+    assert cols.nth(1).locator("h4").inner_text() == HR["tstage_final"]
+    champion = next(s for s in _tour(page)["standings"] if s["place"] == 1)
+    assert cols.nth(1).locator(".bracket-side.winner").get_attribute("data-entry") == str(
+        champion["entry"])
+    assert page.locator("#t-standings td[data-col=place]").count() == 4
+    assert_no_errors(page)
+    close_pages(page)
