@@ -204,9 +204,9 @@ def test_a_tournament_from_registration_to_standings(browser: Any, own_bela_url:
 
 def test_pairs_invite_accept_seek_and_your_table(browser: Any, own_bela_url: str) -> None:
     """bela4 (entries are pairs, from the variant's facts): one player invites another by
-    his id, the other accepts; a third asks for a partner; the director adds a bot pair
-    and starts (the lone seeker is withdrawn), the inviter is shown his table, the director
-    ends the tournament.  The phone page has no sideways scroll; English works."""
+    his id, the other accepts; two more ask for a partner and the director pairs them; he
+    adds a bot pair, starts, pauses and resumes; the inviter is shown his table; the
+    director ends the tournament.  The phone page has no sideways scroll; English works."""
     base = own_bela_url
     director = open_page(browser, f"{base}/tournaments?{REFRESH}", lang="en")
     _name(director, "Director")
@@ -244,19 +244,28 @@ def test_pairs_invite_accept_seek_and_your_table(browser: Any, own_bela_url: str
         _fill(HR["t_my_entry"], name="Ana & Marko"))
     ivo.click("#t-seek")
     ivo.wait_for_selector("#t-my-entry[data-status=seeking]")
-    director.wait_for_selector(".entries-table tr[data-status=seeking]")
+    luka = _api(f"{base}/api/guests", "POST", {"name": "Luka"})["token"]
+    _api(f"{base}/api/tournaments/{tid}/register", "POST", {"seeking": True}, luka)
+    # the director pairs the two seekers with the form that two of them bring
+    director.wait_for_selector("#t-pair")
+    director.click("#t-pair")
+    ivo.wait_for_selector("#t-my-entry[data-status=registered]")
+    assert "Luka" in ivo.locator("#t-my-entry").inner_text()
     director.select_option("#t-bot-level", "club")
     director.click("#t-add-bot")
     director.wait_for_function("() => document.querySelectorAll("
-                               "'.entries-table tr[data-status=registered]').length === 2")
+                               "'.entries-table tr[data-status=registered]').length === 3")
     director.click("#t-start")
     director.wait_for_selector(".t-one[data-status=running]")
+    director.click("#t-pause")
+    ana.wait_for_selector(".t-one[data-status=paused]")
+    director.click("#t-resume")
+    ana.wait_for_selector(".t-one[data-status=running]")
     ana.wait_for_selector("#your-table")
     assert ana.locator("#your-table").inner_text().startswith(_fill(HR["t_your_table_n"], n=1))
     game = _tour(ana)["rounds"][0]["games"][0]
     assert ana.locator("#your-table-link").get_attribute("href") == f"/?table={game['table']}"
     assert ana.locator(".t-game.me").count() == 1
-    ivo.wait_for_selector(".entries-table tr[data-status=withdrawn]")
     # the phone: nothing wider than the window
     wide = ana.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert wide <= 1, wide
@@ -276,7 +285,7 @@ def test_pairs_invite_accept_seek_and_your_table(browser: Any, own_bela_url: str
 def test_the_lobby_links_the_tournaments_and_a_private_one_asks_its_code(
         browser: Any, own_bela_url: str) -> None:
     """The lobby's link opens the lists; a private tournament is not listed, its director
-    sees the invitation link, and a player registers with it."""
+    sees the invitation link, and a player registers with it and checks in."""
     base = own_bela_url
     lobby = open_page(browser, base, lang="hr")
     lobby.click("#link-tournaments")
@@ -286,7 +295,7 @@ def test_the_lobby_links_the_tournaments_and_a_private_one_asks_its_code(
         assert lobby.locator(f"#t-list-{kind} h2").inner_text() == HR[f"t_list_{kind}"]
     _name(lobby, "Vlasnica")
     tid = _create(lobby, "Zatvoreni krug", "bela2", private="on", target="1", rounds="1",
-                  rated="off")
+                  rated="off", checkin="on")
     invite = lobby.locator("#t-invite").input_value()
     assert f"id={tid}" in invite and "code=" in invite
     listed = _api(f"{base}/api/tournaments?status=upcoming")
@@ -296,6 +305,10 @@ def test_the_lobby_links_the_tournaments_and_a_private_one_asks_its_code(
     _name(guest, "Gost")
     guest.click("#t-register")
     guest.wait_for_selector("#t-my-entry[data-status=registered]")
+    assert guest.locator(".entries-table tr.me .checked-in").count() == 0
+    guest.click("#t-checkin-btn")
+    guest.wait_for_selector(".entries-table tr.me .checked-in")
+    assert guest.locator("#t-checkin-btn").count() == 0
     assert_no_errors(lobby, guest)
     close_pages(lobby, guest)
 
