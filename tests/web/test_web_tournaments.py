@@ -305,6 +305,11 @@ def test_the_lobby_links_the_tournaments_and_a_private_one_asks_its_code(
     _name(guest, "Gost")
     guest.click("#t-register")
     guest.wait_for_selector("#t-my-entry[data-status=registered]")
+    # one entry is too few: the refusal is said in the page's words, in sight
+    lobby.click("#t-start")
+    msg = lobby.locator("#t-msg")
+    msg.filter(has_text=HR["terr_too_few_entries"]).wait_for()
+    assert msg.is_visible() and lobby.locator(".t-one[data-status=registering]").count() == 1
     assert guest.locator(".entries-table tr.me .checked-in").count() == 0
     guest.click("#t-checkin-btn")
     guest.wait_for_selector(".entries-table tr.me .checked-in")

@@ -378,7 +378,7 @@ function renderDirector(tour) {
   const addBot = before && levels.length ? html`<form class="row t-add-bot" data-form="add-bot"><label>${t("t_bot_level")}
       <select name="level" id="t-bot-level">${levels.map((l) => html`<option value="${l.name}">${botName(l.name)}</option>`)}</select></label>
       <button class="btn" id="t-add-bot">${t("t_add_bot")}</button></form>` : "";
-  const pair = before && seeking.length >= 2 ? html`<form class="row t-pair" data-form="pair">${[0, 1].map((i) => html`<select name="pair_${i}" id="t-pair-${i}">${
+  const pair = before && seeking.length >= 2 ? html`<form class="row t-pair" data-form="pair">${[0, 1].map((i) => html`<select name="pair_${i}" id="t-pair-${i}" aria-label="${t("t_pair_pick", { n: i + 1 })}">${
       seeking.map((e, j) => html`<option value="${e.id}" ${j === i ? "selected" : ""}>${e.name}</option>`)}</select>`)}
       <button class="btn" id="t-pair">${t("t_pair")}</button></form>` : "";
   return html`<p class="row">${buttons}</p>${addBot}${pair}${st === "closed" ? html`<p class="muted">${t("t_closed_director")}</p>` : ""}`;
