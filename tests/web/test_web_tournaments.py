@@ -266,6 +266,13 @@ def test_pairs_invite_accept_seek_and_your_table(browser: Any, own_bela_url: str
     game = _tour(ana)["rounds"][0]["games"][0]
     assert ana.locator("#your-table-link").get_attribute("href") == f"/?table={game['table']}"
     assert ana.locator(".t-game.me").count() == 1
+    # the lobby tells her too (its Turniri panel, from the same feed)
+    lobby = ana.context.new_page()
+    lobby.goto(f"{base}/?{REFRESH}")
+    lobby.wait_for_selector(f"#my-tournaments [data-your-table='{game['table']}']")
+    assert lobby.locator(f"#my-tournaments li[data-tournament='{tid}'] a b").inner_text() == (
+        "Petak navečer")
+    lobby.close()
     # the phone: nothing wider than the window
     wide = ana.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert wide <= 1, wide

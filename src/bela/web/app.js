@@ -191,14 +191,16 @@ function renderLobby() {
     <section class="panel" id="running-panel"><h2>${t("running_tables")}</h2>
       <div id="running-list">${renderTableList("running")}</div></section>
     <section class="panel" id="create-panel"><h2>${t("new_table")}</h2>${renderCreateForm()}</section>
+    <section class="panel" id="tournaments-panel"><h2>${t("t_title")}</h2>
+      <div id="my-tournaments">${renderMyTournaments()}</div>
+      <p><a href="/tournaments" id="link-tournaments">${t("more_tournaments")}</a> – ${t("more_tournaments_why")}</p></section>
     ${S.guest ? html`<section class="panel" id="history-panel"><h2>${t("history")}</h2>
       <div id="history-list">${renderHistory()}</div></section>` : ""}
     <p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
       S.toast ? S.toast.text : ""}</p>
     <section class="panel" id="more-panel"><h2>${t("more_title")}</h2>
       <p><a href="/pad" id="link-pad">${t("more_pad")}</a> – ${t("more_pad_why")}</p>
-      <p><a href="/analysis" id="link-analysis">${t("more_analysis")}</a> – ${t("more_analysis_why")}</p>
-      <p><a href="/tournaments" id="link-tournaments">${t("more_tournaments")}</a> – ${t("more_tournaments_why")}</p></section>
+      <p><a href="/analysis" id="link-analysis">${t("more_analysis")}</a> – ${t("more_analysis_why")}</p></section>
     <p class="muted kbd-help">${t("keyboard_help")}</p>
   </div>`;
 }
@@ -311,6 +313,7 @@ function playerChanged(g) {
   S.ui.editName = false;
   S.ui.accountForm = null;
   S.history = null;
+  S.myTournaments = [];
   S.quick = null;
   clearTimeout(quickTimer);
   renderHeader();
@@ -573,7 +576,23 @@ async function loadTables() {
     } catch { /* keep the old list */ }
     const hist = document.getElementById("history-list");
     if (hist && S.page === "lobby") setHtml(hist, renderHistory());
+    try {
+      S.myTournaments = (await api("GET", "/api/tournaments/mine")).tournaments;
+    } catch { /* keep the old list */ }
+    const mine = document.getElementById("my-tournaments");
+    if (mine && S.page === "lobby") setHtml(mine, renderMyTournaments());
   }
+}
+
+/** The player's tournaments not over (tournaments.js shows them whole), each with the table
+ *  he is to sit at now. */
+function renderMyTournaments() {
+  const list = S.guest ? S.myTournaments : [];
+  if (!list.length) return html``;
+  return html`<ul class="table-list">${list.map((x) => html`<li data-tournament="${x.id}"><div>
+    <a href="/tournaments?id=${encodeURIComponent(x.id)}"><b>${x.name}</b></a> <span class="tag">${t("tstatus_" + x.status)}</span>
+    ${x.table ? html`<div class="your-table"><b>${t("t_your_table")}</b></div>` : ""}</div>
+    ${x.table ? html`<button class="btn small primary" data-cmd="open:${x.table}" data-your-table="${x.table}">${t("t_play")}</button>` : ""}</li>`)}</ul>`;
 }
 
 function renderHistory() {
