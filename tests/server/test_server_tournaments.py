@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +213,23 @@ def test_start_needs_entries_and_checkin(tmp_path: Path) -> None:
         assert [x["id"] for x in listed] == [other]
         assert c.get("/api/tournaments?status=running").json()[0]["id"] == tid
         refused(c.get("/api/tournaments?status=soon"), 422, "bad_request")
+
+
+def test_a_tournament_starts_at_its_time(tmp_path: Path) -> None:
+    with server(tmp_path) as c:
+        _, d = guest(c, "Direktor")
+        past = "2026-01-01T19:00:00Z"
+        tid = create(c, d, variant="bela2", rounds=1, starts_at=past)["id"]
+        assert c.get(f"/api/tournaments/{tid}").json()["settings"]["starts_at"].startswith(
+            "2026-01-01T19:00")
+        # no entries yet: the scheduler cannot start it
+        scheduler = c.app.state.tournament_scheduler  # type: ignore[attr-defined]
+        c.portal.call(scheduler.tick)  # type: ignore[union-attr]
+        assert c.get(f"/api/tournaments/{tid}").json()["status"] == "registering"
+        for level in ("club", "beginner"):
+            c.post(f"/api/tournaments/{tid}/entries", json={"bot": level}, headers=d)
+        deadline = time.monotonic() + 30
+        while c.get(f"/api/tournaments/{tid}").json()["status"] != "running":
+            assert time.monotonic() < deadline, "the tournament did not start at its time"
+            time.sleep(0.05)
+        assert c.get(f"/api/tournaments/{tid}").json()["rounds"][0]["games"]

@@ -53,15 +53,20 @@ def finished(c: TestClient, tid: str) -> dict[str, Any] | None:
     return obj if obj["status"] == "finished" else None
 
 
-def table_result(tmp_path: Path, table_id: str) -> dict[str, Any]:
-    """The stored result of a finished table (``bela score --json``)."""
+def table_row(tmp_path: Path, table_id: str) -> dict[str, Any]:
+    """The stored row of a finished table, with its seats."""
     db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
     try:
         row = db.tables.load_table(table_id)
     finally:
         db.close()
     assert row is not None and row["status"] == "finished"
-    result: dict[str, Any] = row["result"]
+    return row
+
+
+def table_result(tmp_path: Path, table_id: str) -> dict[str, Any]:
+    """The stored result of a finished table (``bela score --json``)."""
+    result: dict[str, Any] = table_row(tmp_path, table_id)["result"]
     return result
 
 
@@ -104,6 +109,7 @@ def test_swiss_of_eight_pairs_played_by_bots(tmp_path: Path) -> None:
         # three stored rounds of four tables, each finished at its table
         assert [len(r["games"]) for r in obj["rounds"]] == [4, 4, 4]
         names = {e["id"]: e["name"] for e in obj["entries"]}
+        levels = {e["id"]: e["bot"] for e in obj["entries"]}
         met = set()
         for rnd in obj["rounds"]:
             for g in rnd["games"]:
@@ -115,8 +121,10 @@ def test_swiss_of_eight_pairs_played_by_bots(tmp_path: Path) -> None:
                     entry = g["entries"][seat % 2]
                     if entry in people:
                         assert table["seats"][seat]["player_id"] == people[entry][seat // 2]
-                    else:
+                    else:  # played by a bot of the entry's own level
                         assert record["players"][seat] == names[entry]
+                        assert table_row(tmp_path, g["table"])["seats"][seat]["bot"] == \
+                            levels[entry]
                 stored = table_result(tmp_path, g["table"])
                 assert g["result"]["scores"] == stored["totals"]
                 assert g["result"]["winner"] == g["entries"][stored["winner"]]

@@ -643,7 +643,7 @@ class TableBots:
         bot's, a person's lone keep) is decided at once and sent ``bot_delay`` after the
         turn began (docs/SECURITY.md, Timing)."""
         started = self._loop.time()  # time.monotonic(), the clock the deadline is read on
-        spec = self.table.bot
+        spec = self.table.bot_of(seat)
         answer = None
         if (self.pool is not None and botpool.strong(spec)
                 and (self.table.seats[seat].bot_controlled or self.clock.overdue == (seat, seq))):
@@ -681,7 +681,7 @@ class TableBots:
         bot (a strong one from the pool, in turn with the other tables, by ``due``, the
         ``loop.time()`` its move is sent at: at ``due``, or when the pool fails, the
         fallback's move), else the table's bot in a thread."""
-        spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
+        spec, seed = self.table.bot_of(seat), bot_seed(self.table.seed, seq, seat)
         revokes = not self.table.rated  # no deliberate revoke where ratings move
         claim = claim_for(view)
         if claim is not None:

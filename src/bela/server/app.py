@@ -288,7 +288,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     analyst = analysis.Analysis(cfg)  # its workers start with the first job or analysis_warm
     offload = Offload()  # the heavy requests' threads (not the default executor's)
     director = Director(db, cfg, lobby.catalog)  # tournaments: registration, the director's actions
-    scheduler = Scheduler(router)  # tournaments: their rounds, after the tables resumed
+    scheduler = Scheduler(router, director)  # tournaments' rounds, after the tables resumed
     started = asyncio.Event()
 
     @asynccontextmanager

@@ -122,6 +122,7 @@ class Seat:
     # human seats of one address make an unrated match (bela.server.ratings)
     address: str | None = None
     away_until: float | None = None  # the time.monotonic() its grace ends: the bot plays
+    bot: str | None = None  # a bot seat's own bot (a tournament's bot entry); None: the table's
 
     @property
     def free(self) -> bool:
@@ -194,6 +195,11 @@ class Table:
             return False
         return m.is_over or (bool(self.boards) and len(m.rounds) >= len(self.boards)
                              and m.rounds[-1].is_over)
+
+    def bot_of(self, seat: int) -> str:
+        """The spec of the bot that plays ``seat`` (when a bot does): the seat's own, else
+        the table's."""
+        return self.seats[seat].bot or self.bot
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""

@@ -112,7 +112,7 @@ class Store:
         """A seat and the table's ``active_at``."""
         s = table.seats[seat]
         self.db.tables.set_seat(table.id, seat, s.player_id, s.is_bot, s.name,
-                                _datetime(table.active_at))
+                                _datetime(table.active_at), bot=s.bot)
 
     def save_status(self, table: Table) -> None:
         if table.status == TableStatus.CLOSED:
@@ -164,8 +164,8 @@ class Store:
 
 
 def _rebuild(row: dict[str, Any]) -> Table:
-    seats = [Seat(player_id=s["player_id"], name=s["name"], is_bot=bool(s["is_bot"]))
-             for s in row["seats"]]
+    seats = [Seat(player_id=s["player_id"], name=s["name"], is_bot=bool(s["is_bot"]),
+                  bot=s.get("bot")) for s in row["seats"]]
     table = Table(id=row["id"], variant=row["variant"], options=dict(row["options"]),
                   seed=int(row["seed"]), bot=row["bot"], status=TableStatus(row["status"]),
                   owner_id=row["owner_id"], seats=seats,

@@ -99,6 +99,7 @@ seats = Table(
     Column("player_id", String(32), ForeignKey("players.id"), nullable=True),
     Column("is_bot", Boolean, nullable=False, default=False),
     Column("name", String(64), nullable=False),
+    Column("bot", String(32), nullable=True),  # a bot seat's own bot; None: the table's
 )
 Index("ix_seats_player", seats.c.player_id)
 

@@ -213,6 +213,7 @@ async def resume(tournament_id: str, p: Player, request: Request) -> dict[str, A
 @router.post("/api/tournaments/{tournament_id}/end")
 async def end(tournament_id: str, p: Player, request: Request) -> dict[str, Any]:
     """End: the tables of its unfinished games are closed."""
-    tables = await asyncio.to_thread(_director(request).end, tournament_id, p)
+    d = _director(request)
+    tables = await _scheduler(request).locked(lambda: d.end(tournament_id, p))
     await _scheduler(request).close_tables(tables)
     return await _answer(request, tournament_id, p)

@@ -140,11 +140,7 @@ class Director:
                  seeking: bool, code: str | None) -> None:
         """The player registers: alone, with a ``partner`` he invites (bela4), or asking
         to be paired (``seeking``, bela4)."""
-        row = self.load(tournament_id, player, code)
-        if row["private"] and player["id"] != row["director_id"] and not (
-                code is not None and secrets.compare_digest(code, row["invite_code"] or "")):
-            raise Forbidden("invite_required", "this tournament is private: register with "
-                            "its invite code")
+        row = self.load(tournament_id, player, code)  # private: with its invite code
         self._registering(row, player)
         pairs = VARIANTS[row["variant"]].partners
         if not pairs:
@@ -272,10 +268,14 @@ class Director:
             raise Conflict("already_started", "the tournament has started")
 
     def start(self, tournament_id: str, player: Player) -> None:
+        """The director starts his tournament (:meth:`begin`)."""
+        self.begin(self._directed(tournament_id, player))
+
+    def begin(self, row: Row) -> None:
         """``running``: seekers paired by rating, invitations not accepted and (with
-        check-in) entries not checked in withdrawn, ratings fixed; refused, changing
-        nothing, when the core cannot plan its first round."""
-        row = self._directed(tournament_id, player)
+        check-in) entries not checked in withdrawn, ratings fixed (:func:`start_changes`);
+        refused, changing nothing, when the core cannot plan a first round of its entries
+        (the director's start, or its ``starts_at`` come)."""
         if row["status"] not in OPEN:
             raise Conflict("already_started", "the tournament has started")
         changes = start_changes(self.db, row, self.levels)

@@ -29,18 +29,20 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 
 from ...engine.variants import VARIANTS
 from ...tournament import plan_round
 from ..cluster import RENEW, lease_key
-from ..errors import Conflict, InvalidInput, NotFound
+from ..errors import Conflict, InvalidInput, NotFound, Refused
 from ..model import TableStatus
 from ..router import Router
 from ..stopping import ended
+from .director import Director
 from .stored import (
     entries_of,
     forfeit_result,
@@ -54,9 +56,11 @@ from .tables import GameTables
 log = logging.getLogger("bela.server.tournaments")
 
 TICK = 0.5  # seconds between two steps of the running tournaments
+START_RETRY = 5.0  # seconds between two tries to start a tournament whose time has come
 DONE = ("finished", "void")  # a game that has ended
 
 Row = dict[str, Any]
+T = TypeVar("T")
 
 
 def lease_name(tournament_id: str) -> str:
@@ -64,10 +68,13 @@ def lease_name(tournament_id: str) -> str:
 
 
 class Scheduler:
-    """The rounds of the tournaments of ``router``'s server (see the module)."""
+    """The rounds of the tournaments of ``router``'s server (see the module); ``director``
+    starts those whose ``starts_at`` has come."""
 
-    def __init__(self, router: Router) -> None:
+    def __init__(self, router: Router, director: Director) -> None:
         self.router = router
+        self.director = director
+        self._tried: dict[str, float] = {}  # tournament -> time.monotonic() of a start tried
         self.lobby = router.lobby
         self.rows = router.lobby.store.db.tournaments
         self.tables = GameTables(router.lobby)
@@ -116,10 +123,41 @@ class Scheduler:
                 self._failing = False
 
     async def tick(self) -> None:
-        """Step every running tournament this instance holds (takes) the lease of."""
+        """Start the tournaments whose time has come, and step every running tournament
+        this instance holds (takes) the lease of."""
+        await self._start_due()
         for tournament_id in await asyncio.to_thread(self.rows.running_ids):
             if await self._held(tournament_id):
                 await self.step(tournament_id)
+
+    async def _start_due(self) -> None:
+        """Start each tournament whose ``starts_at`` has come, as its director would; one
+        that cannot start (too few entries) is tried again every :data:`START_RETRY`
+        seconds, until its director starts, changes or ends it."""
+        now = time.monotonic()
+        for tournament_id in await asyncio.to_thread(self.rows.due, datetime.now(UTC)):
+            if now - self._tried.get(tournament_id, -START_RETRY) < START_RETRY or \
+                    not await self._held(tournament_id):
+                continue
+            self._tried[tournament_id] = now
+            row = await asyncio.to_thread(self.rows.get, tournament_id)
+            if row is None:
+                continue
+            try:
+                async with self._lock:
+                    await asyncio.to_thread(self.director.begin, row)
+            except Refused as exc:
+                log.debug("tournament %s could not start at its time: %s", tournament_id,
+                          exc.message)
+                continue
+            log.info("tournament %s started at its time", tournament_id)
+            await self.step(tournament_id)
+
+    async def locked(self, change: Callable[[], T]) -> T:
+        """Run ``change`` (a director's change that ends games) off the loop while no step
+        runs, so that no table is made for a game it voids."""
+        async with self._lock:
+            return await asyncio.to_thread(change)
 
     async def nudge(self, tournament_id: str) -> None:
         """Step the tournament now if this instance holds it (else its holder's next tick

@@ -4,8 +4,8 @@ by its entries, started at once (the lobby's
 
 Seats by side: in ``bela4`` side 0's two players at seats 0 and 2 and side 1's at 1 and 3
 (the engine's ``side_of``), in the other variants side ``i`` at seat ``i``.  A bot entry's
-seats are bots; the table's bot (who plays a bot entry's seats, and an absent player's) is
-the level of the table's first bot entry, else the level nearest the entries' mean rating
+seats are played by bots of its level (the seats' own bot); the table's bot, who plays for
+an absent player, is the level nearest the mean rating of the table's human entries
 (:func:`~bela.server.quickplay.nearest_bot`), as quick play picks.
 """
 
@@ -36,8 +36,8 @@ def game_seats(variant: str, entries: Sequence[Row], names: Mapping[str, str]) -
     >>> [s.name for s in seats]
     ['Ana', 'Cvita', 'Bo', 'Dino']
     >>> bot = {"id": 3, "player_id": None, "partner_id": None, "bot": "club", "name": "Bot"}
-    >>> [(s.name, s.is_bot) for s in game_seats("bela2", [bot, pair(1, "a", None)], {"a": "Ana"})]
-    [('Bot', True), ('Ana', False)]
+    >>> [(s.name, s.bot) for s in game_seats("bela2", [bot, pair(1, "a", None)], {"a": "Ana"})]
+    [('Bot', 'club'), ('Ana', None)]
     """
     v = VARIANTS[variant]
     seats: list[Seat] = []
@@ -47,7 +47,7 @@ def game_seats(variant: str, entries: Sequence[Row], names: Mapping[str, str]) -
         entry = entries[side]
         k, taken[side] = taken[side], taken[side] + 1
         if entry["bot"] is not None:
-            seats.append(Seat(name=str(entry["name"]), is_bot=True))
+            seats.append(Seat(name=str(entry["name"]), is_bot=True, bot=str(entry["bot"])))
             continue
         player = [p for p in (entry["player_id"], entry["partner_id"]) if p][k]
         seats.append(Seat(player_id=player, name=names.get(player, player)))
@@ -79,10 +79,7 @@ class GameTables:
         return [b for b in LEVELS if b in bots]
 
     def table_bot(self, variant: str, entries: Sequence[Row]) -> str:
-        """Who plays a game's bot seats and absent players (see the module)."""
-        for e in entries:
-            if e["bot"] is not None:
-                return str(e["bot"])
+        """Who plays a game's absent players (see the module)."""
         levels = self.levels()
         if not levels:
             return FALLBACK_BOT
@@ -91,7 +88,8 @@ class GameTables:
         ratings = level_ratings(levels, variant, {
             b: shown(stored[bot_entry(b)]["mu"], stored[bot_entry(b)]["sigma"])
             for b in levels if bot_entry(b) in stored})
-        mean = sum(float(e["rating"] or 0.0) for e in entries) / max(1, len(entries))
+        people = [e for e in entries if e["bot"] is None] or list(entries)
+        mean = sum(float(e["rating"] or 0.0) for e in people) / len(people)
         return nearest_bot(levels, ratings, mean)
 
     async def make(self, tournament: Row, game: Row, entries: Mapping[int, Row]) -> Table:

@@ -55,11 +55,12 @@ class Tables(Repo):
                 for s in range(n_seats)])
 
     def set_seat(self, table_id: str, seat: int, player_id: str | None, is_bot: bool,
-                 name: str, active_at: datetime) -> None:
-        """Who sits in a seat; ``active_at``: the time of this change, kept for the table."""
+                 name: str, active_at: datetime, bot: str | None = None) -> None:
+        """Who sits in a seat (``bot``: a bot seat's own bot, else the table's);
+        ``active_at``: the time of this change, kept for the table."""
         with self.begin() as conn:
             conn.execute(update(seats).where(seats.c.table_id == table_id, seats.c.seat == seat)
-                         .values(player_id=player_id, is_bot=is_bot, name=name))
+                         .values(player_id=player_id, is_bot=is_bot, name=name, bot=bot))
             conn.execute(update(tables).where(tables.c.id == table_id)
                          .values(active_at=active_at))
 

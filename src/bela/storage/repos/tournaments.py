@@ -82,6 +82,14 @@ class Tournaments(Repo):
             return list(conn.execute(select(tournaments.c.id).where(
                 tournaments.c.status.in_(["running", "paused"]))).scalars())
 
+    def due(self, when: datetime) -> list[str]:
+        """The tournaments not started whose ``starts_at`` is ``when`` or before."""
+        t = tournaments.c
+        with self.begin() as conn:
+            return list(conn.execute(select(t.id).where(
+                t.status.in_(["registering", "closed"]), t.starts_at.is_not(None),
+                t.starts_at <= when).order_by(t.starts_at)).scalars())
+
     # -- entries ---------------------------------------------------------------------------
     def add_entry(self, tournament_id: str, name: str, status: str, *,
                   player_id: str | None = None, partner_id: str | None = None,

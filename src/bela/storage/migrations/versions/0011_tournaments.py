@@ -5,7 +5,8 @@ their games (one table each), and the boards a duplicate table plays.
 restarted server, or a second instance, never pairs a round again.  ``tournament_games``
 holds each planned game with the table made for it and, once it ended, its result.
 ``tables.boards``: the board numbers a duplicate table deals, in order (its match ends after
-them); null for a table that plays to its target.
+them); null for a table that plays to its target.  ``seats.bot``: a bot seat's own bot (a
+tournament's bot entry of a level); null: the table's bot.
 
 Revision ID: 0011
 Revises: 0010
@@ -92,9 +93,12 @@ def upgrade() -> None:
     )
     op.create_index("ux_tournament_games_table", "tournament_games", ["table_id"], unique=True)
     op.add_column("tables", sa.Column("boards", sa.JSON, nullable=True))
+    op.add_column("seats", sa.Column("bot", sa.String(32), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("seats") as batch:
+        batch.drop_column("bot")
     with op.batch_alter_table("tables") as batch:
         batch.drop_column("boards")
     op.drop_index("ux_tournament_games_table", "tournament_games")
