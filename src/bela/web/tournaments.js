@@ -29,7 +29,7 @@ const LIST_LIMIT = 50;
 // refusals said in the page's words (i18n "terr_<code>"); others show the server's message
 const FRIENDLY = ["not_registering", "already_entered", "not_invited", "not_seeking", "already_started",
   "not_running", "not_paused", "too_few_entries", "odd_pair", "tournament_over", "not_director",
-  "invite_required", "unknown_tournament", "unknown_player", "unknown_entry"];
+  "invite_required", "unknown_tournament", "unknown_player", "unknown_entry", "not_entered", "no_pairs"];
 
 const params = new URLSearchParams(location.search);
 
