@@ -205,8 +205,9 @@ def test_a_tournament_from_registration_to_standings(browser: Any, own_bela_url:
 def test_pairs_invite_accept_seek_and_your_table(browser: Any, own_bela_url: str) -> None:
     """bela4 (entries are pairs, from the variant's facts): one player invites another by
     his id, the other accepts; two more ask for a partner and the director pairs them; he
-    adds a bot pair, starts, pauses and resumes; the inviter is shown his table; the
-    director ends the tournament.  The phone page has no sideways scroll; English works."""
+    adds a bot pair and a pair by their ids, starts, pauses and resumes; the inviter is
+    shown his table, in the lobby too; the director ends the tournament.  The phone page
+    has no sideways scroll; English works."""
     base = own_bela_url
     director = open_page(browser, f"{base}/tournaments?{REFRESH}", lang="en")
     _name(director, "Director")
@@ -255,6 +256,11 @@ def test_pairs_invite_accept_seek_and_your_table(browser: Any, own_bela_url: str
     director.click("#t-add-bot")
     director.wait_for_function("() => document.querySelectorAll("
                                "'.entries-table tr[data-status=registered]').length === 3")
+    # a pair the director enters by their ids
+    ids = [_api(f"{base}/api/guests", "POST", {"name": n})["player_id"] for n in ("Eva", "Tin")]
+    director.fill("#t-add-players-ids", ", ".join(ids))
+    director.click("#t-add-players")
+    director.wait_for_selector(".entries-table tr[data-status=registered] :text('Eva & Tin')")
     director.click("#t-start")
     director.wait_for_selector(".t-one[data-status=running]")
     director.click("#t-pause")
@@ -262,8 +268,10 @@ def test_pairs_invite_accept_seek_and_your_table(browser: Any, own_bela_url: str
     director.click("#t-resume")
     ana.wait_for_selector(".t-one[data-status=running]")
     ana.wait_for_selector("#your-table")
-    assert ana.locator("#your-table").inner_text().startswith(_fill(HR["t_your_table_n"], n=1))
-    game = _tour(ana)["rounds"][0]["games"][0]
+    pair = next(e["id"] for e in _tour(ana)["entries"] if e["name"] == "Ana & Marko")
+    game = next(g for g in _tour(ana)["rounds"][0]["games"] if pair in g["entries"])
+    assert ana.locator("#your-table").inner_text().startswith(
+        _fill(HR["t_your_table_n"], n=game["table_no"]))
     assert ana.locator("#your-table-link").get_attribute("href") == f"/?table={game['table']}"
     assert ana.locator(".t-game.me").count() == 1
     # the lobby tells her too (its Turniri panel, from the same feed)

@@ -375,13 +375,17 @@ function renderDirector(tour) {
   if (!buttons.length) return html`<p class="muted">${t("t_over")}</p>`;
   const levels = (T.variants && T.variants.levels) || [];
   const seeking = (tour.entries || []).filter((e) => e.status === "seeking");
+  const pairs = playsInPairs(facts(tour.variant));
   const addBot = before && levels.length ? html`<form class="row t-add-bot" data-form="add-bot"><label>${t("t_bot_level")}
       <select name="level" id="t-bot-level">${levels.map((l) => html`<option value="${l.name}">${botName(l.name)}</option>`)}</select></label>
       <button class="btn" id="t-add-bot">${t("t_add_bot")}</button></form>` : "";
   const pair = before && seeking.length >= 2 ? html`<form class="row t-pair" data-form="pair">${[0, 1].map((i) => html`<select name="pair_${i}" id="t-pair-${i}" aria-label="${t("t_pair_pick", { n: i + 1 })}">${
       seeking.map((e, j) => html`<option value="${e.id}" ${j === i ? "selected" : ""}>${e.name}</option>`)}</select>`)}
       <button class="btn" id="t-pair">${t("t_pair")}</button></form>` : "";
-  return html`<p class="row">${buttons}</p>${addBot}${pair}${st === "closed" ? html`<p class="muted">${t("t_closed_director")}</p>` : ""}`;
+  const addPlayers = before ? html`<form class="row t-add-players" data-form="add-players"><label>${t(pairs ? "t_add_pair_ids" : "t_add_player_id")}
+      <input name="players" id="t-add-players-ids" maxlength="70" autocomplete="off"></label>
+      <button class="btn" id="t-add-players">${t("t_add_players")}</button></form>` : "";
+  return html`<p class="row">${buttons}</p>${addBot}${addPlayers}${pair}${st === "closed" ? html`<p class="muted">${t("t_closed_director")}</p>` : ""}`;
 }
 
 // -- loading ------------------------------------------------------------------------------
@@ -516,6 +520,10 @@ async function onSubmit(ev) {
     const partner = String(data.get("partner") || "").trim();
     if (!partner) { say(t("t_partner_needed"), "error"); return; }
     await change("POST", "/register", { partner, seeking: false, code: T.code });
+  } else if (kind === "add-players") {
+    const players = String(data.get("players") || "").split(/[\s,;]+/).filter(Boolean);
+    if (!players.length) { say(t("t_partner_needed"), "error"); return; }
+    await change("POST", "/entries", { players });
   } else if (kind === "add-bot") {
     await change("POST", "/entries", { bot: String(data.get("level")) });
   } else if (kind === "pair") {
