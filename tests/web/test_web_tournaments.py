@@ -261,6 +261,7 @@ def test_pairs_invite_accept_seek_and_your_table(browser: Any, own_bela_url: str
     director.fill("#t-add-players-ids", ", ".join(ids))
     director.click("#t-add-players")
     director.wait_for_selector(".entries-table tr[data-status=registered] :text('Eva & Tin')")
+    assert director.locator("#t-add-players-ids").input_value() == ""
     director.click("#t-start")
     director.wait_for_selector(".t-one[data-status=running]")
     director.click("#t-pause")

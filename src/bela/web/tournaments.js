@@ -523,7 +523,10 @@ async function onSubmit(ev) {
   } else if (kind === "add-players") {
     const players = String(data.get("players") || "").split(/[\s,;]+/).filter(Boolean);
     if (!players.length) { say(t("t_partner_needed"), "error"); return; }
-    await change("POST", "/entries", { players });
+    if (await change("POST", "/entries", { players })) {
+      const ids = /** @type {HTMLInputElement | null} */ (document.getElementById("t-add-players-ids"));
+      if (ids) ids.value = ""; // entered: the field is free for the next entry
+    }
   } else if (kind === "add-bot") {
     await change("POST", "/entries", { bot: String(data.get("level")) });
   } else if (kind === "pair") {
