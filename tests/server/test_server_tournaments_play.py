@@ -5,12 +5,14 @@ pad (docs/TOURNAMENTS.md)."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from fastapi.testclient import TestClient
 from server_helpers import guest, server
@@ -281,6 +283,11 @@ def test_a_player_hears_of_his_next_table_on_his_open_websocket(tmp_path: Path) 
         assert msg == {"type": "tournament", "tournament": tid, "name": "Turnir", "round": 2,
                        "table": game["table"], "link": f"/?table={game['table']}",
                        "entry": mine}
+        # what the protocol's schema (docs/protocol.schema.json) says the server sends
+        schema = json.loads((Path(__file__).parents[2] / "docs" / "protocol.schema.json")
+                            .read_text(encoding="utf-8"))
+        jsonschema.validate(msg, {**{k: v for k, v in schema.items() if k != "oneOf"},
+                                  "$ref": "#/$defs/TournamentMessage"})
 
 
 def test_a_game_whose_table_is_closed_under_it_is_played_again(tmp_path: Path) -> None:

@@ -372,9 +372,22 @@ class ThinkingMessage(Out):
     seq: int
 
 
+class TournamentMessage(Out):
+    """A tournament's next table for this player is made (docs/TOURNAMENTS.md, Playing):
+    sent on every WebSocket he has open on the instance that made it."""
+
+    type: Literal["tournament"]
+    tournament: str
+    name: str
+    round: int
+    table: str
+    link: str
+    entry: int
+
+
 class ServerMessage(RootModel[Annotated[
         WelcomeMessage | TableMessage | StateMessage | ErrorMessage | PongMessage
-        | ThinkingMessage, Field(discriminator="type")]]):
+        | ThinkingMessage | TournamentMessage, Field(discriminator="type")]]):
     """A message of the server to a WebSocket client (docs/PROTOCOL.md, Server → client)."""
 
 
