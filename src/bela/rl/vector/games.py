@@ -1,0 +1,146 @@
+"""Many matches stepped at once, every seat learning: the parallel (self-play) API.
+
+:class:`VecGames` holds ``B`` matches.  Each call of :meth:`VecGames.step` takes one action
+per game, for the seat to act there (``seats``), and returns the observation and action mask
+of the seat to act next, each seat's reward and whether the match ended; a match that ended
+is replaced by a new one in the same call (auto-reset).  Observations, masks and rewards
+are those of :class:`bela.rl.env.BelaEnv` (:func:`bela.rl.spaces.observe`,
+:meth:`~bela.rl.spaces.ActionSpace.mask`, the ``deal`` or ``match`` reward); the same seed
+gives the same matches.
+
+>>> g = VecGames("bela4", 8)
+>>> step = g.reset(seed=1)
+>>> step.obs.shape, step.masks.shape, step.seats.tolist()
+((8, 806), (8, 61), [0, 0, 0, 0, 0, 0, 0, 0])
+>>> step = g.step(g.sample())
+>>> step.rewards.shape, bool(step.terminated.any())
+((8, 4), False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...engine.cards import Card
+from ..spaces import ActionSpace
+from . import kernels as K
+from .tables import P_NACT, P_OBS, P_SEATS, Tables, tables
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one call returns (arrays owned by the :class:`VecGames`, overwritten by its next
+    call: copy what you keep)."""
+
+    obs: npt.NDArray[np.float32]  # (B, obs): the seat to act's observation
+    masks: npt.NDArray[np.int8]  # (B, actions): its legal actions
+    seats: npt.NDArray[np.int64]  # (B,): the seat to act
+    rewards: npt.NDArray[np.float64]  # (B, seats): what each seat gained in this call
+    terminated: npt.NDArray[np.bool_]  # (B,): the match ended (a new one is in the row)
+    truncated: npt.NDArray[np.bool_]  # (B,): ``max_deals`` deals were played (a new one too)
+
+
+def _seeds(seed: int | None, n: int) -> npt.NDArray[np.uint64]:
+    """``n`` nonzero generator states from ``seed`` (fresh entropy for None)."""
+    state = np.random.SeedSequence(seed).generate_state(n, np.uint64)
+    return state | np.uint64(1)
+
+
+class VecGames:
+    """``batch`` matches of ``variant`` (see the module's docstring)."""
+
+    def __init__(self, variant: str = "bela4", batch: int = 1,
+                 options: dict[str, Any] | None = None, reward: str = "deal",
+                 zero_sum: bool = False, max_deals: int | None = None) -> None:
+        if batch < 1:
+            raise ValueError(f"batch must be at least 1, not {batch}")
+        self.tables: Tables = tables(variant, options, reward, zero_sum, max_deals)
+        self.variant = self.tables.variant
+        self.space = ActionSpace.for_variant(self.variant)
+        p = self.tables.params
+        self.batch, self.seats_n = batch, int(p[P_SEATS])
+        self.state = np.zeros((batch, K.NSLOTS), np.int64)
+        self.rng = _seeds(None, batch)
+        self.action_rng = _seeds(None, batch)
+        self.obs = np.zeros((batch, int(p[P_OBS])), np.float32)
+        self.masks = np.zeros((batch, int(p[P_NACT])), np.int8)
+        self.seats = np.zeros(batch, np.int64)
+        self.rewards = np.zeros((batch, self.seats_n), np.float64)
+        self.ends = np.zeros(batch, np.int64)
+        self.actions = np.zeros(batch, np.int64)
+        self._started = False
+
+    def _step(self) -> Step:
+        return Step(self.obs, self.masks, self.seats, self.rewards, self.ends == 1,
+                    self.ends == 2)
+
+    def reset(self, seed: int | None = None) -> Step:
+        """A new match in every game; ``seed`` fixes the deals (and :meth:`sample`)."""
+        self.rng = _seeds(seed, self.batch)
+        self.action_rng = _seeds(None if seed is None else seed + 1, self.batch)
+        t = self.tables
+        K.reset_all(self.state, self.rng, t.params, t.offsets, *t.rules(), self.masks,
+                    self.obs, self.seats)
+        self.rewards[:] = 0.0
+        self.ends[:] = 0
+        self._started = True
+        return self._step()
+
+    def step(self, actions: npt.ArrayLike) -> Step:
+        """One action per game (an index of :class:`~bela.rl.spaces.ActionSpace`) for its
+        seat to act; raises ``ValueError``, applying nothing, when one is not legal."""
+        if not self._started:
+            raise ValueError("reset() the games before stepping them")
+        acts = np.asarray(actions)
+        if acts.shape != (self.batch,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be {self.batch} integers, one per game, not an "
+                             f"array of shape {acts.shape} and type {acts.dtype}")
+        self.actions[:] = acts
+        t = self.tables
+        bad = K.step_all(self.state, self.rng, self.actions, t.params, t.offsets,
+                         *t.rules(), self.masks, self.obs, self.seats, self.rewards,
+                         self.ends)
+        if bad >= 0:
+            a = int(self.actions[bad])
+            label = self.space.labels[a] if 0 <= a < self.space.n else str(a)
+            raise ValueError(f"game {bad}: action {a} ({label!r}) is not legal for seat "
+                             f"{int(self.seats[bad])} now")
+        return self._step()
+
+    def sample(self) -> npt.NDArray[np.int64]:
+        """A uniform random legal action per game (from the seeded action generator)."""
+        out = np.zeros(self.batch, np.int64)
+        K.sample_masked(self.masks, self.action_rng, out)
+        return out
+
+    def observe(self, seat: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+        """Every game's observation and mask for ``seat`` (all zero masks off turn)."""
+        if not 0 <= seat < self.seats_n:
+            raise ValueError(f"{self.variant} has no seat {seat}")
+        obs = np.zeros_like(self.obs)
+        masks = np.zeros_like(self.masks)
+        t = self.tables
+        held = np.zeros((8, 4), np.int64)
+        for b in range(self.batch):
+            K.observe_row(self.state, b, seat, obs[b], t.params, t.offsets)
+            K.mask_row(self.state, b, seat, masks[b], t.params, *t.rules(), held)
+        return obs, masks
+
+    def deal_of(self, game: int) -> tuple[list[list[Card]], int]:
+        """The current deal of ``game`` as the engine takes it (``Match.deal``): per seat
+        the cards seen before the own bid, then the unseen ones; and the dealer."""
+        row = self.state[game]
+        hands = []
+        for s in range(self.seats_n):
+            dealt, hidden = int(row[K.DEALT + s]), int(row[K.DEALT_HID + s])
+            seen = [c for c in Card.ALL if (dealt & ~hidden) >> c & 1]
+            hands.append(seen + [c for c in Card.ALL if hidden >> c & 1])
+        return hands, int(row[K.DEALER])
+
+    def round_index(self, game: int) -> int:
+        """How many deals of ``game``'s current match were dealt (1 for its first)."""
+        return int(self.state[game, K.ROUNDS])

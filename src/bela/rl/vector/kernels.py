@@ -1,0 +1,853 @@
+"""Compiled inner loops of the vector environment (Numba): many matches stepped in one call.
+
+Every game of a batch is one row of an ``int64`` state array ``S`` (the slots below); the
+rules are read from :class:`bela.rl.vector.tables.Tables` (derived from the engine's own
+definitions), passed in as arrays.  Cards and masks are in the engine's numbering
+(``8 * suit + rank``).  Each game has its own xorshift64* generator (``rng``), so a game's
+deals depend on its seed only.
+
+What a step does, per game: apply the action of the seat to act (bids R6-R7, declarations
+R8-R13 and bela R14 before the first card, cards R16-R20), score a finished deal (R12, R15,
+R21-R23) and book it (R22 hang, R25 target, R10 belot), then deal the next one (R39) or,
+when the match ends or ``max_deals`` deals were played, a new match (auto-reset).  The
+observation and the action mask of a seat are written into preallocated rows, the same
+numbers as :func:`bela.rl.spaces.observe` and :meth:`bela.rl.spaces.ActionSpace.mask`
+(tests/rl/test_vector_equivalence.py replays trajectories through the engine).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...solver.kernels import low_index, njit, popcount
+from .tables import (
+    O_BELAS,
+    O_BIDS,
+    O_CALLER,
+    O_CONTRACT,
+    O_CP,
+    O_DEALER,
+    O_DECL,
+    O_DSEAT,
+    O_DTIE,
+    O_FIRST,
+    O_HAND,
+    O_LEADER,
+    O_PHASE,
+    O_PLAYED,
+    O_RULED,
+    O_SIZES,
+    O_TOTALS,
+    O_TRICK,
+    O_TURN,
+    O_TW,
+    O_TWINNER,
+    O_UNSEEN,
+    P_BELA_TRICK,
+    P_CALL_AT,
+    P_CANCEL,
+    P_CAPOT,
+    P_DECLARE_AT,
+    P_HAND,
+    P_HANG,
+    P_LAST,
+    P_MAX_DEALS,
+    P_MUS,
+    P_PASS_AT,
+    P_REWARD,
+    P_SEATS,
+    P_SEEN,
+    P_SIDES,
+    P_TARGET,
+    P_ZERO_SUM,
+    PH_BIDDING,
+    PH_DONE,
+    PH_PLAY,
+)
+
+# -- the state slots (per seat: 4 slots, per side: 3) --------------------------------------
+HAND = 0  # full hands (the unseen talon included)
+HID = 4  # the cards each seat has not seen yet (R6)
+PLAYED = 8  # cards each seat played this round
+RULED = 12  # cards each seat's plays showed it does not hold
+TRICK = 16  # each seat's card in the trick in progress, -1
+DECN = 20  # declarations announced: -1 not yet (None), else how many
+DVAL = 24  # their points (R9)
+DSTR = 28  # the strongest one's seniority (R11), -1 for none
+DMASK = 32  # their cards
+BELA = 36  # bela suits announced (bits)
+LASTBID = 40  # last bid: -1 none, 0 pass, 1 + contract
+NBIDS = 44
+DEALT = 48  # the hands as dealt
+DEALT_HID = 52  # the cards dealt unseen
+CP = 56  # card points per side
+TW = 59  # tricks won per side
+TOT = 62  # match totals per side
+SCORE = 65  # the last booked deal's scores per side
+NTR = 68  # cards in the trick in progress
+LEADER = 69
+LEAD = 70  # the led suit
+WIN = 71  # the card winning the trick so far
+WSEAT = 72
+PHASE = 73
+DEALER = 74
+FIRST = 75
+TURN = 76
+CONTRACT = 77  # -1 none
+CALLER = 78
+HELD = 79  # R22 hang
+WINNER = 80  # the match's winning side, -1
+NTRICKS = 81  # tricks completed this round
+ROUNDS = 82  # deals of this match so far
+DSIDE = 83  # the standing of the declarations (R11, R12): the side whose count, -1
+DSEAT = 84  # the seat holding the strongest, -1
+DTIE = 85  # whether the strongest were equal
+NSLOTS = 88
+
+_XS_MUL = np.uint64(0x2545F4914F6CDD1D)  # xorshift64* (Vigna)
+_S12, _S25, _S27, _S32 = np.uint64(12), np.uint64(25), np.uint64(27), np.uint64(32)
+_MAX_HELD = 8
+
+
+@njit
+def rand_below(rng: np.ndarray, b: int, k: int) -> int:
+    """A uniform integer in ``0..k-1`` from game ``b``'s generator."""
+    x = np.uint64(rng[b])
+    x ^= x >> _S12
+    x ^= x << _S25
+    x ^= x >> _S27
+    rng[b] = x
+    r = (x * _XS_MUL) >> _S32
+    return int((r * np.uint64(k)) >> _S32)
+
+
+# -- queries --------------------------------------------------------------------------------
+@njit
+def legal_cards(S: np.ndarray, b: int, seat: int, FORB: np.ndarray) -> int:
+    """The cards ``seat`` may play (R16-R19): the duties are pairwise, so a card is refused
+    exactly when another card of the hand forbids it (:func:`bela.engine.explain.
+    play_forbidden`)."""
+    hand = int(S[b, HAND + seat])
+    if S[b, NTR] == 0:
+        return hand
+    f = FORB[S[b, CONTRACT], S[b, LEAD], S[b, WIN]]
+    legal = hand
+    m = hand
+    while m != 0:
+        bit = m & -m
+        m ^= bit
+        if f[low_index(bit)] & hand:
+            legal ^= bit
+    return legal
+
+
+@njit
+def held_declarations(hand: int, SEQN: np.ndarray, SEQM: np.ndarray, SEQS: np.ndarray,
+                      SEQV: np.ndarray, SEQB: np.ndarray, FM: np.ndarray, FS: np.ndarray,
+                      FV: np.ndarray, out: np.ndarray) -> int:
+    """The declarations a hand holds, in the engine's order (suits, then fours, R8):
+    ``out[i] = (mask, strength, value, belot)``; returns how many."""
+    k = 0
+    for s in range(4):
+        byte = (hand >> (8 * s)) & 255
+        for i in range(SEQN[byte]):
+            out[k, 0] = SEQM[byte, i] << (8 * s)
+            out[k, 1] = SEQS[byte, i]
+            out[k, 2] = SEQV[byte, i]
+            out[k, 3] = SEQB[byte]
+            k += 1
+    for i in range(FM.shape[0]):
+        if hand & FM[i] == FM[i]:
+            out[k, 0] = FM[i]
+            out[k, 1] = FS[i]
+            out[k, 2] = FV[i]
+            out[k, 3] = 0
+            k += 1
+    return k
+
+
+@njit
+def _side_best(S: np.ndarray, b: int, side: int, n: int, sides: int, first: int
+               ) -> tuple[int, int, int]:
+    """A side's strongest announced declaration: (strength, -turn order, seat), R11, R12."""
+    best_s = -1
+    best_o = 0
+    seat_of = -1
+    for seat in range(side, n, sides):
+        st = S[b, DSTR + seat]
+        order = -((seat - first) % n)
+        if st >= 0 and (st > best_s or (st == best_s and order > best_o)):
+            best_s = st
+            best_o = order
+            seat_of = seat
+    return best_s, best_o, seat_of
+
+
+@njit
+def update_standing(S: np.ndarray, b: int, P: np.ndarray) -> None:
+    """Whose declarations count (R11, R12) into DSIDE, DSEAT, DTIE: the side holding the
+    strongest (ties to the earlier seat from the first), or none when nothing was announced
+    or, with ``equal_declarations = cancel``, the strongest of two sides are equal."""
+    n = P[P_SEATS]
+    sides = P[P_SIDES]
+    first = S[b, FIRST]
+    top = -1
+    top_s = -1
+    top_o = 0
+    top_seat = -1
+    for side in range(sides):
+        st, order, seat = _side_best(S, b, side, n, sides, first)
+        if st >= 0 and (top < 0 or st > top_s or (st == top_s and order > top_o)):
+            top, top_s, top_o, top_seat = side, st, order, seat
+    tie = 0
+    if top >= 0:
+        for side in range(sides):
+            if side != top and _side_best(S, b, side, n, sides, first)[0] == top_s:
+                tie = 1
+    if tie and P[P_CANCEL]:
+        top = -1
+        top_seat = -1
+    S[b, DSIDE] = top
+    S[b, DSEAT] = top_seat
+    S[b, DTIE] = tie
+
+
+# -- dealing --------------------------------------------------------------------------------
+@njit
+def deal(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray) -> None:
+    """The next deal of game ``b``'s match (R5, R6, R39): a shuffled deck, ``hand`` cards
+    to each seat, of which the first ``seen`` are seen before the own bid."""
+    n = P[P_SEATS]
+    k = P[P_HAND]
+    deck = np.arange(32)
+    for i in range(31, 0, -1):
+        j = rand_below(rng, b, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    if S[b, ROUNDS] == 0:
+        dealer = n - 1
+    else:
+        dealer = S[b, FIRST]  # R39: the deal passes to the right
+    for s in range(n):
+        hand = 0
+        hid = 0
+        for i in range(k):
+            bit = 1 << deck[s * k + i]
+            hand |= bit
+            if i >= P[P_SEEN]:
+                hid |= bit
+        S[b, HAND + s] = hand
+        S[b, HID + s] = hid
+        S[b, DEALT + s] = hand
+        S[b, DEALT_HID + s] = hid
+        S[b, PLAYED + s] = 0
+        S[b, RULED + s] = 0
+        S[b, TRICK + s] = -1
+        S[b, DECN + s] = -1
+        S[b, DVAL + s] = 0
+        S[b, DSTR + s] = -1
+        S[b, DMASK + s] = 0
+        S[b, BELA + s] = 0
+        S[b, LASTBID + s] = -1
+        S[b, NBIDS + s] = 0
+    for side in range(3):
+        S[b, CP + side] = 0
+        S[b, TW + side] = 0
+    S[b, NTR] = 0
+    S[b, LEADER] = -1
+    S[b, LEAD] = -1
+    S[b, WIN] = -1
+    S[b, WSEAT] = -1
+    S[b, PHASE] = PH_BIDDING
+    S[b, DEALER] = dealer
+    S[b, FIRST] = (dealer + 1) % n  # R5
+    S[b, TURN] = (dealer + 1) % n
+    S[b, CONTRACT] = -1
+    S[b, CALLER] = -1
+    S[b, NTRICKS] = 0
+    S[b, DSIDE] = -1
+    S[b, DSEAT] = -1
+    S[b, DTIE] = 0
+    S[b, ROUNDS] += 1
+
+
+@njit
+def new_match(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray) -> None:
+    for side in range(3):
+        S[b, TOT + side] = 0
+        S[b, SCORE + side] = 0
+    S[b, HELD] = 0
+    S[b, WINNER] = -1
+    S[b, ROUNDS] = 0
+    deal(S, rng, b, P)
+
+
+# -- scoring and booking --------------------------------------------------------------------
+@njit
+def book(S: np.ndarray, b: int, P: np.ndarray, scores: np.ndarray, belot: int, hang: int,
+         held: int) -> None:
+    """Write a deal's ``scores`` on the sheet (R10 belot, R22 hang, R25 the target)."""
+    sides = P[P_SIDES]
+    if belot >= 0:
+        S[b, WINNER] = belot
+    elif hang:
+        S[b, HELD] += held
+    elif S[b, HELD] != 0:
+        top = scores[0]
+        for side in range(1, sides):
+            top = max(top, scores[side])
+        count = 0
+        at = 0
+        for side in range(sides):
+            if scores[side] == top:
+                count += 1
+                at = side
+        if count == 1:  # R22: held points go to the side scoring more
+            scores[at] += S[b, HELD]
+            S[b, HELD] = 0
+    top = -1 << 40
+    for side in range(sides):
+        S[b, SCORE + side] = scores[side]
+        S[b, TOT + side] += scores[side]
+        top = max(top, S[b, TOT + side])
+    if S[b, WINNER] < 0 and top >= P[P_TARGET]:  # R25
+        count = 0
+        at = 0
+        for side in range(sides):
+            if S[b, TOT + side] == top:
+                count += 1
+                at = side
+        if count == 1:
+            S[b, WINNER] = at
+
+
+@njit
+def score_round(S: np.ndarray, b: int, P: np.ndarray) -> None:
+    """Score a deal whose tricks are all played (R12, R14, R15, R21-R23) and book it."""
+    sides = P[P_SIDES]
+    n = P[P_SEATS]
+    own = np.zeros(3, np.int64)
+    scores = np.zeros(3, np.int64)
+    for side in range(sides):
+        own[side] = S[b, CP + side]
+    to = S[b, DSIDE]
+    if to >= 0 and S[b, TW + to] > 0:  # R15
+        for seat in range(n):
+            if seat % sides == to:
+                own[to] += S[b, DVAL + seat]
+    for seat in range(n):
+        side = seat % sides
+        if S[b, TW + side] > 0 or not P[P_BELA_TRICK]:
+            own[side] += 20 * popcount(S[b, BELA + seat])
+    total = 0
+    for side in range(sides):
+        total += own[side]
+    ntricks = 0
+    for side in range(sides):
+        ntricks += S[b, TW + side]
+    capot = -1
+    for side in range(sides):
+        if S[b, TW + side] == ntricks:
+            capot = side
+            break
+    hang = 0
+    held = 0
+    if capot >= 0:  # R23
+        scores[capot] = total + P[P_CAPOT]
+    else:
+        cs = S[b, CALLER] % sides
+        mine = own[cs]
+        if 2 * mine > total:  # R21
+            for side in range(sides):
+                scores[side] = own[side]
+        elif 2 * mine == total and P[P_HANG]:  # R22 hang
+            for side in range(sides):
+                scores[side] = own[side]
+            scores[cs] = 0
+            hang = 1
+            held = own[cs]
+        else:  # R22 fall
+            scores[1 - cs] = total
+    book(S, b, P, scores, -1, hang, held)
+
+
+# -- actions --------------------------------------------------------------------------------
+@njit
+def apply(S: np.ndarray, b: int, a: int, P: np.ndarray, FORB: np.ndarray, BEATS: np.ndarray,
+          PTS: np.ndarray, BELAM: np.ndarray, BELAI: np.ndarray, SEQN: np.ndarray,
+          SEQM: np.ndarray, SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray,
+          FM: np.ndarray, FS: np.ndarray, FV: np.ndarray, held: np.ndarray) -> None:
+    """Apply the legal action index ``a`` of the seat to act in game ``b``."""
+    n = P[P_SEATS]
+    seat = S[b, TURN]
+    if S[b, PHASE] == PH_BIDDING:
+        if a == P[P_PASS_AT]:
+            S[b, HID + seat] = 0  # R6: the talon is seen after the own bid
+            S[b, LASTBID + seat] = 0
+            S[b, NBIDS + seat] += 1
+            S[b, TURN] = (seat + 1) % n
+            return
+        contract = -1
+        for c in range(6):
+            if P[P_CALL_AT + c] == a:
+                contract = c
+        S[b, LASTBID + seat] = 1 + contract
+        S[b, NBIDS + seat] += 1
+        for s in range(n):
+            S[b, HID + s] = 0
+        S[b, CONTRACT] = contract
+        S[b, CALLER] = seat
+        S[b, PHASE] = PH_PLAY
+        S[b, TURN] = S[b, FIRST]  # R16
+        return
+    declare_at = P[P_DECLARE_AT]
+    if declare_at <= a < declare_at + 15:  # R13: a subset of the held declarations
+        k = held_declarations(S[b, HAND + seat], SEQN, SEQM, SEQS, SEQV, SEQB, FM, FS, FV,
+                              held)
+        bits = a - declare_at + 1
+        count = 0
+        val = 0
+        st = -1
+        mask = 0
+        belot = 0
+        for i in range(k):
+            if bits >> i & 1:
+                count += 1
+                val += held[i, 2]
+                st = max(st, held[i, 1])
+                mask |= held[i, 0]
+                belot |= held[i, 3]
+        S[b, DECN + seat] = count
+        S[b, DVAL + seat] = val
+        S[b, DSTR + seat] = st
+        S[b, DMASK + seat] = mask
+        update_standing(S, b, P)
+        if belot:  # R10: the round ends, the holder's side wins the match
+            S[b, PHASE] = PH_DONE
+            scores = np.zeros(3, np.int64)
+            book(S, b, P, scores, seat % P[P_SIDES], 0, 0)
+        return
+    card = a
+    if a >= 32:  # a bela play (R14)
+        for c in range(32):
+            if BELAI[c] == a:
+                card = c
+        S[b, BELA + seat] |= 1 << (card >> 3)
+    if S[b, DECN + seat] < 0:
+        S[b, DECN + seat] = 0  # R13: no declaration before the first card
+    bit = 1 << card
+    ct = S[b, CONTRACT]
+    S[b, HAND + seat] ^= bit
+    S[b, PLAYED + seat] |= bit
+    if S[b, NTR] == 0:
+        S[b, LEAD] = card >> 3
+        S[b, WIN] = card
+        S[b, WSEAT] = seat
+        S[b, LEADER] = seat
+    else:
+        win = S[b, WIN]
+        S[b, RULED + seat] |= FORB[ct, S[b, LEAD], win, card]
+        if BEATS[ct, win] >> card & 1:
+            S[b, WIN] = card
+            S[b, WSEAT] = seat
+    S[b, TRICK + seat] = card
+    S[b, NTR] += 1
+    if S[b, NTR] < n:
+        S[b, TURN] = (seat + 1) % n
+        return
+    winner = S[b, WSEAT]
+    side = winner % P[P_SIDES]
+    gained = 0
+    for s in range(n):
+        gained += PTS[ct, S[b, TRICK + s]]
+        S[b, TRICK + s] = -1
+    last = S[b, HAND + winner] == 0
+    if last:
+        gained += P[P_LAST]  # R3
+    S[b, CP + side] += gained
+    S[b, TW + side] += 1
+    S[b, NTRICKS] += 1
+    S[b, NTR] = 0
+    S[b, LEAD] = -1
+    S[b, WIN] = -1
+    S[b, WSEAT] = -1
+    S[b, LEADER] = -1
+    S[b, TURN] = winner  # R16
+    if last:
+        S[b, PHASE] = PH_DONE
+        score_round(S, b, P)
+
+
+@njit
+def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, P: np.ndarray,
+             FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray, BELAM: np.ndarray,
+             BELAI: np.ndarray, SEQN: np.ndarray,
+             SEQM: np.ndarray, SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray,
+             FM: np.ndarray, FS: np.ndarray, FV: np.ndarray, held: np.ndarray) -> int:
+    """Write ``seat``'s action mask (zero off turn); returns how many actions are legal."""
+    out[:] = 0
+    phase = S[b, PHASE]
+    if phase == PH_DONE or S[b, TURN] != seat:
+        return 0
+    count = 0
+    if phase == PH_BIDDING:
+        if not (P[P_MUS] and seat == S[b, DEALER]):  # R7: the dealer must call
+            out[P[P_PASS_AT]] = 1
+            count += 1
+        for c in range(4):
+            out[P[P_CALL_AT + c]] = 1
+            count += 1
+        return count
+    hand = S[b, HAND + seat]
+    if S[b, DECN + seat] < 0 and S[b, NTRICKS] == 0:  # R13
+        k = held_declarations(hand, SEQN, SEQM, SEQS, SEQV, SEQB, FM, FS, FV, held)
+        at = P[P_DECLARE_AT]
+        for i in range((1 << k) - 1):
+            out[at + i] = 1
+            count += 1
+    legal = legal_cards(S, b, seat, FORB)
+    kq = hand & BELAM[S[b, CONTRACT]]
+    bela = 0
+    for s in range(4):
+        pair = kq & (0b01100000 << (8 * s))
+        if popcount(pair) == 2:
+            bela |= pair
+    m = legal
+    while m != 0:
+        bit = m & -m
+        m ^= bit
+        c = low_index(bit)
+        out[c] = 1
+        count += 1
+        if bela & bit:
+            out[BELAI[c]] = 1
+            count += 1
+    return count
+
+
+# -- observations ---------------------------------------------------------------------------
+@njit
+def _cards(out: np.ndarray, at: int, mask: int) -> None:
+    m = mask
+    while m != 0:
+        bit = m & -m
+        m ^= bit
+        out[at + low_index(bit)] = 1.0
+
+
+@njit
+def _clip(x: float) -> float:
+    return min(max(x, 0.0), 1.0)
+
+
+@njit
+def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, P: np.ndarray,
+                OFF: np.ndarray) -> None:
+    """Write ``me``'s observation (:func:`bela.rl.spaces.observe`) into ``out``."""
+    n = P[P_SEATS]
+    sides = P[P_SIDES]
+    out[:] = 0.0
+    _cards(out, OFF[O_HAND], S[b, HAND + me] & ~S[b, HID + me])
+    out[OFF[O_UNSEEN]] = popcount(S[b, HID + me]) / 8
+    phase = S[b, PHASE]
+    for r in range(n):
+        s = (me + r) % n
+        out[OFF[O_SIZES] + r] = popcount(S[b, HAND + s]) / 12
+        if S[b, TRICK + s] >= 0:
+            out[OFF[O_TRICK] + 32 * r + S[b, TRICK + s]] = 1.0
+        _cards(out, OFF[O_PLAYED] + 32 * r, S[b, PLAYED + s])
+        _cards(out, OFF[O_RULED] + 32 * r, S[b, RULED + s])
+    if S[b, LEADER] >= 0:
+        out[OFF[O_LEADER] + (S[b, LEADER] - me) % n] = 1.0
+    contract = S[b, CONTRACT]
+    out[OFF[O_CONTRACT] + (6 if contract < 0 else contract)] = 1.0
+    caller = S[b, CALLER]
+    out[OFF[O_CALLER] + (n if caller < 0 else (caller - me) % n)] = 1.0
+    for r in range(n):
+        s = (me + r) % n
+        at = OFF[O_BIDS] + 8 * r
+        if S[b, LASTBID + s] >= 0:
+            out[at + S[b, LASTBID + s]] = 1.0
+        out[at + 7] = min(S[b, NBIDS + s] / 4, 1.0)
+    dside = S[b, DSIDE]
+    dseat = S[b, DSEAT]
+    dtie = S[b, DTIE]
+    shown = dside if (S[b, NTRICKS] > 0 or phase == PH_DONE) else -1
+    for r in range(n):
+        s = (me + r) % n
+        if S[b, DECN + s] < 0:
+            continue
+        at = OFF[O_DECL] + 36 * r
+        out[at] = 1.0
+        out[at + 1] = min(S[b, DECN + s] / 4, 1.0)
+        out[at + 2] = min(S[b, DVAL + s] / 200, 1.0)
+        out[at + 3] = min(max(S[b, DSTR + s], 0) / 10_000, 1.0)
+        if s == me or (shown >= 0 and s % sides == shown):
+            _cards(out, at + 4, S[b, DMASK + s])
+    for r in range(n):
+        s = (me + r) % n
+        for suit in range(4):
+            if S[b, BELA + s] >> suit & 1:
+                out[OFF[O_BELAS] + 4 * r + suit] = 1.0
+    out[OFF[O_DSEAT] + (n if dseat < 0 else (dseat - me) % n)] = 1.0
+    out[OFF[O_DTIE]] = dtie
+    mine = me % sides
+    target = float(P[P_TARGET])
+    for i in range(sides):
+        side = (mine + i) % sides
+        out[OFF[O_CP] + i] = _clip(S[b, CP + side] / 162)
+        out[OFF[O_TW] + i] = _clip(S[b, TW + side] / 10)
+        out[OFF[O_TOTALS] + i] = _clip(S[b, TOT + side] / target)
+    w = S[b, WSEAT] if S[b, NTR] > 0 else -1
+    out[OFF[O_TWINNER] + (n if w < 0 else (w - me) % n)] = 1.0
+    out[OFF[O_PHASE] + phase] = 1.0
+    out[OFF[O_DEALER] + (S[b, DEALER] - me) % n] = 1.0
+    out[OFF[O_FIRST] + (S[b, FIRST] - me) % n] = 1.0
+    out[OFF[O_TURN] + (n if phase == PH_DONE else (S[b, TURN] - me) % n)] = 1.0
+
+
+# -- rewards and the match's end ------------------------------------------------------------
+@njit
+def deal_rewards(S: np.ndarray, b: int, P: np.ndarray, out: np.ndarray) -> None:
+    """Add what the deal just booked is worth to each seat (:func:`bela.rl.env._rewards`)."""
+    n = P[P_SEATS]
+    sides = P[P_SIDES]
+    if P[P_REWARD] == 1:
+        if S[b, WINNER] < 0:
+            return
+        for s in range(n):
+            out[s] += 1.0 if s % sides == S[b, WINNER] else -1.0 / (sides - 1)
+        return
+    total = 0.0
+    for side in range(sides):
+        total += S[b, SCORE + side]
+    for s in range(n):
+        x = float(S[b, SCORE + s % sides])
+        if P[P_ZERO_SUM]:
+            x = x - (total - x) / (sides - 1)
+        out[s] += x
+
+
+@njit
+def after_action(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray, rewards: np.ndarray
+                 ) -> int:
+    """After an action: the deal's rewards when it ended, then the next deal; returns 0 while
+    the match goes on, 1 when it ended (terminated), 2 when ``max_deals`` cut it
+    (truncated).  Game ``b`` is left at its final position on 1 and 2."""
+    if S[b, PHASE] != PH_DONE:
+        return 0
+    deal_rewards(S, b, P, rewards)
+    if S[b, WINNER] >= 0:
+        return 1
+    if P[P_MAX_DEALS] > 0 and S[b, ROUNDS] >= P[P_MAX_DEALS]:
+        return 2
+    deal(S, rng, b, P)
+    return 0
+
+
+@njit
+def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, P: np.ndarray,
+             OFF: np.ndarray, FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray,
+             BELAM: np.ndarray, BELAI: np.ndarray, SEQN: np.ndarray, SEQM: np.ndarray,
+             SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray, FM: np.ndarray,
+             FS: np.ndarray, FV: np.ndarray, masks: np.ndarray, obs: np.ndarray,
+             seats: np.ndarray, rewards: np.ndarray, ends: np.ndarray) -> int:
+    """One action in every game (``actions[b]`` for the seat to act, checked against
+    ``masks``, the masks written by the last call); then the new seat to act's observation,
+    mask and seat.  ``ends``: 0, 1 terminated, 2 truncated (the game was reset: the row is
+    the new match's).  Returns -1, or the first game whose action is illegal (nothing
+    applied then)."""
+    B = S.shape[0]
+    na = masks.shape[1]
+    for b in range(B):
+        a = actions[b]
+        if a < 0 or a >= na or masks[b, a] == 0:
+            return b
+    held = np.zeros((_MAX_HELD, 4), np.int64)
+    rewards[:] = 0.0
+    for b in range(B):
+        apply(S, b, actions[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV,
+              SEQB, FM, FS, FV, held)
+        end = after_action(S, rng, b, P, rewards[b])
+        ends[b] = end
+        if end != 0:
+            new_match(S, rng, b, P)
+        seat = S[b, TURN]
+        seats[b] = seat
+        observe_row(S, b, seat, obs[b], P, OFF)
+        mask_row(S, b, seat, masks[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV,
+                 SEQB, FM, FS, FV, held)
+    return -1
+
+
+@njit
+def reset_all(S: np.ndarray, rng: np.ndarray, P: np.ndarray, OFF: np.ndarray,
+              FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray, BELAM: np.ndarray,
+              BELAI: np.ndarray, SEQN: np.ndarray,
+              SEQM: np.ndarray, SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray,
+              FM: np.ndarray, FS: np.ndarray, FV: np.ndarray, masks: np.ndarray,
+              obs: np.ndarray, seats: np.ndarray) -> None:
+    """A new match in every game, and the first seat to act's observation and mask."""
+    held = np.zeros((_MAX_HELD, 4), np.int64)
+    for b in range(S.shape[0]):
+        new_match(S, rng, b, P)
+        seat = S[b, TURN]
+        seats[b] = seat
+        observe_row(S, b, seat, obs[b], P, OFF)
+        mask_row(S, b, seat, masks[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV,
+                 SEQB, FM, FS, FV, held)
+
+
+@njit
+def sample_masked(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    """A uniform legal action per row of ``masks`` (-1 for a row without one)."""
+    for b in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[b, a]
+        out[b] = -1
+        if count == 0:
+            continue
+        k = rand_below(rng, b, count)
+        for a in range(masks.shape[1]):
+            if masks[b, a]:
+                if k == 0:
+                    out[b] = a
+                    break
+                k -= 1
+
+
+# -- one learning seat, the others a policy inside the loop ---------------------------------
+POLICY_RANDOM, POLICY_NETWORK = 0, 1
+
+
+@njit
+def network_action(x: np.ndarray, mask: np.ndarray, W: np.ndarray, sizes: np.ndarray,
+                   h0: np.ndarray, h1: np.ndarray) -> int:
+    """The legal action with the largest output of a ReLU network (weights ``W`` flat:
+    per layer its ``(inputs, outputs)`` matrix then its biases; ``sizes`` the layer
+    widths, inputs first; ``h0``/``h1`` scratch of the widest layer)."""
+    at = 0
+    width = sizes[0]
+    for i in range(width):
+        h0[i] = x[i]
+    layers = sizes.shape[0] - 1
+    for layer in range(layers):
+        k = sizes[layer]
+        m = sizes[layer + 1]
+        for j in range(m):
+            h1[j] = W[at + k * m + j]
+        for i in range(k):
+            v = h0[i]
+            if v != 0.0:
+                row = at + i * m
+                for j in range(m):
+                    h1[j] += v * W[row + j]
+        at += k * m + m
+        for j in range(m):
+            h0[j] = max(h1[j], 0.0) if layer < layers - 1 else h1[j]
+    best = -1
+    for a in range(mask.shape[0]):
+        if mask[a] and (best < 0 or h0[a] > h0[best]):
+            best = a
+    return best
+
+
+@njit
+def _first_legal(mask: np.ndarray) -> int:
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            return a
+    return -1
+
+
+@njit
+def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner: int,
+               policy: int, W: np.ndarray, sizes: np.ndarray, P: np.ndarray, OFF: np.ndarray,
+               FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray, BELAM: np.ndarray,
+               BELAI: np.ndarray, SEQN: np.ndarray, SEQM: np.ndarray, SEQS: np.ndarray,
+               SEQV: np.ndarray, SEQB: np.ndarray, FM: np.ndarray, FS: np.ndarray,
+               FV: np.ndarray, held: np.ndarray, x: np.ndarray, m: np.ndarray,
+               h0: np.ndarray, h1: np.ndarray, rewards: np.ndarray) -> int:
+    """The other seats act until the learner is to act or the match ends (after_action)."""
+    while S[b, TURN] != learner:
+        seat = S[b, TURN]
+        count = mask_row(S, b, seat, m, P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV,
+                         SEQB, FM, FS, FV, held)
+        if policy == POLICY_NETWORK:
+            observe_row(S, b, seat, x, P, OFF)
+            a = network_action(x, m, W, sizes, h0, h1)
+        else:
+            k = rand_below(orng, b, count)
+            a = -1
+            for i in range(m.shape[0]):
+                if m[i]:
+                    if k == 0:
+                        a = i
+                        break
+                    k -= 1
+        apply(S, b, a, P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV, SEQB,
+              FM, FS, FV, held)
+        end = after_action(S, rng, b, P, rewards)
+        if end != 0:
+            return end
+    return 0
+
+
+@njit
+def step_learner(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, actions: np.ndarray,
+                 learner: int, policy: int, W: np.ndarray, sizes: np.ndarray, P: np.ndarray,
+                 OFF: np.ndarray, FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray,
+                 BELAM: np.ndarray, BELAI: np.ndarray, SEQN: np.ndarray, SEQM: np.ndarray,
+                 SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray, FM: np.ndarray,
+                 FS: np.ndarray, FV: np.ndarray, masks: np.ndarray, obs: np.ndarray,
+                 rewards: np.ndarray, ends: np.ndarray, illegal: np.ndarray,
+                 final_obs: np.ndarray, final_masks: np.ndarray, penalty: float,
+                 start: int) -> None:
+    """The learner's action in every game (an illegal one replaced by its first legal
+    action, flagged in ``illegal``, ``penalty`` added), then the others until it is to act
+    again; a match that ends is written into ``final_obs`` / ``final_masks`` and a new one
+    begins in the same step.  ``start``: 1 to begin every game with a new match instead
+    (``reset``)."""
+    n = P[P_SEATS]
+    held = np.zeros((_MAX_HELD, 4), np.int64)
+    x = np.zeros(obs.shape[1], np.float32)
+    m = np.zeros(masks.shape[1], np.int8)
+    wide = obs.shape[1]
+    for i in range(sizes.shape[0]):
+        wide = max(wide, sizes[i])
+    h0 = np.zeros(wide, np.float32)
+    h1 = np.zeros(wide, np.float32)
+    r = np.zeros(n, np.float64)
+    lost = np.zeros(n, np.float64)
+    for b in range(S.shape[0]):
+        ends[b] = 0
+        illegal[b] = 0
+        fresh = start != 0
+        if not fresh:
+            r[:] = 0.0
+            a = actions[b]
+            if a < 0 or a >= masks.shape[1] or masks[b, a] == 0:
+                illegal[b] = 1
+                a = _first_legal(masks[b])
+            apply(S, b, a, P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV, SEQB,
+                  FM, FS, FV, held)
+            end = after_action(S, rng, b, P, r)
+            if end == 0:
+                end = _opponents(S, rng, orng, b, learner, policy, W, sizes, P, OFF, FORB,
+                                 BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV, SEQB, FM,
+                                 FS, FV, held, x, m, h0, h1, r)
+            rewards[b] = r[learner] + (penalty if illegal[b] else 0.0)
+            if end != 0:
+                ends[b] = end
+                observe_row(S, b, learner, final_obs[b], P, OFF)
+                mask_row(S, b, learner, final_masks[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN,
+                         SEQM, SEQS, SEQV, SEQB, FM, FS, FV, held)
+                fresh = True
+        while fresh:  # a match that ends before the learner acts (a belot) is not its own
+            new_match(S, rng, b, P)
+            fresh = _opponents(S, rng, orng, b, learner, policy, W, sizes, P, OFF, FORB, BEATS,
+                               PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV, SEQB, FM, FS, FV,
+                               held, x, m, h0, h1, lost) != 0
+        observe_row(S, b, learner, obs[b], P, OFF)
+        mask_row(S, b, learner, masks[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS,
+                 SEQV, SEQB, FM, FS, FV, held)
