@@ -28,7 +28,7 @@ import numpy.typing as npt
 from ...engine.cards import Card
 from ..spaces import ActionSpace
 from . import kernels as K
-from .tables import P_NACT, P_OBS, P_SEATS, Tables, tables
+from .tables import P_HAND, P_NACT, P_OBS, P_SEATS, P_SEEN, Tables, tables
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,32 @@ class VecGames:
             seen = [c for c in Card.ALL if (dealt & ~hidden) >> c & 1]
             hands.append(seen + [c for c in Card.ALL if hidden >> c & 1])
         return hands, int(row[K.DEALER])
+
+    def set_deal(self, game: int, hands: list[list[int]]) -> None:
+        """Replace the deal of ``game``, dealt but not yet bid on, by ``hands`` (per seat, in
+        the order dealt: the cards seen before the own bid first, as ``Match.deal`` takes
+        them): a position to study, or a test's deal.  The seat to act's observation and
+        mask are rewritten."""
+        row = self.state[game]
+        n = self.seats_n
+        if row[K.PHASE] != 0 or any(row[K.LASTBID + s] >= 0 for s in range(n)):
+            raise ValueError(f"game {game} is not at the start of a deal")
+        p = self.tables.params
+        size, seen = int(p[P_HAND]), int(p[P_SEEN])
+        cards = [c for h in hands for c in h]
+        if len(hands) != n or any(len(h) != size for h in hands) or len(set(cards)) != len(
+                cards) or not all(0 <= c < 32 for c in cards):
+            raise ValueError(f"{self.variant} deals {n} hands of {size} different cards")
+        for s, h in enumerate(hands):
+            hand = sum(1 << c for c in h)
+            hid = sum(1 << c for c in h[seen:])
+            row[K.HAND + s] = row[K.DEALT + s] = hand
+            row[K.HID + s] = row[K.DEALT_HID + s] = hid
+        t = self.tables
+        seat = int(row[K.TURN])
+        K.observe_row(self.state, game, seat, self.obs[game], t.params, t.offsets)
+        K.mask_row(self.state, game, seat, self.masks[game], t.params, *t.rules(),
+                   np.zeros((8, 4), np.int64))
 
     def round_index(self, game: int) -> int:
         """How many deals of ``game``'s current match were dealt (1 for its first)."""
