@@ -6,6 +6,7 @@ scores and totals, and where a match ends (R10, R22, R25)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -17,10 +18,11 @@ pytest.importorskip("numba")
 pytest.importorskip("gymnasium")
 
 from bela.engine import Match  # noqa: E402
+from bela.engine.variants import VARIANTS, get_variant  # noqa: E402
 from bela.engine.views import seat_view  # noqa: E402
 from bela.rl.env import _rewards  # noqa: E402
 from bela.rl.spaces import observe  # noqa: E402
-from bela.rl.vector import SUPPORTED, VecGames  # noqa: E402
+from bela.rl.vector import VecGames  # noqa: E402
 from bela.rl.vector import kernels as K  # noqa: E402
 
 OPTIONS: list[dict[str, Any]] = [
@@ -36,8 +38,8 @@ def _start(g: VecGames, b: int, options: dict[str, Any]) -> Match:
 
 
 def _deal(g: VecGames, b: int, m: Match) -> None:
-    hands, dealer = g.deal_of(b)
-    m.deal(hands, dealer=dealer)  # the engine checks the dealer (R39)
+    hands, extra, dealer = g.deal_of(b)
+    m.deal(hands, extra, dealer=dealer)  # the engine checks the deal and the dealer (R39)
 
 
 def _compare(g: VecGames, b: int, m: Match, every_seat: bool) -> None:
@@ -57,13 +59,15 @@ def _compare(g: VecGames, b: int, m: Match, every_seat: bool) -> None:
 
 def replay(variant: str, seed: int, steps: int, options: dict[str, Any], reward: str = "deal",
            zero_sum: bool = False, max_deals: int | None = None, batch: int = 3,
-           every: int = 7) -> dict[str, int]:
+           every: int = 7) -> Counter[str]:
     """Step ``batch`` games ``steps`` times with random legal actions, replaying each one in
-    the engine; returns what was seen (deals, ends)."""
+    the engine; returns what was seen (deals, their outcomes, swaps, match ends).  Options
+    the variant does not have are left out."""
+    options = {k: x for k, x in options.items() if k in get_variant(variant).options}
     g = VecGames(variant, batch, options, reward, zero_sum, max_deals)
     g.reset(seed=seed)
     matches = [_start(g, b, options) for b in range(batch)]
-    seen = {"deals": 0, "terminated": 0, "truncated": 0, "hang": 0}
+    seen: Counter[str] = Counter()
     for b in range(batch):
         _compare(g, b, matches[b], True)
     for i in range(steps):
@@ -78,7 +82,9 @@ def replay(variant: str, seed: int, steps: int, options: dict[str, Any], reward:
             expected = [0.0] * m.variant.seats
             if rnd.is_over:
                 seen["deals"] += 1
-                seen["hang"] += m.held > 0
+                assert rnd.result is not None
+                seen[str(rnd.result.outcome)] += 1
+                seen["swap"] += any(a.token() == "swap" for _, a in rnd.exchanges)
                 gains = _rewards(m, reward, zero_sum)
                 if gains is not None:
                     expected = gains
@@ -103,7 +109,7 @@ def replay(variant: str, seed: int, steps: int, options: dict[str, Any], reward:
     return seen
 
 
-@pytest.mark.parametrize("variant", SUPPORTED)
+@pytest.mark.parametrize("variant", VARIANTS)
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), options=st.sampled_from(OPTIONS),
        reward=st.sampled_from(["deal", "match"]), zero_sum=st.booleans())
@@ -113,7 +119,7 @@ def test_random_trajectories_replay_in_the_engine(variant: str, seed: int,
     replay(variant, seed, 120, options, reward, zero_sum)
 
 
-@pytest.mark.parametrize("variant", SUPPORTED)
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_whole_matches_to_a_small_target_replay_in_the_engine(variant: str) -> None:
     """Matches to a target of 1 end on their first booked deal (R25): the match end and the
     reset, again and again; ``max_deals`` cuts the others (truncation)."""
@@ -127,3 +133,19 @@ def test_a_hang_is_held_and_paid_out_as_the_engine_books_it() -> None:
     """R22 ``tie = hang``: the held points follow the engine's booking."""
     seen = replay("bela4", 11, 1500, {"tie": "hang", "target": 5001}, every=50, batch=4)
     assert seen["deals"] > 40 and seen["hang"] >= 1
+
+
+@pytest.mark.parametrize(("variant", "outcomes"), [
+    ("bela4", ("pass", "fall")),
+    ("bela3", ("pass", "fall")),  # R28: a falling caller scores 0, the others their own
+    ("bela2", ("pass", "fall", "swap")),  # R32
+    ("belot2", ("pass", "fall", "swap", "redeal", "raspas")),  # R34, R35
+])
+def test_every_deal_boundary_replays_in_the_engine(variant: str, outcomes: tuple[str, ...]
+                                                   ) -> None:
+    """The deals end as the engine ends them, and the next deal (the same dealer after a
+    redeal, R37; the next one else, R39) or the next match follows: swaps, redeals,
+    raspas, falls and passes, and matches to their end (R25)."""
+    seen = replay(variant, 3, 600, {}, every=60, batch=6)
+    assert all(seen[o] > 0 for o in outcomes), seen
+    assert seen["terminated"] > 0, seen

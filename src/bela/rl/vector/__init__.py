@@ -10,6 +10,5 @@ are those of :mod:`bela.rl.env`.
 from __future__ import annotations
 
 from .games import Step, VecGames
-from .tables import SUPPORTED
 
-__all__ = ["SUPPORTED", "Step", "VecGames"]
+__all__ = ["Step", "VecGames"]

@@ -26,9 +26,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ...engine.cards import Card
+from ...engine.errors import InvalidDeal
+from ...engine.variants import get_variant
+from ...engine.variants.base import Deal
 from ..spaces import ActionSpace
 from . import kernels as K
-from .tables import P_HAND, P_NACT, P_OBS, P_SEATS, P_SEEN, Tables, tables
+from .tables import P_NACT, P_OBS, P_SEATS, P_SEEN, Tables, tables
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,7 @@ class VecGames:
         self.rng = _seeds(seed, self.batch)
         self.action_rng = _seeds(None if seed is None else seed + 1, self.batch)
         t = self.tables
-        K.reset_all(self.state, self.rng, t.params, t.offsets, *t.rules(), self.masks,
-                    self.obs, self.seats)
+        K.reset_all(self.state, self.rng, t.rules(), self.masks, self.obs, self.seats)
         self.rewards[:] = 0.0
         self.ends[:] = 0
         self._started = True
@@ -101,9 +103,8 @@ class VecGames:
                              f"array of shape {acts.shape} and type {acts.dtype}")
         self.actions[:] = acts
         t = self.tables
-        bad = K.step_all(self.state, self.rng, self.actions, t.params, t.offsets,
-                         *t.rules(), self.masks, self.obs, self.seats, self.rewards,
-                         self.ends)
+        bad = K.step_all(self.state, self.rng, self.actions, t.rules(), self.masks, self.obs,
+                         self.seats, self.rewards, self.ends)
         if bad >= 0:
             a = int(self.actions[bad])
             label = self.space.labels[a] if 0 <= a < self.space.n else str(a)
@@ -124,48 +125,67 @@ class VecGames:
         obs = np.zeros_like(self.obs)
         masks = np.zeros_like(self.masks)
         t = self.tables
-        held = np.zeros((8, 4), np.int64)
+        held = np.zeros((8, 5), np.int64)
+        rules = t.rules()
         for b in range(self.batch):
-            K.observe_row(self.state, b, seat, obs[b], t.params, t.offsets)
-            K.mask_row(self.state, b, seat, masks[b], t.params, *t.rules(), held)
+            K.observe_row(self.state, b, seat, obs[b], rules)
+            K.mask_row(self.state, b, seat, masks[b], rules, held)
         return obs, masks
 
-    def deal_of(self, game: int) -> tuple[list[list[Card]], int]:
+    def deal_of(self, game: int) -> tuple[list[list[Card]], dict[str, list[Card]], int]:
         """The current deal of ``game`` as the engine takes it (``Match.deal``): per seat
-        the cards seen before the own bid, then the unseen ones; and the dealer."""
+        the cards seen before the own bid, then the unseen ones; the extra cards (the
+        face-up card, belot2's bottom card, bela3's two extra cards); and the dealer."""
         row = self.state[game]
         hands = []
         for s in range(self.seats_n):
             dealt, hidden = int(row[K.DEALT + s]), int(row[K.DEALT_HID + s])
             seen = [c for c in Card.ALL if (dealt & ~hidden) >> c & 1]
             hands.append(seen + [c for c in Card.ALL if hidden >> c & 1])
-        return hands, int(row[K.DEALER])
+        extra: dict[str, list[Card]] = {}
+        if row[K.OPENED] >= 0:
+            extra["turned"] = [Card.ALL[int(row[K.OPENED])]]
+        if row[K.BOTTOM_CARD] >= 0:
+            extra["bottom"] = [Card.ALL[int(row[K.BOTTOM_CARD])]]
+        if row[K.EXTRA]:
+            extra["extra"] = [c for c in Card.ALL if int(row[K.EXTRA]) >> c & 1]
+        return hands, extra, int(row[K.DEALER])
 
-    def set_deal(self, game: int, hands: list[list[int]]) -> None:
+    def set_deal(self, game: int, hands: list[list[int]],
+                 extra: dict[str, list[int]] | None = None) -> None:
         """Replace the deal of ``game``, dealt but not yet bid on, by ``hands`` (per seat, in
-        the order dealt: the cards seen before the own bid first, as ``Match.deal`` takes
-        them): a position to study, or a test's deal.  The seat to act's observation and
+        the order dealt: the cards seen before the own bid first) and ``extra`` (the
+        variant's extra cards, as :meth:`deal_of` gives them), checked as the engine checks
+        a deal: a position to study, or a test's deal.  The seat to act's observation and
         mask are rewritten."""
         row = self.state[game]
-        n = self.seats_n
-        if row[K.PHASE] != 0 or any(row[K.LASTBID + s] >= 0 for s in range(n)):
+        if row[K.PHASE] != 0 or row[K.NBID] > 0:
             raise ValueError(f"game {game} is not at the start of a deal")
-        p = self.tables.params
-        size, seen = int(p[P_HAND]), int(p[P_SEEN])
-        cards = [c for h in hands for c in h]
-        if len(hands) != n or any(len(h) != size for h in hands) or len(set(cards)) != len(
-                cards) or not all(0 <= c < 32 for c in cards):
-            raise ValueError(f"{self.variant} deals {n} hands of {size} different cards")
+        v = get_variant(self.variant)
+        try:
+            v.check_deal(Deal(tuple(tuple(Card.ALL[c] for c in h) for h in hands),
+                              {k: tuple(Card.ALL[c] for c in x) for k, x in
+                               (extra or {}).items()}))
+        except (InvalidDeal, IndexError) as exc:
+            raise ValueError(f"not a {self.variant} deal: {exc}") from None
+        seen = int(self.tables.params[P_SEEN])
         for s, h in enumerate(hands):
             hand = sum(1 << c for c in h)
             hid = sum(1 << c for c in h[seen:])
             row[K.HAND + s] = row[K.DEALT + s] = hand
             row[K.HID + s] = row[K.DEALT_HID + s] = hid
+        x = extra or {}
+        if "turned" in x:
+            row[K.OPENED] = row[K.TURNED] = x["turned"][0]
+        if "bottom" in x:
+            row[K.BOTTOM_CARD] = x["bottom"][0]
+        if "extra" in x:
+            row[K.EXTRA] = sum(1 << c for c in x["extra"])
         t = self.tables
         seat = int(row[K.TURN])
-        K.observe_row(self.state, game, seat, self.obs[game], t.params, t.offsets)
-        K.mask_row(self.state, game, seat, self.masks[game], t.params, *t.rules(),
-                   np.zeros((8, 4), np.int64))
+        K.observe_row(self.state, game, seat, self.obs[game], t.rules())
+        K.mask_row(self.state, game, seat, self.masks[game], t.rules(),
+                   np.zeros((8, 5), np.int64))
 
     def round_index(self, game: int) -> int:
         """How many deals of ``game``'s current match were dealt (1 for its first)."""

@@ -88,9 +88,9 @@ class BelaVectorEnv(VectorEnv):
     def _run(self, actions: npt.NDArray[np.int64], start: int) -> None:
         g, t = self.games, self.games.tables
         K.step_learner(g.state, g.rng, self.opponent_rng, actions, self.seat, self.policy,
-                       self.weights, self.sizes, t.params, t.offsets, *t.rules(), g.masks,
-                       g.obs, self.rewards, self.ends, self.illegal, self.final_obs,
-                       self.final_masks, self.illegal_penalty, start)
+                       self.weights, self.sizes, t.rules(), g.masks, g.obs, self.rewards,
+                       self.ends, self.illegal, self.final_obs, self.final_masks,
+                       self.illegal_penalty, start)
 
     def _obs(self) -> Observation:
         return {"observation": self.games.obs.copy(), "action_mask": self.games.masks.copy()}

@@ -21,49 +21,80 @@ import numpy as np
 
 from ...solver.kernels import low_index, njit, popcount
 from .tables import (
+    B_CALL_GAINS,
+    B_CALL_THEN,
+    B_LEGAL,
+    B_NEXT,
+    B_PASS_FIXES,
+    B_PASS_REVEALS,
+    B_PASS_THEN,
+    B_RASPAS,
     O_BELAS,
     O_BIDS,
+    O_BOTTOM,
     O_CALLER,
     O_CONTRACT,
     O_CP,
     O_DEALER,
     O_DECL,
+    O_DISCARDS,
     O_DSEAT,
     O_DTIE,
+    O_EXCH,
     O_FIRST,
     O_HAND,
     O_LEADER,
+    O_OPENED,
     O_PHASE,
     O_PLAYED,
+    O_RASPAS,
     O_RULED,
     O_SIZES,
     O_TOTALS,
     O_TRICK,
     O_TURN,
+    O_TURNED,
     O_TW,
     O_TWINNER,
     O_UNSEEN,
     P_BELA_TRICK,
+    P_BOTTOM_POS,
     P_CALL_AT,
     P_CANCEL,
     P_CAPOT,
+    P_CAPOT_USED,
     P_DECLARE_AT,
+    P_DISCARD_AT,
+    P_EXTRA_POS,
+    P_FALL_KEEPS,
     P_HAND,
     P_HANG,
+    P_KEEP_AT,
     P_LAST,
     P_MAX_DEALS,
-    P_MUS,
     P_PASS_AT,
+    P_REDEAL_AT,
     P_REWARD,
     P_SEATS,
     P_SEEN,
+    P_SHOW_BOTTOM,
     P_SIDES,
+    P_SWAP_AT,
     P_TARGET,
+    P_TRUMP_SEQ,
+    P_TURNED_POS,
     P_ZERO_SUM,
     PH_BIDDING,
+    PH_DISCARD,
     PH_DONE,
+    PH_EXCHANGE,
     PH_PLAY,
 )
+
+# -- the rule arrays (tables.Tables.rules(), one tuple) ------------------------------------
+(R_P, R_OFF, R_FORB, R_BEATS, R_PTS, R_BELAM, R_BELAI, R_SEQN, R_SEQM, R_SEQS, R_SEQV,
+ R_SEQB, R_FM, R_FS, R_FV, R_BIDS, R_XP, R_PAIRS, R_DISC, R_DEALAT, R_REDEAL,
+ R_FACTOR) = range(22)
 
 # -- the state slots (per seat: 4 slots, per side: 3) --------------------------------------
 HAND = 0  # full hands (the unseen talon included)
@@ -94,7 +125,7 @@ DEALER = 74
 FIRST = 75
 TURN = 76
 CONTRACT = 77  # -1 none
-CALLER = 78
+CALLER = 78  # -1 none (raspas too, R34)
 HELD = 79  # R22 hang
 WINNER = 80  # the match's winning side, -1
 NTRICKS = 81  # tricks completed this round
@@ -102,7 +133,20 @@ ROUNDS = 82  # deals of this match so far
 DSIDE = 83  # the standing of the declarations (R11, R12): the side whose count, -1
 DSEAT = 84  # the seat holding the strongest, -1
 DTIE = 85  # whether the strongest were equal
-NSLOTS = 88
+DKEY = 86  # per seat: its strongest declaration's key (seniority, then trump, R37)
+EXCH = 90  # per seat: swapped (1), redealt (2), kept (4) (R32, R35)
+XQ = 94  # the seats still to be asked in the exchange, in order
+XQN = 98  # how many
+TURNED = 99  # the face-up card now (-1: none)
+OPENED = 100  # the card first turned face up
+BOTTOM = 101  # the bottom card once shown (belot2, R35), -1
+BOTTOM_CARD = 102  # the bottom card dealt
+EXTRA = 103  # the caller's extra cards (bela3, R26)
+DISCARDS = 104  # the caller's discards (bela3, R27)
+RASPAS = 105  # R34
+NBID = 106  # bids so far
+REDEALT = 107  # the last deal ended in a redeal (R35, R37: the same dealer deals)
+NSLOTS = 108
 
 _XS_MUL = np.uint64(0x2545F4914F6CDD1D)  # xorshift64* (Vigna)
 _S12, _S25, _S27, _S32 = np.uint64(12), np.uint64(25), np.uint64(27), np.uint64(32)
@@ -124,8 +168,8 @@ def rand_below(rng: np.ndarray, b: int, k: int) -> int:
 # -- queries --------------------------------------------------------------------------------
 @njit
 def legal_cards(S: np.ndarray, b: int, seat: int, FORB: np.ndarray) -> int:
-    """The cards ``seat`` may play (R16-R19): the duties are pairwise, so a card is refused
-    exactly when another card of the hand forbids it (:func:`bela.engine.explain.
+    """The cards ``seat`` may play (R16-R19, R36): the duties are pairwise, so a card is
+    refused exactly when another card of the hand forbids it (:func:`bela.engine.explain.
     play_forbidden`)."""
     hand = int(S[b, HAND + seat])
     if S[b, NTR] == 0:
@@ -142,11 +186,11 @@ def legal_cards(S: np.ndarray, b: int, seat: int, FORB: np.ndarray) -> int:
 
 
 @njit
-def held_declarations(hand: int, SEQN: np.ndarray, SEQM: np.ndarray, SEQS: np.ndarray,
-                      SEQV: np.ndarray, SEQB: np.ndarray, FM: np.ndarray, FS: np.ndarray,
-                      FV: np.ndarray, out: np.ndarray) -> int:
+def held_declarations(hand: int, R: tuple, out: np.ndarray) -> int:  # type: ignore[type-arg]
     """The declarations a hand holds, in the engine's order (suits, then fours, R8):
-    ``out[i] = (mask, strength, value, belot)``; returns how many."""
+    ``out[i] = (mask, strength, value, belot, suit or -1)``; returns how many."""
+    SEQN, SEQM, SEQS, SEQV, SEQB = R[R_SEQN], R[R_SEQM], R[R_SEQS], R[R_SEQV], R[R_SEQB]
+    FM, FS, FV = R[R_FM], R[R_FS], R[R_FV]
     k = 0
     for s in range(4):
         byte = (hand >> (8 * s)) & 255
@@ -155,6 +199,7 @@ def held_declarations(hand: int, SEQN: np.ndarray, SEQM: np.ndarray, SEQS: np.nd
             out[k, 1] = SEQS[byte, i]
             out[k, 2] = SEQV[byte, i]
             out[k, 3] = SEQB[byte]
+            out[k, 4] = s
             k += 1
     for i in range(FM.shape[0]):
         if hand & FM[i] == FM[i]:
@@ -162,47 +207,52 @@ def held_declarations(hand: int, SEQN: np.ndarray, SEQM: np.ndarray, SEQS: np.nd
             out[k, 1] = FS[i]
             out[k, 2] = FV[i]
             out[k, 3] = 0
+            out[k, 4] = -1
             k += 1
     return k
 
 
 @njit
 def _side_best(S: np.ndarray, b: int, side: int, n: int, sides: int, first: int
-               ) -> tuple[int, int, int]:
-    """A side's strongest announced declaration: (strength, -turn order, seat), R11, R12."""
-    best_s = -1
+               ) -> tuple[int, int, int, int]:
+    """A side's strongest announced declaration: (key, -turn order, seat, seniority)."""
+    best_k = -1
     best_o = 0
     seat_of = -1
+    best_s = -1
     for seat in range(side, n, sides):
-        st = S[b, DSTR + seat]
+        key = S[b, DKEY + seat]
         order = -((seat - first) % n)
-        if st >= 0 and (st > best_s or (st == best_s and order > best_o)):
-            best_s = st
+        if key >= 0 and (key > best_k or (key == best_k and order > best_o)):
+            best_k = key
             best_o = order
             seat_of = seat
-    return best_s, best_o, seat_of
+            best_s = S[b, DSTR + seat]
+    return best_k, best_o, seat_of, best_s
 
 
 @njit
 def update_standing(S: np.ndarray, b: int, P: np.ndarray) -> None:
-    """Whose declarations count (R11, R12) into DSIDE, DSEAT, DTIE: the side holding the
-    strongest (ties to the earlier seat from the first), or none when nothing was announced
-    or, with ``equal_declarations = cancel``, the strongest of two sides are equal."""
+    """Whose declarations count (R11, R12, R37) into DSIDE, DSEAT, DTIE: the side holding
+    the strongest (ties to the earlier seat from the first), or none when nothing was
+    announced or, with ``equal_declarations = cancel``, the strongest of two sides are
+    equal (in seniority: the tie of :func:`bela.engine.scoring.declaration_standing`)."""
     n = P[P_SEATS]
     sides = P[P_SIDES]
     first = S[b, FIRST]
     top = -1
-    top_s = -1
+    top_k = -1
     top_o = 0
     top_seat = -1
+    top_s = -1
     for side in range(sides):
-        st, order, seat = _side_best(S, b, side, n, sides, first)
-        if st >= 0 and (top < 0 or st > top_s or (st == top_s and order > top_o)):
-            top, top_s, top_o, top_seat = side, st, order, seat
+        key, order, seat, st = _side_best(S, b, side, n, sides, first)
+        if key >= 0 and (top < 0 or key > top_k or (key == top_k and order > top_o)):
+            top, top_k, top_o, top_seat, top_s = side, key, order, seat, st
     tie = 0
     if top >= 0:
         for side in range(sides):
-            if side != top and _side_best(S, b, side, n, sides, first)[0] == top_s:
+            if side != top and _side_best(S, b, side, n, sides, first)[3] == top_s:
                 tie = 1
     if tie and P[P_CANCEL]:
         top = -1
@@ -214,9 +264,12 @@ def update_standing(S: np.ndarray, b: int, P: np.ndarray) -> None:
 
 # -- dealing --------------------------------------------------------------------------------
 @njit
-def deal(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray) -> None:
-    """The next deal of game ``b``'s match (R5, R6, R39): a shuffled deck, ``hand`` cards
-    to each seat, of which the first ``seen`` are seen before the own bid."""
+def deal(S: np.ndarray, rng: np.ndarray, b: int, R: tuple) -> None:  # type: ignore[type-arg]
+    """The next deal of game ``b``'s match (R5, R6, R39): a shuffled deck dealt as the
+    variant deals it (``deal_from_deck``'s positions), the first ``seen`` cards of each
+    hand seen before the own bid."""
+    P = R[R_P]
+    AT = R[R_DEALAT]
     n = P[P_SEATS]
     k = P[P_HAND]
     deck = np.arange(32)
@@ -225,13 +278,15 @@ def deal(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray) -> None:
         deck[i], deck[j] = deck[j], deck[i]
     if S[b, ROUNDS] == 0:
         dealer = n - 1
+    elif S[b, REDEALT]:
+        dealer = S[b, DEALER]  # R37: after a redeal the same dealer deals again
     else:
         dealer = S[b, FIRST]  # R39: the deal passes to the right
     for s in range(n):
         hand = 0
         hid = 0
         for i in range(k):
-            bit = 1 << deck[s * k + i]
+            bit = 1 << deck[AT[s, i]]
             hand |= bit
             if i >= P[P_SEEN]:
                 hid |= bit
@@ -245,10 +300,24 @@ def deal(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray) -> None:
         S[b, DECN + s] = -1
         S[b, DVAL + s] = 0
         S[b, DSTR + s] = -1
+        S[b, DKEY + s] = -1
         S[b, DMASK + s] = 0
         S[b, BELA + s] = 0
         S[b, LASTBID + s] = -1
         S[b, NBIDS + s] = 0
+        S[b, EXCH + s] = 0
+    turned = deck[P[P_TURNED_POS]] if P[P_TURNED_POS] >= 0 else -1
+    S[b, TURNED] = turned
+    S[b, OPENED] = turned
+    S[b, BOTTOM] = -1
+    S[b, BOTTOM_CARD] = deck[P[P_BOTTOM_POS]] if P[P_BOTTOM_POS] >= 0 else -1
+    at = P[P_EXTRA_POS]
+    S[b, EXTRA] = (1 << deck[at]) | (1 << deck[at + 1]) if at >= 0 else 0
+    S[b, DISCARDS] = 0
+    S[b, RASPAS] = 0
+    S[b, NBID] = 0
+    S[b, XQN] = 0
+    S[b, REDEALT] = 0
     for side in range(3):
         S[b, CP + side] = 0
         S[b, TW + side] = 0
@@ -271,27 +340,31 @@ def deal(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray) -> None:
 
 
 @njit
-def new_match(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray) -> None:
+def new_match(S: np.ndarray, rng: np.ndarray, b: int, R: tuple) -> None:  # type: ignore[type-arg]
     for side in range(3):
         S[b, TOT + side] = 0
         S[b, SCORE + side] = 0
     S[b, HELD] = 0
     S[b, WINNER] = -1
     S[b, ROUNDS] = 0
-    deal(S, rng, b, P)
+    S[b, REDEALT] = 0
+    deal(S, rng, b, R)
 
 
 # -- scoring and booking --------------------------------------------------------------------
 @njit
-def book(S: np.ndarray, b: int, P: np.ndarray, scores: np.ndarray, belot: int, hang: int,
-         held: int) -> None:
-    """Write a deal's ``scores`` on the sheet (R10 belot, R22 hang, R25 the target)."""
+def book(S: np.ndarray, b: int, P: np.ndarray, s0: int, s1: int, s2: int, belot: int,
+         hang: int, held: int, redeal: int) -> None:
+    """Write a deal's scores (per side ``s0 s1 s2``) on the sheet (R10 belot, R22 hang and
+    the held points, R25 the target; a redeal writes nothing, R35)."""
     sides = P[P_SIDES]
+    scores = (s0, s1, s2)
+    out0, out1, out2 = s0, s1, s2
     if belot >= 0:
         S[b, WINNER] = belot
     elif hang:
         S[b, HELD] += held
-    elif S[b, HELD] != 0:
+    elif S[b, HELD] != 0 and not redeal:
         top = scores[0]
         for side in range(1, sides):
             top = max(top, scores[side])
@@ -302,12 +375,19 @@ def book(S: np.ndarray, b: int, P: np.ndarray, scores: np.ndarray, belot: int, h
                 count += 1
                 at = side
         if count == 1:  # R22: held points go to the side scoring more
-            scores[at] += S[b, HELD]
+            if at == 0:
+                out0 += S[b, HELD]
+            elif at == 1:
+                out1 += S[b, HELD]
+            else:
+                out2 += S[b, HELD]
             S[b, HELD] = 0
+    S[b, SCORE] = out0
+    S[b, SCORE + 1] = out1
+    S[b, SCORE + 2] = out2
     top = -1 << 40
     for side in range(sides):
-        S[b, SCORE + side] = scores[side]
-        S[b, TOT + side] += scores[side]
+        S[b, TOT + side] += S[b, SCORE + side]
         top = max(top, S[b, TOT + side])
     if S[b, WINNER] < 0 and top >= P[P_TARGET]:  # R25
         count = 0
@@ -321,92 +401,219 @@ def book(S: np.ndarray, b: int, P: np.ndarray, scores: np.ndarray, belot: int, h
 
 
 @njit
-def score_round(S: np.ndarray, b: int, P: np.ndarray) -> None:
-    """Score a deal whose tricks are all played (R12, R14, R15, R21-R23) and book it."""
+def score_round(S: np.ndarray, b: int, R: tuple) -> None:  # type: ignore[type-arg]
+    """Score a deal whose tricks are all played and book it: raspas each minus the points
+    he took (R37); else the card points (the caller's discards his, R27), the declarations
+    of the side holding the strongest if it took a trick (R12, R15), bela (R14, R15, R37),
+    all of it times the contract's factor (R36), then štiglja (R23), pass (R21), hang or
+    fall (R22, R28)."""
+    P = R[R_P]
     sides = P[P_SIDES]
     n = P[P_SEATS]
-    own = np.zeros(3, np.int64)
-    scores = np.zeros(3, np.int64)
-    for side in range(sides):
-        own[side] = S[b, CP + side]
+    ct = S[b, CONTRACT]
+    if S[b, RASPAS]:
+        book(S, b, P, -S[b, CP], -S[b, CP + 1], -S[b, CP + 2], -1, 0, 0, 0)
+        return
+    own0, own1, own2 = S[b, CP], S[b, CP + 1], S[b, CP + 2]
+    cs = S[b, CALLER] % sides
+    disc = S[b, DISCARDS]
+    pts = 0
+    while disc != 0:
+        bit = disc & -disc
+        disc ^= bit
+        pts += R[R_PTS][ct, low_index(bit)]
     to = S[b, DSIDE]
+    extra = np.zeros(3, np.int64)
+    extra[cs] += pts
     if to >= 0 and S[b, TW + to] > 0:  # R15
         for seat in range(n):
             if seat % sides == to:
-                own[to] += S[b, DVAL + seat]
+                extra[to] += S[b, DVAL + seat]
     for seat in range(n):
         side = seat % sides
         if S[b, TW + side] > 0 or not P[P_BELA_TRICK]:
-            own[side] += 20 * popcount(S[b, BELA + seat])
-    total = 0
-    for side in range(sides):
-        total += own[side]
+            extra[side] += 20 * popcount(S[b, BELA + seat])
+    f = R[R_FACTOR][ct]
+    own = np.zeros(3, np.int64)
+    own[0] = f * (own0 + extra[0])
+    own[1] = f * (own1 + extra[1])
+    own[2] = f * (own2 + extra[2]) if sides > 2 else 0
+    total = own[0] + own[1] + own[2]
     ntricks = 0
     for side in range(sides):
         ntricks += S[b, TW + side]
     capot = -1
-    for side in range(sides):
-        if S[b, TW + side] == ntricks:
-            capot = side
-            break
+    if P[P_CAPOT_USED]:
+        for side in range(sides):
+            if S[b, TW + side] == ntricks:
+                capot = side
+                break
+    scores = np.zeros(3, np.int64)
     hang = 0
     held = 0
     if capot >= 0:  # R23
         scores[capot] = total + P[P_CAPOT]
+    elif 2 * own[cs] > total:  # R21
+        scores[:] = own
+    elif 2 * own[cs] == total and P[P_HANG]:  # R22 hang
+        scores[:] = own
+        scores[cs] = 0
+        hang = 1
+        held = own[cs]
+    elif P[P_FALL_KEEPS]:  # R28: the others keep their own points
+        scores[:] = own
+        scores[cs] = 0
+    else:  # R22 fall
+        scores[1 - cs] = total
+    book(S, b, P, scores[0], scores[1], scores[2], -1, hang, held, 0)
+
+
+# -- the phases -----------------------------------------------------------------------------
+@njit
+def _start_play(S: np.ndarray, b: int) -> None:
+    S[b, PHASE] = PH_PLAY
+    S[b, TURN] = S[b, FIRST]  # R16, R33, R35: the first seat leads
+
+
+@njit
+def _next_exchange(S: np.ndarray, b: int) -> None:
+    k = S[b, XQN]
+    if k == 0:
+        _start_play(S, b)
+        return
+    S[b, PHASE] = PH_EXCHANGE
+    S[b, TURN] = S[b, XQ]
+    for i in range(k - 1):
+        S[b, XQ + i] = S[b, XQ + i + 1]
+    S[b, XQN] = k - 1
+
+
+@njit
+def _exchange_possible(S: np.ndarray, b: int, R: tuple) -> int:  # type: ignore[type-arg]
+    t = S[b, TURNED]
+    return int(R[R_XP][S[b, CONTRACT], 32 if t < 0 else t, S[b, RASPAS]])
+
+
+@njit
+def _ask_all(S: np.ndarray, b: int, start: int, n: int) -> None:
+    for i in range(n):
+        S[b, XQ + i] = (start + i) % n
+    S[b, XQN] = n
+
+
+@njit
+def _fix_contract(S: np.ndarray, b: int, R: tuple, contract: int, caller: int,  # type: ignore[type-arg]
+                  raspas: int, then: int, gains: int) -> None:
+    """The bidding is over (the round's ``_bid``): every hand seen, the bottom card shown
+    (R35), the caller's extra cards (R27), then the discard, the exchange or the play."""
+    P = R[R_P]
+    n = P[P_SEATS]
+    for s in range(n):
+        S[b, HID + s] = 0
+    S[b, CONTRACT] = contract
+    S[b, CALLER] = caller
+    S[b, RASPAS] = raspas
+    if P[P_SHOW_BOTTOM]:
+        S[b, BOTTOM] = S[b, BOTTOM_CARD]
+    if gains:
+        S[b, HAND + caller] |= S[b, EXTRA]
+    if then == PH_DISCARD:
+        S[b, PHASE] = PH_DISCARD
+        S[b, TURN] = caller
+    elif then == PH_EXCHANGE:
+        S[b, XQN] = 0
+        if _exchange_possible(S, b, R):
+            _ask_all(S, b, S[b, FIRST], n)
+        _next_exchange(S, b)
     else:
-        cs = S[b, CALLER] % sides
-        mine = own[cs]
-        if 2 * mine > total:  # R21
-            for side in range(sides):
-                scores[side] = own[side]
-        elif 2 * mine == total and P[P_HANG]:  # R22 hang
-            for side in range(sides):
-                scores[side] = own[side]
-            scores[cs] = 0
-            hang = 1
-            held = own[cs]
-        else:  # R22 fall
-            scores[1 - cs] = total
-    book(S, b, P, scores, -1, hang, held)
+        _start_play(S, b)
+
+
+@njit
+def _exchange_rights(S: np.ndarray, b: int, seat: int, R: tuple) -> tuple[int, int]:  # type: ignore[type-arg]
+    """Whether ``seat`` may swap the 7 of trump for the face-up card (R32, R35: trump is
+    the opened card's suit, not raspas) and whether it may redeal (four of a redeal rank,
+    R35)."""
+    P = R[R_P]
+    hand = S[b, HAND + seat]
+    ct = S[b, CONTRACT]
+    swap = 0
+    opened = S[b, OPENED]
+    if (P[P_SWAP_AT] >= 0 and not S[b, RASPAS] and opened >= 0 and ct == opened >> 3
+            and hand >> (8 * ct) & 1):
+        swap = 1
+    redeal = 0
+    if P[P_REDEAL_AT] >= 0:
+        RM = R[R_REDEAL]
+        for i in range(RM.shape[0]):
+            if RM[i] != 0 and hand & RM[i] == RM[i]:
+                redeal = 1
+    return swap, redeal
 
 
 # -- actions --------------------------------------------------------------------------------
 @njit
-def apply(S: np.ndarray, b: int, a: int, P: np.ndarray, FORB: np.ndarray, BEATS: np.ndarray,
-          PTS: np.ndarray, BELAM: np.ndarray, BELAI: np.ndarray, SEQN: np.ndarray,
-          SEQM: np.ndarray, SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray,
-          FM: np.ndarray, FS: np.ndarray, FV: np.ndarray, held: np.ndarray) -> None:
+def apply(S: np.ndarray, b: int, a: int, R: tuple, held: np.ndarray) -> None:  # type: ignore[type-arg]
     """Apply the legal action index ``a`` of the seat to act in game ``b``."""
+    P = R[R_P]
     n = P[P_SEATS]
     seat = S[b, TURN]
-    if S[b, PHASE] == PH_BIDDING:
+    phase = S[b, PHASE]
+    if phase == PH_BIDDING:
+        opened = S[b, OPENED]
+        row = R[R_BIDS][4 if opened < 0 else opened >> 3, S[b, NBID]]
+        S[b, NBID] += 1
+        S[b, NBIDS + seat] += 1
         if a == P[P_PASS_AT]:
-            S[b, HID + seat] = 0  # R6: the talon is seen after the own bid
             S[b, LASTBID + seat] = 0
-            S[b, NBIDS + seat] += 1
-            S[b, TURN] = (seat + 1) % n
+            if row[B_PASS_FIXES]:  # R34: four passes, raspas in the opened suit
+                _fix_contract(S, b, R, opened >> 3, -1, row[B_RASPAS], row[B_PASS_THEN], 0)
+                return
+            if row[B_PASS_REVEALS]:
+                S[b, HID + seat] = 0  # R6: the talon is seen after the own bid
+            S[b, TURN] = (seat + row[B_NEXT]) % n
             return
         contract = -1
         for c in range(6):
             if P[P_CALL_AT + c] == a:
                 contract = c
         S[b, LASTBID + seat] = 1 + contract
-        S[b, NBIDS + seat] += 1
-        for s in range(n):
-            S[b, HID + s] = 0
-        S[b, CONTRACT] = contract
-        S[b, CALLER] = seat
-        S[b, PHASE] = PH_PLAY
-        S[b, TURN] = S[b, FIRST]  # R16
+        _fix_contract(S, b, R, contract, seat, 0, row[B_CALL_THEN], row[B_CALL_GAINS])
+        return
+    if phase == PH_DISCARD:  # R27: two cards away, then the first seat leads
+        d = R[R_DISC][a - P[P_DISCARD_AT]]
+        m = (1 << d[0]) | (1 << d[1])
+        S[b, DISCARDS] = m
+        S[b, HAND + seat] &= ~m
+        _start_play(S, b)
+        return
+    if phase == PH_EXCHANGE:
+        if a == P[P_KEEP_AT]:
+            S[b, EXCH + seat] |= 4
+            _next_exchange(S, b)
+        elif a == P[P_REDEAL_AT]:  # R35: the round ends unscored, the dealer deals again
+            S[b, EXCH + seat] |= 2
+            S[b, PHASE] = PH_DONE
+            S[b, REDEALT] = 1
+            book(S, b, P, 0, 0, 0, -1, 0, 0, 1)
+        else:  # R32, R35: the 7 of trump for the face-up card
+            S[b, EXCH + seat] |= 1
+            seven = 8 * S[b, CONTRACT]
+            S[b, HAND + seat] = (S[b, HAND + seat] & ~(1 << seven)) | (1 << S[b, TURNED])
+            S[b, TURNED] = seven
+            S[b, XQN] = 0
+            if _exchange_possible(S, b, R):  # R35: all asked again from the swapper
+                _ask_all(S, b, seat, n)
+            _next_exchange(S, b)
         return
     declare_at = P[P_DECLARE_AT]
     if declare_at <= a < declare_at + 15:  # R13: a subset of the held declarations
-        k = held_declarations(S[b, HAND + seat], SEQN, SEQM, SEQS, SEQV, SEQB, FM, FS, FV,
-                              held)
+        k = held_declarations(S[b, HAND + seat], R, held)
         bits = a - declare_at + 1
         count = 0
         val = 0
         st = -1
+        key = -1
         mask = 0
         belot = 0
         for i in range(k):
@@ -414,20 +621,23 @@ def apply(S: np.ndarray, b: int, a: int, P: np.ndarray, FORB: np.ndarray, BEATS:
                 count += 1
                 val += held[i, 2]
                 st = max(st, held[i, 1])
+                trump = P[P_TRUMP_SEQ] and held[i, 4] == S[b, CONTRACT] and held[i, 3] == 0
+                key = max(key, 2 * held[i, 1] + (1 if trump else 0))
                 mask |= held[i, 0]
                 belot |= held[i, 3]
         S[b, DECN + seat] = count
         S[b, DVAL + seat] = val
         S[b, DSTR + seat] = st
+        S[b, DKEY + seat] = key
         S[b, DMASK + seat] = mask
         update_standing(S, b, P)
         if belot:  # R10: the round ends, the holder's side wins the match
             S[b, PHASE] = PH_DONE
-            scores = np.zeros(3, np.int64)
-            book(S, b, P, scores, seat % P[P_SIDES], 0, 0)
+            book(S, b, P, 0, 0, 0, seat % P[P_SIDES], 0, 0, 0)
         return
     card = a
     if a >= 32:  # a bela play (R14)
+        BELAI = R[R_BELAI]
         for c in range(32):
             if BELAI[c] == a:
                 card = c
@@ -445,8 +655,8 @@ def apply(S: np.ndarray, b: int, a: int, P: np.ndarray, FORB: np.ndarray, BEATS:
         S[b, LEADER] = seat
     else:
         win = S[b, WIN]
-        S[b, RULED + seat] |= FORB[ct, S[b, LEAD], win, card]
-        if BEATS[ct, win] >> card & 1:
+        S[b, RULED + seat] |= R[R_FORB][ct, S[b, LEAD], win, card]
+        if R[R_BEATS][ct, win] >> card & 1:
             S[b, WIN] = card
             S[b, WSEAT] = seat
     S[b, TRICK + seat] = card
@@ -457,6 +667,7 @@ def apply(S: np.ndarray, b: int, a: int, P: np.ndarray, FORB: np.ndarray, BEATS:
     winner = S[b, WSEAT]
     side = winner % P[P_SIDES]
     gained = 0
+    PTS = R[R_PTS]
     for s in range(n):
         gained += PTS[ct, S[b, TRICK + s]]
         S[b, TRICK + s] = -1
@@ -474,43 +685,68 @@ def apply(S: np.ndarray, b: int, a: int, P: np.ndarray, FORB: np.ndarray, BEATS:
     S[b, TURN] = winner  # R16
     if last:
         S[b, PHASE] = PH_DONE
-        score_round(S, b, P)
+        score_round(S, b, R)
 
 
 @njit
-def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, P: np.ndarray,
-             FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray, BELAM: np.ndarray,
-             BELAI: np.ndarray, SEQN: np.ndarray,
-             SEQM: np.ndarray, SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray,
-             FM: np.ndarray, FS: np.ndarray, FV: np.ndarray, held: np.ndarray) -> int:
+def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, R: tuple,  # type: ignore[type-arg]
+             held: np.ndarray) -> int:
     """Write ``seat``'s action mask (zero off turn); returns how many actions are legal."""
+    P = R[R_P]
     out[:] = 0
     phase = S[b, PHASE]
     if phase == PH_DONE or S[b, TURN] != seat:
         return 0
     count = 0
+    hand = S[b, HAND + seat]
     if phase == PH_BIDDING:
-        if not (P[P_MUS] and seat == S[b, DEALER]):  # R7: the dealer must call
+        opened = S[b, OPENED]
+        legal = R[R_BIDS][4 if opened < 0 else opened >> 3, S[b, NBID], B_LEGAL]
+        if legal & 1:
             out[P[P_PASS_AT]] = 1
             count += 1
-        for c in range(4):
-            out[P[P_CALL_AT + c]] = 1
-            count += 1
+        for c in range(6):
+            if legal >> (c + 1) & 1:
+                out[P[P_CALL_AT + c]] = 1
+                count += 1
         return count
-    hand = S[b, HAND + seat]
-    if S[b, DECN + seat] < 0 and S[b, NTRICKS] == 0:  # R13
-        k = held_declarations(hand, SEQN, SEQM, SEQS, SEQV, SEQB, FM, FS, FV, held)
+    if phase == PH_DISCARD:
+        PAIRS = R[R_PAIRS]
+        m = hand
+        while m != 0:
+            bit = m & -m
+            m ^= bit
+            x = low_index(bit)
+            rest = m
+            while rest != 0:
+                bit2 = rest & -rest
+                rest ^= bit2
+                out[PAIRS[x, low_index(bit2)]] = 1
+                count += 1
+        return count
+    if phase == PH_EXCHANGE:
+        swap, redeal = _exchange_rights(S, b, seat, R)
+        if swap:
+            out[P[P_SWAP_AT]] = 1
+        if redeal:
+            out[P[P_REDEAL_AT]] = 1
+        out[P[P_KEEP_AT]] = 1
+        return 1 + swap + redeal
+    if S[b, DECN + seat] < 0 and S[b, NTRICKS] == 0 and not S[b, RASPAS]:  # R13, R37
+        k = held_declarations(hand, R, held)
         at = P[P_DECLARE_AT]
         for i in range((1 << k) - 1):
             out[at + i] = 1
             count += 1
-    legal = legal_cards(S, b, seat, FORB)
-    kq = hand & BELAM[S[b, CONTRACT]]
+    legal = legal_cards(S, b, seat, R[R_FORB])
     bela = 0
-    for s in range(4):
-        pair = kq & (0b01100000 << (8 * s))
-        if popcount(pair) == 2:
-            bela |= pair
+    if not S[b, RASPAS]:
+        kq = hand & R[R_BELAM][S[b, CONTRACT]]
+        for s in range(4):
+            pair = kq & (0b01100000 << (8 * s))
+            if popcount(pair) == 2:
+                bela |= pair
+    BELAI = R[R_BELAI]
     m = legal
     while m != 0:
         bit = m & -m
@@ -540,9 +776,11 @@ def _clip(x: float) -> float:
 
 
 @njit
-def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, P: np.ndarray,
-                OFF: np.ndarray) -> None:
+def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: tuple  # type: ignore[type-arg]
+                ) -> None:
     """Write ``me``'s observation (:func:`bela.rl.spaces.observe`) into ``out``."""
+    P = R[R_P]
+    OFF = R[R_OFF]
     n = P[P_SEATS]
     sides = P[P_SIDES]
     out[:] = 0.0
@@ -558,22 +796,38 @@ def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, P: np.ndarray,
         _cards(out, OFF[O_RULED] + 32 * r, S[b, RULED + s])
     if S[b, LEADER] >= 0:
         out[OFF[O_LEADER] + (S[b, LEADER] - me) % n] = 1.0
+    if S[b, TURNED] >= 0:
+        out[OFF[O_TURNED] + S[b, TURNED]] = 1.0
+        out[OFF[O_OPENED] + S[b, OPENED]] = 1.0
+    if S[b, BOTTOM] >= 0:
+        out[OFF[O_BOTTOM] + S[b, BOTTOM]] = 1.0
+    if me == S[b, CALLER]:
+        _cards(out, OFF[O_DISCARDS], S[b, DISCARDS])
     contract = S[b, CONTRACT]
     out[OFF[O_CONTRACT] + (6 if contract < 0 else contract)] = 1.0
     caller = S[b, CALLER]
     out[OFF[O_CALLER] + (n if caller < 0 else (caller - me) % n)] = 1.0
+    out[OFF[O_RASPAS]] = S[b, RASPAS]
     for r in range(n):
         s = (me + r) % n
         at = OFF[O_BIDS] + 8 * r
         if S[b, LASTBID + s] >= 0:
             out[at + S[b, LASTBID + s]] = 1.0
         out[at + 7] = min(S[b, NBIDS + s] / 4, 1.0)
+        x = S[b, EXCH + s]
+        at = OFF[O_EXCH] + 3 * r
+        out[at] = x & 1
+        out[at + 1] = x >> 1 & 1
+        if s == me:
+            out[at + 2] = x >> 2 & 1  # keeping is silent (R32, R35)
     dside = S[b, DSIDE]
     dseat = S[b, DSEAT]
-    dtie = S[b, DTIE]
     shown = dside if (S[b, NTRICKS] > 0 or phase == PH_DONE) else -1
     for r in range(n):
         s = (me + r) % n
+        for suit in range(4):
+            if S[b, BELA + s] >> suit & 1:
+                out[OFF[O_BELAS] + 4 * r + suit] = 1.0
         if S[b, DECN + s] < 0:
             continue
         at = OFF[O_DECL] + 36 * r
@@ -583,13 +837,8 @@ def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, P: np.ndarray,
         out[at + 3] = min(max(S[b, DSTR + s], 0) / 10_000, 1.0)
         if s == me or (shown >= 0 and s % sides == shown):
             _cards(out, at + 4, S[b, DMASK + s])
-    for r in range(n):
-        s = (me + r) % n
-        for suit in range(4):
-            if S[b, BELA + s] >> suit & 1:
-                out[OFF[O_BELAS] + 4 * r + suit] = 1.0
     out[OFF[O_DSEAT] + (n if dseat < 0 else (dseat - me) % n)] = 1.0
-    out[OFF[O_DTIE]] = dtie
+    out[OFF[O_DTIE]] = S[b, DTIE]
     mine = me % sides
     target = float(P[P_TARGET])
     for i in range(sides):
@@ -628,29 +877,27 @@ def deal_rewards(S: np.ndarray, b: int, P: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit
-def after_action(S: np.ndarray, rng: np.ndarray, b: int, P: np.ndarray, rewards: np.ndarray
-                 ) -> int:
+def after_action(S: np.ndarray, rng: np.ndarray, b: int, R: tuple,  # type: ignore[type-arg]
+                 rewards: np.ndarray) -> int:
     """After an action: the deal's rewards when it ended, then the next deal; returns 0 while
     the match goes on, 1 when it ended (terminated), 2 when ``max_deals`` cut it
     (truncated).  Game ``b`` is left at its final position on 1 and 2."""
     if S[b, PHASE] != PH_DONE:
         return 0
+    P = R[R_P]
     deal_rewards(S, b, P, rewards)
     if S[b, WINNER] >= 0:
         return 1
     if P[P_MAX_DEALS] > 0 and S[b, ROUNDS] >= P[P_MAX_DEALS]:
         return 2
-    deal(S, rng, b, P)
+    deal(S, rng, b, R)
     return 0
 
 
 @njit
-def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, P: np.ndarray,
-             OFF: np.ndarray, FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray,
-             BELAM: np.ndarray, BELAI: np.ndarray, SEQN: np.ndarray, SEQM: np.ndarray,
-             SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray, FM: np.ndarray,
-             FS: np.ndarray, FV: np.ndarray, masks: np.ndarray, obs: np.ndarray,
-             seats: np.ndarray, rewards: np.ndarray, ends: np.ndarray) -> int:
+def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, R: tuple,  # type: ignore[type-arg]
+             masks: np.ndarray, obs: np.ndarray, seats: np.ndarray, rewards: np.ndarray,
+             ends: np.ndarray) -> int:
     """One action in every game (``actions[b]`` for the seat to act, checked against
     ``masks``, the masks written by the last call); then the new seat to act's observation,
     mask and seat.  ``ends``: 0, 1 terminated, 2 truncated (the game was reset: the row is
@@ -662,39 +909,32 @@ def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, P: np.ndarray,
         a = actions[b]
         if a < 0 or a >= na or masks[b, a] == 0:
             return b
-    held = np.zeros((_MAX_HELD, 4), np.int64)
+    held = np.zeros((_MAX_HELD, 5), np.int64)
     rewards[:] = 0.0
     for b in range(B):
-        apply(S, b, actions[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV,
-              SEQB, FM, FS, FV, held)
-        end = after_action(S, rng, b, P, rewards[b])
+        apply(S, b, actions[b], R, held)
+        end = after_action(S, rng, b, R, rewards[b])
         ends[b] = end
         if end != 0:
-            new_match(S, rng, b, P)
+            new_match(S, rng, b, R)
         seat = S[b, TURN]
         seats[b] = seat
-        observe_row(S, b, seat, obs[b], P, OFF)
-        mask_row(S, b, seat, masks[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV,
-                 SEQB, FM, FS, FV, held)
+        observe_row(S, b, seat, obs[b], R)
+        mask_row(S, b, seat, masks[b], R, held)
     return -1
 
 
 @njit
-def reset_all(S: np.ndarray, rng: np.ndarray, P: np.ndarray, OFF: np.ndarray,
-              FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray, BELAM: np.ndarray,
-              BELAI: np.ndarray, SEQN: np.ndarray,
-              SEQM: np.ndarray, SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray,
-              FM: np.ndarray, FS: np.ndarray, FV: np.ndarray, masks: np.ndarray,
+def reset_all(S: np.ndarray, rng: np.ndarray, R: tuple, masks: np.ndarray,  # type: ignore[type-arg]
               obs: np.ndarray, seats: np.ndarray) -> None:
     """A new match in every game, and the first seat to act's observation and mask."""
-    held = np.zeros((_MAX_HELD, 4), np.int64)
+    held = np.zeros((_MAX_HELD, 5), np.int64)
     for b in range(S.shape[0]):
-        new_match(S, rng, b, P)
+        new_match(S, rng, b, R)
         seat = S[b, TURN]
         seats[b] = seat
-        observe_row(S, b, seat, obs[b], P, OFF)
-        mask_row(S, b, seat, masks[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV,
-                 SEQB, FM, FS, FV, held)
+        observe_row(S, b, seat, obs[b], R)
+        mask_row(S, b, seat, masks[b], R, held)
 
 
 @njit
@@ -762,19 +1002,15 @@ def _first_legal(mask: np.ndarray) -> int:
 
 @njit
 def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner: int,
-               policy: int, W: np.ndarray, sizes: np.ndarray, P: np.ndarray, OFF: np.ndarray,
-               FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray, BELAM: np.ndarray,
-               BELAI: np.ndarray, SEQN: np.ndarray, SEQM: np.ndarray, SEQS: np.ndarray,
-               SEQV: np.ndarray, SEQB: np.ndarray, FM: np.ndarray, FS: np.ndarray,
-               FV: np.ndarray, held: np.ndarray, x: np.ndarray, m: np.ndarray,
-               h0: np.ndarray, h1: np.ndarray, rewards: np.ndarray) -> int:
+               policy: int, W: np.ndarray, sizes: np.ndarray, R: tuple,  # type: ignore[type-arg]
+               held: np.ndarray, x: np.ndarray, m: np.ndarray, h0: np.ndarray,
+               h1: np.ndarray, rewards: np.ndarray) -> int:
     """The other seats act until the learner is to act or the match ends (after_action)."""
     while S[b, TURN] != learner:
         seat = S[b, TURN]
-        count = mask_row(S, b, seat, m, P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV,
-                         SEQB, FM, FS, FV, held)
+        count = mask_row(S, b, seat, m, R, held)
         if policy == POLICY_NETWORK:
-            observe_row(S, b, seat, x, P, OFF)
+            observe_row(S, b, seat, x, R)
             a = network_action(x, m, W, sizes, h0, h1)
         else:
             k = rand_below(orng, b, count)
@@ -785,9 +1021,8 @@ def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner
                         a = i
                         break
                     k -= 1
-        apply(S, b, a, P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV, SEQB,
-              FM, FS, FV, held)
-        end = after_action(S, rng, b, P, rewards)
+        apply(S, b, a, R, held)
+        end = after_action(S, rng, b, R, rewards)
         if end != 0:
             return end
     return 0
@@ -795,11 +1030,8 @@ def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner
 
 @njit
 def step_learner(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, actions: np.ndarray,
-                 learner: int, policy: int, W: np.ndarray, sizes: np.ndarray, P: np.ndarray,
-                 OFF: np.ndarray, FORB: np.ndarray, BEATS: np.ndarray, PTS: np.ndarray,
-                 BELAM: np.ndarray, BELAI: np.ndarray, SEQN: np.ndarray, SEQM: np.ndarray,
-                 SEQS: np.ndarray, SEQV: np.ndarray, SEQB: np.ndarray, FM: np.ndarray,
-                 FS: np.ndarray, FV: np.ndarray, masks: np.ndarray, obs: np.ndarray,
+                 learner: int, policy: int, W: np.ndarray, sizes: np.ndarray,
+                 R: tuple, masks: np.ndarray, obs: np.ndarray,  # type: ignore[type-arg]
                  rewards: np.ndarray, ends: np.ndarray, illegal: np.ndarray,
                  final_obs: np.ndarray, final_masks: np.ndarray, penalty: float,
                  start: int) -> None:
@@ -808,8 +1040,8 @@ def step_learner(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, actions: np.n
     again; a match that ends is written into ``final_obs`` / ``final_masks`` and a new one
     begins in the same step.  ``start``: 1 to begin every game with a new match instead
     (``reset``)."""
-    n = P[P_SEATS]
-    held = np.zeros((_MAX_HELD, 4), np.int64)
+    n = R[R_P][P_SEATS]
+    held = np.zeros((_MAX_HELD, 5), np.int64)
     x = np.zeros(obs.shape[1], np.float32)
     m = np.zeros(masks.shape[1], np.int8)
     wide = obs.shape[1]
@@ -829,25 +1061,20 @@ def step_learner(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, actions: np.n
             if a < 0 or a >= masks.shape[1] or masks[b, a] == 0:
                 illegal[b] = 1
                 a = _first_legal(masks[b])
-            apply(S, b, a, P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV, SEQB,
-                  FM, FS, FV, held)
-            end = after_action(S, rng, b, P, r)
+            apply(S, b, a, R, held)
+            end = after_action(S, rng, b, R, r)
             if end == 0:
-                end = _opponents(S, rng, orng, b, learner, policy, W, sizes, P, OFF, FORB,
-                                 BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV, SEQB, FM,
-                                 FS, FV, held, x, m, h0, h1, r)
+                end = _opponents(S, rng, orng, b, learner, policy, W, sizes, R, held, x, m,
+                                 h0, h1, r)
             rewards[b] = r[learner] + (penalty if illegal[b] else 0.0)
             if end != 0:
                 ends[b] = end
-                observe_row(S, b, learner, final_obs[b], P, OFF)
-                mask_row(S, b, learner, final_masks[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN,
-                         SEQM, SEQS, SEQV, SEQB, FM, FS, FV, held)
+                observe_row(S, b, learner, final_obs[b], R)
+                mask_row(S, b, learner, final_masks[b], R, held)
                 fresh = True
         while fresh:  # a match that ends before the learner acts (a belot) is not its own
-            new_match(S, rng, b, P)
-            fresh = _opponents(S, rng, orng, b, learner, policy, W, sizes, P, OFF, FORB, BEATS,
-                               PTS, BELAM, BELAI, SEQN, SEQM, SEQS, SEQV, SEQB, FM, FS, FV,
-                               held, x, m, h0, h1, lost) != 0
-        observe_row(S, b, learner, obs[b], P, OFF)
-        mask_row(S, b, learner, masks[b], P, FORB, BEATS, PTS, BELAM, BELAI, SEQN, SEQM, SEQS,
-                 SEQV, SEQB, FM, FS, FV, held)
+            new_match(S, rng, b, R)
+            fresh = _opponents(S, rng, orng, b, learner, policy, W, sizes, R, held, x, m, h0,
+                               h1, lost) != 0
+        observe_row(S, b, learner, obs[b], R)
+        mask_row(S, b, learner, masks[b], R, held)

@@ -20,29 +20,36 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...engine.actions import BELA_PLAYS, CALLS, PASS
-from ...engine.cards import RANK_MASKS, SUIT_MASKS
+from ...engine.actions import BELA_PLAYS, CALLS, DECLINE, PASS, REDEAL, SWAP, Call, Discard, Pass
+from ...engine.cards import RANK_MASKS, SUIT_MASKS, Card
 from ...engine.declarations import FOUR_RANKS, declaration_value, find_declarations
-from ...engine.enums import EqualDeclarations, Phase, Tie
+from ...engine.enums import EqualDeclarations, Outcome, Phase, Tie
 from ...engine.explain import play_forbidden
 from ...engine.rules import NO_TRUMPS, play_table
+from ...engine.state import Round
 from ...engine.variants import get_variant
 from ...engine.variants.base import TableOptions, Variant
 from ..spaces import BELA_CARDS, BIDS, PHASES, ActionSpace, observation_size
 
 Int64s = npt.NDArray[np.int64]
 RuleArrays = tuple[Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s,
+                   Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s,
                    Int64s, Int64s, Int64s, Int64s]
 
-# the variants the vector environment plays completely (bidding to booking)
-SUPPORTED = ("bela4",)
 
 # params: one int64 vector per environment (variant facts, table options, env settings)
 (P_SEATS, P_SIDES, P_TARGET, P_HANG, P_CANCEL, P_LAST, P_CAPOT, P_BELA_TRICK, P_HAND,
  P_SEEN, P_NACT, P_DECLARE_AT, P_PASS_AT, P_REWARD, P_ZERO_SUM, P_MAX_DEALS, P_OBS,
- P_MUS) = range(18)
-P_CALL_AT = 18  # 18..23: the action index of each contract's call (-1: none)
-P_SIZE = 24
+ P_DISCARD_AT, P_SWAP_AT, P_REDEAL_AT, P_KEEP_AT, P_TURNED_POS, P_BOTTOM_POS, P_EXTRA_POS,
+ P_SHOW_BOTTOM, P_CAPOT_USED, P_FALL_KEEPS, P_TRUMP_SEQ) = range(28)
+P_CALL_AT = 28  # 28..33: the action index of each contract's call (-1: none)
+P_SIZE = 34
+
+# the bidding table [turned suit (4: none), bids so far, field]: the engine's bid_actions
+# and bid_effect after that many passes
+(B_LEGAL, B_PASS_REVEALS, B_PASS_FIXES, B_PASS_THEN, B_CALL_THEN, B_CALL_GAINS, B_NEXT,
+ B_RASPAS) = range(8)
+MAX_BIDS = 8
 
 # the parts of the observation, in spaces.observe's order (their offsets: Tables.offsets)
 (O_HAND, O_UNSEEN, O_SIZES, O_TRICK, O_LEADER, O_PLAYED, O_TURNED, O_BOTTOM, O_OPENED,
@@ -84,15 +91,25 @@ class Tables:
     four_mask: Int64s  # [i]: the fours of FOUR_RANKS order (R8)
     four_strength: Int64s
     four_value: Int64s
+    bids: Int64s  # B_* [turned suit, bids so far, field]
+    exchange: Int64s  # [contract, face-up card (32: none), raspas]: exchange_possible
+    pairs: Int64s  # [card, card]: the action index of discarding the two (-1: none)
+    discards: Int64s  # [discard slot]: its two cards
+    deal_at: Int64s  # [seat, i]: the deck position of the seat's i-th card dealt
+    redeal: Int64s  # the rank masks whose four cards allow a redeal (R35)
+    factor: Int64s  # [contract]: what every point counts (belot2 BC: 2, R36)
 
     def rules(self) -> RuleArrays:
-        """The rule arrays in the kernels' argument order (after ``P, OFF``)."""
-        return (self.forbidden, self.beats, self.points, self.bela_mask, self.bela_index,
-                self.seq_n, self.seq_mask, self.seq_strength, self.seq_value, self.seq_belot,
-                self.four_mask, self.four_strength, self.four_value)
+        """The arrays the kernels read, in their order (kernels.R_*)."""
+        return (self.params, self.offsets, self.forbidden, self.beats, self.points,
+                self.bela_mask, self.bela_index, self.seq_n, self.seq_mask, self.seq_strength,
+                self.seq_value, self.seq_belot, self.four_mask, self.four_strength,
+                self.four_value, self.bids, self.exchange, self.pairs, self.discards,
+                self.deal_at, self.redeal, self.factor)
 
 
-def _declaration_tables(v: Variant) -> tuple[Int64s, ...]:
+def _declaration_tables(v: Variant) -> tuple[Int64s, Int64s, Int64s, Int64s, Int64s, Int64s,
+                                             Int64s, Int64s]:
     seq_n = np.zeros(256, np.int64)
     seq_mask = np.zeros((256, MAX_SEQ), np.int64)
     seq_strength = np.zeros((256, MAX_SEQ), np.int64)
@@ -137,14 +154,103 @@ def _rule_tables(name: str) -> tuple[Int64s, Int64s, Int64s, Int64s]:
     return forbidden, beats, points, bela
 
 
+PHASE_CODES = {Phase.BIDDING: PH_BIDDING, Phase.DISCARD: PH_DISCARD,
+               Phase.EXCHANGE: PH_EXCHANGE, Phase.PLAY: PH_PLAY}
+
+
+def _deck_for(v: Variant, turned_suit: int | None) -> list[Card]:
+    """A deck whose dealt face-up card (if any) is the 8 of ``turned_suit``."""
+    deck = list(Card.ALL)
+    at = _positions(v)[1].get("turned")
+    if turned_suit is not None and at is not None:
+        want = deck.index(Card.make(1, turned_suit))
+        deck[at[0]], deck[want] = deck[want], deck[at[0]]
+    return deck
+
+
+def _positions(v: Variant) -> tuple[list[list[int]], dict[str, list[int]]]:
+    """Where each seat's cards and each extra key's cards lie in the shuffled deck."""
+    d = v.deal_from_deck(list(Card.ALL), v.seats - 1)
+    return [[int(c) for c in h] for h in d.hands], {k: [int(c) for c in x]
+                                                    for k, x in d.extra.items()}
+
+
+def bid_table(v: Variant) -> Int64s:
+    """The bidding as the engine plays it (``bid_actions``, ``bid_effect``), after each
+    number of passes, per face-up suit: bids end at the first call in every variant, so
+    these are all the positions a bidding can reach."""
+    out = np.zeros((5, MAX_BIDS, 8), np.int64)
+    has_turned = "turned" in v.deal_keys
+    for t in range(5):
+        if (t < 4) != has_turned:
+            continue
+        hands, extra = _positions(v)
+        deck = _deck_for(v, t if t < 4 else None)
+        deal = v.deal_from_deck(deck, v.seats - 1)
+        rnd = Round(v, v.make_options({}), v.seats - 1, deal)
+        for i in range(MAX_BIDS):
+            if rnd.phase != Phase.BIDDING:
+                break
+            row = out[t, i]
+            legal = rnd.legal_actions()
+            for a in legal:
+                row[B_LEGAL] |= 1 if isinstance(a, Pass) else 2 << CALLS.index(a)
+            seat = rnd.turn
+            calls = [a for a in legal if isinstance(a, Call)]
+            if calls:
+                eff = v.bid_effect(rnd, calls[0])
+                row[B_CALL_THEN] = PHASE_CODES[eff.then]
+                row[B_CALL_GAINS] = eff.gains != 0
+                assert set(eff.reveal) == set(range(v.seats)), "a call shows every hand"
+            if PASS not in legal:
+                break
+            eff = v.bid_effect(rnd, PASS)
+            if eff.contract is not None:
+                row[B_PASS_FIXES] = 1
+                row[B_PASS_THEN] = PHASE_CODES[eff.then]
+                row[B_RASPAS] = eff.raspas
+                assert eff.contract == t and set(eff.reveal) == set(range(v.seats))
+                break
+            assert eff.next_turn is not None
+            row[B_PASS_REVEALS] = seat in eff.reveal
+            row[B_NEXT] = (eff.next_turn - seat) % v.seats
+            rnd.apply(PASS)
+    return out
+
+
+def exchange_table(v: Variant) -> Int64s:
+    out = np.zeros((NO_TRUMPS + 1, 33, 2), np.int64)
+    for c in range(NO_TRUMPS + 1):
+        for t in range(33):
+            for r in range(2):
+                out[c, t, r] = v.exchange_possible(c, None if t == 32 else t, bool(r))
+    return out
+
+
+def _probe_scoring(v: Variant, opts: TableOptions) -> tuple[int, int, int, Int64s]:
+    """The variant's scoring, read from its own hooks on small cases: whether taking every
+    trick scores as štiglja (R23; belot2 has none, R36), whether a falling caller's
+    opponents keep their own points (bela3, R28) instead of the other side taking all
+    (R22), whether a trump sequence is senior among equals (R37), and what a point of
+    each contract counts (belot2 BC doubles, R36)."""
+    zeros = [0] * v.sides
+    one = [1, *zeros[1:]]
+    capot = v.score_points(opts, 0, 0, one, zeros, zeros, 0).outcome == Outcome.CAPOT
+    own = [10 * (s + 1) for s in range(v.sides)]
+    fell = v.fall(v.make_options({}), 0, own, sum(own), False, {"caller": 0, "contract": 0})
+    keeps = v.sides > 1 and fell.scores[1] == own[1] and fell.scores[0] == 0
+    seq = find_declarations(0b111)[0]  # a sequence in hearts
+    trump_first = v.declaration_key(0, seq, 0, 0) > v.declaration_key(0, seq, 0, 1)
+    factor = np.array([v.score_points(opts, 0, c, one, zeros, zeros, None).scores[0]
+                       for c in range(NO_TRUMPS + 1)], np.int64)
+    return int(capot), int(keeps), int(trump_first), factor
+
+
 def tables(variant: str, options: dict[str, Any] | None = None, reward: str = "deal",
            zero_sum: bool = False, max_deals: int | None = None) -> Tables:
     """The tables of ``variant`` under the table ``options`` (checked as the engine checks
     them) and the reward settings of :class:`bela.rl.env.BelaEnv`."""
     v = get_variant(variant)
-    if v.name not in SUPPORTED:
-        raise ValueError(f"the vector environment plays {', '.join(SUPPORTED)}, not "
-                         f"{v.name} (use bela.rl.env for it)")
     opts: TableOptions = v.make_options(options)
     if "enforce" in v.options and opts.enforce != "on":
         raise ValueError("the vector environment plays with enforce = on only (R24: claims "
@@ -160,13 +266,39 @@ def tables(variant: str, options: dict[str, Any] | None = None, reward: str = "d
     p[P_CANCEL] = opts.equal_declarations == EqualDeclarations.CANCEL
     p[P_LAST], p[P_CAPOT], p[P_BELA_TRICK] = v.last_trick_bonus, v.capot_bonus, \
         v.bela_needs_trick
-    p[P_HAND], p[P_SEEN], p[P_MUS] = v.hand_cards, v.seen_before_bid, v.mus
+    p[P_HAND], p[P_SEEN] = v.hand_cards, v.seen_before_bid
     p[P_NACT], p[P_DECLARE_AT], p[P_PASS_AT] = space.n, space.declare_at, space.fixed[PASS]
     p[P_REWARD], p[P_ZERO_SUM] = reward == "match", zero_sum
     p[P_MAX_DEALS] = max_deals or 0
     p[P_OBS] = observation_size(v.name)
     for c in range(NO_TRUMPS + 1):
         p[P_CALL_AT + c] = space.fixed.get(CALLS[c], -1)
+    p[P_SWAP_AT] = space.fixed.get(SWAP, -1)
+    p[P_REDEAL_AT] = space.fixed.get(REDEAL, -1)
+    p[P_KEEP_AT] = space.fixed.get(DECLINE, -1)
+    pairs = np.full((32, 32), -1, np.int64)
+    discards = np.zeros((max(1, sum(1 for a in space.actions if isinstance(a, Discard))), 2),
+                        np.int64)
+    p[P_DISCARD_AT] = -1
+    for a in space.actions:
+        if isinstance(a, Discard):
+            i = space.fixed[a]
+            if p[P_DISCARD_AT] < 0:
+                p[P_DISCARD_AT] = i
+            x, y = a.cards
+            pairs[x, y] = pairs[y, x] = i
+            discards[i - p[P_DISCARD_AT]] = (x, y)
+    hands, extra = _positions(v)
+    assert _positions(v) == (lambda d: ([[int(c) for c in h] for h in d.hands], {
+        k: [int(c) for c in x] for k, x in d.extra.items()}))(
+        v.deal_from_deck(list(Card.ALL), 0)), "the deal's shape does not depend on the dealer"
+    p[P_TURNED_POS] = extra.get("turned", [-1])[0]
+    p[P_BOTTOM_POS] = extra.get("bottom", [-1])[0]
+    p[P_EXTRA_POS] = extra.get("extra", [-1])[0]
+    p[P_SHOW_BOTTOM] = "bottom" in v.shown_after_bidding
+    assert p[P_EXTRA_POS] < 0 or extra["extra"] == [p[P_EXTRA_POS], p[P_EXTRA_POS] + 1]
+    p[P_CAPOT_USED], p[P_FALL_KEEPS], p[P_TRUMP_SEQ], factor = _probe_scoring(v, opts)
+    redeal = np.array([RANK_MASKS[r] for r in v.redeal_ranks] or [0], np.int64)
     sizes = part_sizes(v)
     assert sum(sizes) == p[P_OBS], "the observation parts are spaces.observe's"
     offsets = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
@@ -175,4 +307,5 @@ def tables(variant: str, options: dict[str, Any] | None = None, reward: str = "d
         bela_index[c] = space.fixed[BELA_PLAYS[c]]
     forbidden, beats, points, bela = _rule_tables(v.name)
     return Tables(v.name, p, offsets, forbidden, beats, points, bela, bela_index,
-                  *_declaration_tables(v))
+                  *_declaration_tables(v), bid_table(v), exchange_table(v), pairs, discards,
+                  np.array(hands, np.int64), redeal, factor)
