@@ -29,6 +29,29 @@ from .tables import (
     B_PASS_REVEALS,
     B_PASS_THEN,
     B_RASPAS,
+    F_BEATS,
+    F_BELAI,
+    F_BELAM,
+    F_BIDS,
+    F_DEALAT,
+    F_DISC,
+    F_FACTOR,
+    F_FM,
+    F_FORB,
+    F_FS,
+    F_FV,
+    F_OFF,
+    F_P,
+    F_PAIRS,
+    F_PTS,
+    F_REDEAL,
+    F_SEQB,
+    F_SEQM,
+    F_SEQN,
+    F_SEQS,
+    F_SEQV,
+    F_XP,
+    MAX_BIDS,
     O_BELAS,
     O_BIDS,
     O_BOTTOM,
@@ -49,6 +72,7 @@ from .tables import (
     O_PLAYED,
     O_RASPAS,
     O_RULED,
+    O_SIZE,
     O_SIZES,
     O_TOTALS,
     O_TRICK,
@@ -79,6 +103,7 @@ from .tables import (
     P_SEEN,
     P_SHOW_BOTTOM,
     P_SIDES,
+    P_SIZE,
     P_SWAP_AT,
     P_TARGET,
     P_TRUMP_SEQ,
@@ -90,11 +115,6 @@ from .tables import (
     PH_EXCHANGE,
     PH_PLAY,
 )
-
-# -- the rule arrays (tables.Tables.rules(), one tuple) ------------------------------------
-(R_P, R_OFF, R_FORB, R_BEATS, R_PTS, R_BELAM, R_BELAI, R_SEQN, R_SEQM, R_SEQS, R_SEQV,
- R_SEQB, R_FM, R_FS, R_FV, R_BIDS, R_XP, R_PAIRS, R_DISC, R_DEALAT, R_REDEAL,
- R_FACTOR) = range(22)
 
 # -- the state slots (per seat: 4 slots, per side: 3) --------------------------------------
 HAND = 0  # full hands (the unseen talon included)
@@ -167,30 +187,36 @@ def rand_below(rng: np.ndarray, b: int, k: int) -> int:
 
 # -- queries --------------------------------------------------------------------------------
 @njit
-def legal_cards(S: np.ndarray, b: int, seat: int, FORB: np.ndarray) -> int:
+def legal_cards(S: np.ndarray, b: int, seat: int, R: np.ndarray) -> int:
     """The cards ``seat`` may play (R16-R19, R36): the duties are pairwise, so a card is
     refused exactly when another card of the hand forbids it (:func:`bela.engine.explain.
     play_forbidden`)."""
     hand = int(S[b, HAND + seat])
     if S[b, NTR] == 0:
         return hand
-    f = FORB[S[b, CONTRACT], S[b, LEAD], S[b, WIN]]
+    f = F_FORB + ((S[b, CONTRACT] * 4 + S[b, LEAD]) * 32 + S[b, WIN]) * 32
     legal = hand
     m = hand
     while m != 0:
         bit = m & -m
         m ^= bit
-        if f[low_index(bit)] & hand:
+        if R[f + low_index(bit)] & hand:
             legal ^= bit
     return legal
 
 
 @njit
-def held_declarations(hand: int, R: tuple, out: np.ndarray) -> int:  # type: ignore[type-arg]
+def held_declarations(hand: int, R: np.ndarray, out: np.ndarray) -> int:
     """The declarations a hand holds, in the engine's order (suits, then fours, R8):
     ``out[i] = (mask, strength, value, belot, suit or -1)``; returns how many."""
-    SEQN, SEQM, SEQS, SEQV, SEQB = R[R_SEQN], R[R_SEQM], R[R_SEQS], R[R_SEQV], R[R_SEQB]
-    FM, FS, FV = R[R_FM], R[R_FS], R[R_FV]
+    SEQN = R[F_SEQN:F_SEQM]
+    SEQM = R[F_SEQM:F_SEQS].reshape((256, 2))
+    SEQS = R[F_SEQS:F_SEQV].reshape((256, 2))
+    SEQV = R[F_SEQV:F_SEQB].reshape((256, 2))
+    SEQB = R[F_SEQB:F_FM]
+    FM = R[F_FM:F_FS]
+    FS = R[F_FS:F_FV]
+    FV = R[F_FV:F_BIDS]
     k = 0
     for s in range(4):
         byte = (hand >> (8 * s)) & 255
@@ -202,7 +228,7 @@ def held_declarations(hand: int, R: tuple, out: np.ndarray) -> int:  # type: ign
             out[k, 4] = s
             k += 1
     for i in range(FM.shape[0]):
-        if hand & FM[i] == FM[i]:
+        if FM[i] != 0 and hand & FM[i] == FM[i]:
             out[k, 0] = FM[i]
             out[k, 1] = FS[i]
             out[k, 2] = FV[i]
@@ -264,12 +290,12 @@ def update_standing(S: np.ndarray, b: int, P: np.ndarray) -> None:
 
 # -- dealing --------------------------------------------------------------------------------
 @njit
-def deal(S: np.ndarray, rng: np.ndarray, b: int, R: tuple) -> None:  # type: ignore[type-arg]
+def deal(S: np.ndarray, rng: np.ndarray, b: int, R: np.ndarray) -> None:
     """The next deal of game ``b``'s match (R5, R6, R39): a shuffled deck dealt as the
     variant deals it (``deal_from_deck``'s positions), the first ``seen`` cards of each
     hand seen before the own bid."""
-    P = R[R_P]
-    AT = R[R_DEALAT]
+    P = R[F_P:F_P + P_SIZE]
+    AT = R[F_DEALAT:F_DEALAT + 64].reshape((4, 16))
     n = P[P_SEATS]
     k = P[P_HAND]
     deck = np.arange(32)
@@ -340,7 +366,7 @@ def deal(S: np.ndarray, rng: np.ndarray, b: int, R: tuple) -> None:  # type: ign
 
 
 @njit
-def new_match(S: np.ndarray, rng: np.ndarray, b: int, R: tuple) -> None:  # type: ignore[type-arg]
+def new_match(S: np.ndarray, rng: np.ndarray, b: int, R: np.ndarray) -> None:
     for side in range(3):
         S[b, TOT + side] = 0
         S[b, SCORE + side] = 0
@@ -401,13 +427,13 @@ def book(S: np.ndarray, b: int, P: np.ndarray, s0: int, s1: int, s2: int, belot:
 
 
 @njit
-def score_round(S: np.ndarray, b: int, R: tuple) -> None:  # type: ignore[type-arg]
+def score_round(S: np.ndarray, b: int, R: np.ndarray) -> None:
     """Score a deal whose tricks are all played and book it: raspas each minus the points
     he took (R37); else the card points (the caller's discards his, R27), the declarations
     of the side holding the strongest if it took a trick (R12, R15), bela (R14, R15, R37),
     all of it times the contract's factor (R36), then štiglja (R23), pass (R21), hang or
     fall (R22, R28)."""
-    P = R[R_P]
+    P = R[F_P:F_P + P_SIZE]
     sides = P[P_SIDES]
     n = P[P_SEATS]
     ct = S[b, CONTRACT]
@@ -421,7 +447,7 @@ def score_round(S: np.ndarray, b: int, R: tuple) -> None:  # type: ignore[type-a
     while disc != 0:
         bit = disc & -disc
         disc ^= bit
-        pts += R[R_PTS][ct, low_index(bit)]
+        pts += R[F_PTS:F_PTS + 192].reshape((6, 32))[ct, low_index(bit)]
     to = S[b, DSIDE]
     extra = np.zeros(3, np.int64)
     extra[cs] += pts
@@ -433,7 +459,7 @@ def score_round(S: np.ndarray, b: int, R: tuple) -> None:  # type: ignore[type-a
         side = seat % sides
         if S[b, TW + side] > 0 or not P[P_BELA_TRICK]:
             extra[side] += 20 * popcount(S[b, BELA + seat])
-    f = R[R_FACTOR][ct]
+    f = R[F_FACTOR:F_FACTOR + 8][ct]
     own = np.zeros(3, np.int64)
     own[0] = f * (own0 + extra[0])
     own[1] = f * (own1 + extra[1])
@@ -489,9 +515,16 @@ def _next_exchange(S: np.ndarray, b: int) -> None:
 
 
 @njit
-def _exchange_possible(S: np.ndarray, b: int, R: tuple) -> int:  # type: ignore[type-arg]
+def _bids_at(S: np.ndarray, b: int) -> int:
+    """Where the bidding table's row of game ``b``'s position starts (tables.bid_table)."""
+    opened = S[b, OPENED]
+    return int(F_BIDS + ((4 if opened < 0 else opened >> 3) * MAX_BIDS + S[b, NBID]) * 8)
+
+
+@njit
+def _exchange_possible(S: np.ndarray, b: int, R: np.ndarray) -> int:
     t = S[b, TURNED]
-    return int(R[R_XP][S[b, CONTRACT], 32 if t < 0 else t, S[b, RASPAS]])
+    return int(R[F_XP + (S[b, CONTRACT] * 33 + (32 if t < 0 else t)) * 2 + S[b, RASPAS]])
 
 
 @njit
@@ -502,11 +535,11 @@ def _ask_all(S: np.ndarray, b: int, start: int, n: int) -> None:
 
 
 @njit
-def _fix_contract(S: np.ndarray, b: int, R: tuple, contract: int, caller: int,  # type: ignore[type-arg]
+def _fix_contract(S: np.ndarray, b: int, R: np.ndarray, contract: int, caller: int,
                   raspas: int, then: int, gains: int) -> None:
     """The bidding is over (the round's ``_bid``): every hand seen, the bottom card shown
     (R35), the caller's extra cards (R27), then the discard, the exchange or the play."""
-    P = R[R_P]
+    P = R[F_P:F_P + P_SIZE]
     n = P[P_SEATS]
     for s in range(n):
         S[b, HID + s] = 0
@@ -530,11 +563,11 @@ def _fix_contract(S: np.ndarray, b: int, R: tuple, contract: int, caller: int,  
 
 
 @njit
-def _exchange_rights(S: np.ndarray, b: int, seat: int, R: tuple) -> tuple[int, int]:  # type: ignore[type-arg]
+def _exchange_rights(S: np.ndarray, b: int, seat: int, R: np.ndarray) -> tuple[int, int]:
     """Whether ``seat`` may swap the 7 of trump for the face-up card (R32, R35: trump is
     the opened card's suit, not raspas) and whether it may redeal (four of a redeal rank,
     R35)."""
-    P = R[R_P]
+    P = R[F_P:F_P + P_SIZE]
     hand = S[b, HAND + seat]
     ct = S[b, CONTRACT]
     swap = 0
@@ -544,7 +577,7 @@ def _exchange_rights(S: np.ndarray, b: int, seat: int, R: tuple) -> tuple[int, i
         swap = 1
     redeal = 0
     if P[P_REDEAL_AT] >= 0:
-        RM = R[R_REDEAL]
+        RM = R[F_REDEAL:F_REDEAL + 4]
         for i in range(RM.shape[0]):
             if RM[i] != 0 and hand & RM[i] == RM[i]:
                 redeal = 1
@@ -553,15 +586,15 @@ def _exchange_rights(S: np.ndarray, b: int, seat: int, R: tuple) -> tuple[int, i
 
 # -- actions --------------------------------------------------------------------------------
 @njit
-def apply(S: np.ndarray, b: int, a: int, R: tuple, held: np.ndarray) -> None:  # type: ignore[type-arg]
+def apply(S: np.ndarray, b: int, a: int, R: np.ndarray, held: np.ndarray) -> None:
     """Apply the legal action index ``a`` of the seat to act in game ``b``."""
-    P = R[R_P]
+    P = R[F_P:F_P + P_SIZE]
     n = P[P_SEATS]
     seat = S[b, TURN]
     phase = S[b, PHASE]
     if phase == PH_BIDDING:
         opened = S[b, OPENED]
-        row = R[R_BIDS][4 if opened < 0 else opened >> 3, S[b, NBID]]
+        row = R[_bids_at(S, b):_bids_at(S, b) + 8]
         S[b, NBID] += 1
         S[b, NBIDS + seat] += 1
         if a == P[P_PASS_AT]:
@@ -581,7 +614,7 @@ def apply(S: np.ndarray, b: int, a: int, R: tuple, held: np.ndarray) -> None:  #
         _fix_contract(S, b, R, contract, seat, 0, row[B_CALL_THEN], row[B_CALL_GAINS])
         return
     if phase == PH_DISCARD:  # R27: two cards away, then the first seat leads
-        d = R[R_DISC][a - P[P_DISCARD_AT]]
+        d = R[F_DISC:F_DISC + 992].reshape((496, 2))[a - P[P_DISCARD_AT]]
         m = (1 << d[0]) | (1 << d[1])
         S[b, DISCARDS] = m
         S[b, HAND + seat] &= ~m
@@ -637,7 +670,7 @@ def apply(S: np.ndarray, b: int, a: int, R: tuple, held: np.ndarray) -> None:  #
         return
     card = a
     if a >= 32:  # a bela play (R14)
-        BELAI = R[R_BELAI]
+        BELAI = R[F_BELAI:F_BELAI + 32]
         for c in range(32):
             if BELAI[c] == a:
                 card = c
@@ -655,8 +688,8 @@ def apply(S: np.ndarray, b: int, a: int, R: tuple, held: np.ndarray) -> None:  #
         S[b, LEADER] = seat
     else:
         win = S[b, WIN]
-        S[b, RULED + seat] |= R[R_FORB][ct, S[b, LEAD], win, card]
-        if R[R_BEATS][ct, win] >> card & 1:
+        S[b, RULED + seat] |= R[F_FORB + ((ct * 4 + S[b, LEAD]) * 32 + win) * 32 + card]
+        if R[F_BEATS + ct * 32 + win] >> card & 1:
             S[b, WIN] = card
             S[b, WSEAT] = seat
     S[b, TRICK + seat] = card
@@ -667,9 +700,8 @@ def apply(S: np.ndarray, b: int, a: int, R: tuple, held: np.ndarray) -> None:  #
     winner = S[b, WSEAT]
     side = winner % P[P_SIDES]
     gained = 0
-    PTS = R[R_PTS]
     for s in range(n):
-        gained += PTS[ct, S[b, TRICK + s]]
+        gained += R[F_PTS + ct * 32 + S[b, TRICK + s]]
         S[b, TRICK + s] = -1
     last = S[b, HAND + winner] == 0
     if last:
@@ -689,10 +721,10 @@ def apply(S: np.ndarray, b: int, a: int, R: tuple, held: np.ndarray) -> None:  #
 
 
 @njit
-def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, R: tuple,  # type: ignore[type-arg]
+def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, R: np.ndarray,
              held: np.ndarray) -> int:
     """Write ``seat``'s action mask (zero off turn); returns how many actions are legal."""
-    P = R[R_P]
+    P = R[F_P:F_P + P_SIZE]
     out[:] = 0
     phase = S[b, PHASE]
     if phase == PH_DONE or S[b, TURN] != seat:
@@ -700,8 +732,7 @@ def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, R: tuple,  # typ
     count = 0
     hand = S[b, HAND + seat]
     if phase == PH_BIDDING:
-        opened = S[b, OPENED]
-        legal = R[R_BIDS][4 if opened < 0 else opened >> 3, S[b, NBID], B_LEGAL]
+        legal = R[_bids_at(S, b) + B_LEGAL]
         if legal & 1:
             out[P[P_PASS_AT]] = 1
             count += 1
@@ -711,7 +742,7 @@ def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, R: tuple,  # typ
                 count += 1
         return count
     if phase == PH_DISCARD:
-        PAIRS = R[R_PAIRS]
+        PAIRS = R[F_PAIRS:F_DISC].reshape((32, 32))
         m = hand
         while m != 0:
             bit = m & -m
@@ -738,15 +769,15 @@ def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, R: tuple,  # typ
         for i in range((1 << k) - 1):
             out[at + i] = 1
             count += 1
-    legal = legal_cards(S, b, seat, R[R_FORB])
+    legal = legal_cards(S, b, seat, R)
     bela = 0
     if not S[b, RASPAS]:
-        kq = hand & R[R_BELAM][S[b, CONTRACT]]
+        kq = hand & R[F_BELAM:F_BELAM + 8][S[b, CONTRACT]]
         for s in range(4):
             pair = kq & (0b01100000 << (8 * s))
             if popcount(pair) == 2:
                 bela |= pair
-    BELAI = R[R_BELAI]
+    BELAI = R[F_BELAI:F_BELAI + 32]
     m = legal
     while m != 0:
         bit = m & -m
@@ -776,11 +807,11 @@ def _clip(x: float) -> float:
 
 
 @njit
-def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: tuple  # type: ignore[type-arg]
+def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: np.ndarray
                 ) -> None:
     """Write ``me``'s observation (:func:`bela.rl.spaces.observe`) into ``out``."""
-    P = R[R_P]
-    OFF = R[R_OFF]
+    P = R[F_P:F_P + P_SIZE]
+    OFF = R[F_OFF:F_OFF + O_SIZE]
     n = P[P_SEATS]
     sides = P[P_SIDES]
     out[:] = 0.0
@@ -877,14 +908,14 @@ def deal_rewards(S: np.ndarray, b: int, P: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit
-def after_action(S: np.ndarray, rng: np.ndarray, b: int, R: tuple,  # type: ignore[type-arg]
+def after_action(S: np.ndarray, rng: np.ndarray, b: int, R: np.ndarray,
                  rewards: np.ndarray) -> int:
     """After an action: the deal's rewards when it ended, then the next deal; returns 0 while
     the match goes on, 1 when it ended (terminated), 2 when ``max_deals`` cut it
     (truncated).  Game ``b`` is left at its final position on 1 and 2."""
     if S[b, PHASE] != PH_DONE:
         return 0
-    P = R[R_P]
+    P = R[F_P:F_P + P_SIZE]
     deal_rewards(S, b, P, rewards)
     if S[b, WINNER] >= 0:
         return 1
@@ -895,7 +926,7 @@ def after_action(S: np.ndarray, rng: np.ndarray, b: int, R: tuple,  # type: igno
 
 
 @njit
-def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, R: tuple,  # type: ignore[type-arg]
+def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, R: np.ndarray,
              masks: np.ndarray, obs: np.ndarray, seats: np.ndarray, rewards: np.ndarray,
              ends: np.ndarray) -> int:
     """One action in every game (``actions[b]`` for the seat to act, checked against
@@ -925,7 +956,7 @@ def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, R: tuple,  # t
 
 
 @njit
-def reset_all(S: np.ndarray, rng: np.ndarray, R: tuple, masks: np.ndarray,  # type: ignore[type-arg]
+def reset_all(S: np.ndarray, rng: np.ndarray, R: np.ndarray, masks: np.ndarray,
               obs: np.ndarray, seats: np.ndarray) -> None:
     """A new match in every game, and the first seat to act's observation and mask."""
     held = np.zeros((_MAX_HELD, 5), np.int64)
@@ -1002,7 +1033,7 @@ def _first_legal(mask: np.ndarray) -> int:
 
 @njit
 def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner: int,
-               policy: int, W: np.ndarray, sizes: np.ndarray, R: tuple,  # type: ignore[type-arg]
+               policy: int, W: np.ndarray, sizes: np.ndarray, R: np.ndarray,
                held: np.ndarray, x: np.ndarray, m: np.ndarray, h0: np.ndarray,
                h1: np.ndarray, rewards: np.ndarray) -> int:
     """The other seats act until the learner is to act or the match ends (after_action)."""
@@ -1031,7 +1062,7 @@ def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner
 @njit
 def step_learner(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, actions: np.ndarray,
                  learner: int, policy: int, W: np.ndarray, sizes: np.ndarray,
-                 R: tuple, masks: np.ndarray, obs: np.ndarray,  # type: ignore[type-arg]
+                 R: np.ndarray, masks: np.ndarray, obs: np.ndarray,
                  rewards: np.ndarray, ends: np.ndarray, illegal: np.ndarray,
                  final_obs: np.ndarray, final_masks: np.ndarray, penalty: float,
                  start: int) -> None:
@@ -1040,7 +1071,7 @@ def step_learner(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, actions: np.n
     again; a match that ends is written into ``final_obs`` / ``final_masks`` and a new one
     begins in the same step.  ``start``: 1 to begin every game with a new match instead
     (``reset``)."""
-    n = R[R_P][P_SEATS]
+    n = R[F_P:F_P + P_SIZE][P_SEATS]
     held = np.zeros((_MAX_HELD, 5), np.int64)
     x = np.zeros(obs.shape[1], np.float32)
     m = np.zeros(masks.shape[1], np.int8)

@@ -32,9 +32,6 @@ from ...engine.variants.base import TableOptions, Variant
 from ..spaces import BELA_CARDS, BIDS, PHASES, ActionSpace, observation_size
 
 Int64s = npt.NDArray[np.int64]
-RuleArrays = tuple[Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s,
-                   Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s, Int64s,
-                   Int64s, Int64s, Int64s, Int64s]
 
 
 # params: one int64 vector per environment (variant facts, table options, env settings)
@@ -50,6 +47,32 @@ P_SIZE = 34
 (B_LEGAL, B_PASS_REVEALS, B_PASS_FIXES, B_PASS_THEN, B_CALL_THEN, B_CALL_GAINS, B_NEXT,
  B_RASPAS) = range(8)
 MAX_BIDS = 8
+
+# the kernels read every table from one flat int64 array (Tables.flat): the offsets
+O_SIZE = 32
+F_P = 0
+F_OFF = F_P + 64
+F_FORB = F_OFF + O_SIZE  # [contract 6, led suit 4, winning card 32, card 32]
+F_BEATS = F_FORB + 6 * 4 * 32 * 32  # [contract 6, card 32]
+F_PTS = F_BEATS + 6 * 32
+F_BELAM = F_PTS + 6 * 32  # [contract 8]
+F_BELAI = F_BELAM + 8  # [card 32]
+F_SEQN = F_BELAI + 32  # [byte 256]
+F_SEQM = F_SEQN + 256  # [byte 256, 2]
+F_SEQS = F_SEQM + 512
+F_SEQV = F_SEQS + 512
+F_SEQB = F_SEQV + 512  # [byte 256]
+F_FM = F_SEQB + 256  # [four 8] (0: none)
+F_FS = F_FM + 8
+F_FV = F_FS + 8
+F_BIDS = F_FV + 8  # [turned suit 5, bids so far 8, field 8]
+F_XP = F_BIDS + 5 * MAX_BIDS * 8  # [contract 6, face-up card 33, raspas 2]
+F_PAIRS = F_XP + 6 * 33 * 2  # [card 32, card 32]
+F_DISC = F_PAIRS + 32 * 32  # [discard slot 496, 2]
+F_DEALAT = F_DISC + 496 * 2  # [seat 4, i 16]
+F_REDEAL = F_DEALAT + 4 * 16  # [4] (0: none)
+F_FACTOR = F_REDEAL + 4  # [contract 8]
+F_SIZE = F_FACTOR + 8
 
 # the parts of the observation, in spaces.observe's order (their offsets: Tables.offsets)
 (O_HAND, O_UNSEEN, O_SIZES, O_TRICK, O_LEADER, O_PLAYED, O_TURNED, O_BOTTOM, O_OPENED,
@@ -99,13 +122,23 @@ class Tables:
     redeal: Int64s  # the rank masks whose four cards allow a redeal (R35)
     factor: Int64s  # [contract]: what every point counts (belot2 BC: 2, R36)
 
-    def rules(self) -> RuleArrays:
-        """The arrays the kernels read, in their order (kernels.R_*)."""
-        return (self.params, self.offsets, self.forbidden, self.beats, self.points,
-                self.bela_mask, self.bela_index, self.seq_n, self.seq_mask, self.seq_strength,
-                self.seq_value, self.seq_belot, self.four_mask, self.four_strength,
-                self.four_value, self.bids, self.exchange, self.pairs, self.discards,
-                self.deal_at, self.redeal, self.factor)
+    def rules(self) -> Int64s:
+        """Every table in one flat array, at the offsets ``F_*`` (what the kernels read)."""
+        out = np.zeros(F_SIZE, np.int64)
+        for at, a in ((F_P, self.params), (F_OFF, self.offsets), (F_FORB, self.forbidden),
+                      (F_BEATS, self.beats), (F_PTS, self.points), (F_BELAM, self.bela_mask),
+                      (F_BELAI, self.bela_index), (F_SEQN, self.seq_n),
+                      (F_SEQM, self.seq_mask), (F_SEQS, self.seq_strength),
+                      (F_SEQV, self.seq_value), (F_SEQB, self.seq_belot),
+                      (F_FM, self.four_mask), (F_FS, self.four_strength),
+                      (F_FV, self.four_value), (F_BIDS, self.bids), (F_XP, self.exchange),
+                      (F_PAIRS, self.pairs), (F_REDEAL, self.redeal),
+                      (F_FACTOR, self.factor)):
+            out[at:at + a.size] = a.ravel()
+        out[F_DISC:F_DISC + self.discards.size] = self.discards.ravel()
+        for s, row in enumerate(self.deal_at):
+            out[F_DEALAT + 16 * s:F_DEALAT + 16 * s + len(row)] = row
+        return out
 
 
 def _declaration_tables(v: Variant) -> tuple[Int64s, Int64s, Int64s, Int64s, Int64s, Int64s,
