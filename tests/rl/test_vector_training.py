@@ -1,4 +1,4 @@
-"""The documented training example on the vector environment (bela.training.vector_pg):
+"""The documented training example on the vector environment (bela.rl.vector.a2c):
 its policy gradient is the loss's (finite differences), and a short run trains a policy
 that the vector environment can play as an opponent."""
 
@@ -11,8 +11,8 @@ pytest.importorskip("numba")
 pytest.importorskip("gymnasium")
 
 from bela.bots.learned.network import Mlp  # noqa: E402
+from bela.rl.vector.a2c import PgConfig, policy_loss, train  # noqa: E402
 from bela.rl.vector.gym import BelaVectorEnv  # noqa: E402
-from bela.training.vector_pg import PgConfig, policy_loss, train  # noqa: E402
 
 
 def test_the_policy_gradient_is_the_losss() -> None:

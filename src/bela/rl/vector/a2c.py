@@ -10,7 +10,7 @@ compiled loop.  The reward is the deal's booked points, zero-sum (own side's poi
 the others' mean), in units of 100.  Whole matches (bidding, declarations, every card) are
 learnt, not only the card play.
 
-``python -m bela.training.vector_pg --variant bela2 --iterations 40`` prints, per
+``python -m bela.rl.vector.a2c --variant bela2 --iterations 40`` prints, per
 iteration, the learner's environment steps a second (each with the other seats' moves),
 the time so far and the mean points a deal against random opponents of the greedy policy
 (docs/TRAINING.md, "Vector environment").
@@ -33,9 +33,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..bots.learned.network import Array, Mlp
-from ..rl.vector.gym import BelaVectorEnv
-from .train import Adam
+from ...bots.learned.network import Array, Mlp
+from .gym import BelaVectorEnv
 
 SCALE = 100.0  # rewards in units of 100 points
 
@@ -64,6 +63,31 @@ class PgConfig:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
         if not 0 < self.gamma <= 1 or not 0 <= self.lam <= 1:
             raise ValueError("gamma must be in (0, 1] and lam in [0, 1]")
+
+
+class Adam:
+    """Adam on a network's weights and biases, in place (the learned bot's trainer,
+    :class:`bela.training.train.Adam`, updates the same way; the layers keep ``rl`` from
+    importing ``training``)."""
+
+    def __init__(self, net: Mlp, lr: float) -> None:
+        self.net, self.lr, self.t = net, lr, 0
+        self.m = [np.zeros_like(p) for p in self.params()]
+        self.v = [np.zeros_like(p) for p in self.params()]
+
+    def params(self) -> list[Array]:
+        return [*self.net.ws, *self.net.bs]
+
+    def step(self, grads: list[Array], b1: float = 0.9, b2: float = 0.999,
+             eps: float = 1e-8) -> None:
+        self.t += 1
+        lr = self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)
+        for p, g, m, v in zip(self.params(), grads, self.m, self.v, strict=True):
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * g * g
+            p -= lr * m / (np.sqrt(v) + eps)
 
 
 def _forward(net: Mlp, x: Array) -> tuple[list[Array], Array]:
@@ -224,7 +248,7 @@ def train(cfg: PgConfig, report: Callable[[dict[str, Any]], None] | None = None
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m bela.training.vector_pg``: train and print one JSON line an iteration."""
+    """``python -m bela.rl.vector.a2c``: train and print one JSON line an iteration."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for f, default in asdict(PgConfig()).items():
         kind = type(default)
@@ -238,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     cfg = PgConfig(**args)
     policy, _ = train(cfg, lambda line: print(json.dumps(line), flush=True))
     if out:
-        from ..bots.learned.network import save_models
+        from ...bots.learned.network import save_models
 
         save_models(out, {"policy": policy})
 
