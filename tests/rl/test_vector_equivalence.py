@@ -98,6 +98,9 @@ def replay(variant: str, seed: int, steps: int, options: dict[str, Any], reward:
             assert bool(step.truncated[b]) == cut
             if done or cut:
                 seen["terminated" if done else "truncated"] += 1
+                for s in range(m.variant.seats):  # every seat's view of the match's end
+                    np.testing.assert_array_equal(step.final_obs[b, s],
+                                                  observe(seat_view(m, s)))
                 matches[b] = m = _start(g, b, options)
             elif rnd.is_over:
                 assert g.round_index(b) == before[b] + 1

@@ -45,6 +45,8 @@ class Step:
     rewards: npt.NDArray[np.float64]  # (B, seats): what each seat gained in this call
     terminated: npt.NDArray[np.bool_]  # (B,): the match ended (a new one is in the row)
     truncated: npt.NDArray[np.bool_]  # (B,): ``max_deals`` deals were played (a new one too)
+    final_obs: npt.NDArray[np.float32]  # (B, seats, obs): where a match ended, every seat's
+    # observation of its end (other rows: stale)
 
 
 def _seeds(seed: int | None, n: int) -> npt.NDArray[np.uint64]:
@@ -74,12 +76,13 @@ class VecGames:
         self.seats = np.zeros(batch, np.int64)
         self.rewards = np.zeros((batch, self.seats_n), np.float64)
         self.ends = np.zeros(batch, np.int64)
+        self.final_obs = np.zeros((batch, self.seats_n, int(p[P_OBS])), np.float32)
         self.actions = np.zeros(batch, np.int64)
         self._started = False
 
     def _step(self) -> Step:
         return Step(self.obs, self.masks, self.seats, self.rewards, self.ends == 1,
-                    self.ends == 2)
+                    self.ends == 2, self.final_obs)
 
     def reset(self, seed: int | None = None) -> Step:
         """A new match in every game; ``seed`` fixes the deals (and :meth:`sample`)."""
@@ -104,7 +107,7 @@ class VecGames:
         self.actions[:] = acts
         t = self.tables
         bad = K.step_all(self.state, self.rng, self.actions, t.rules(), self.masks, self.obs,
-                         self.seats, self.rewards, self.ends)
+                         self.seats, self.rewards, self.ends, self.final_obs)
         if bad >= 0:
             a = int(self.actions[bad])
             label = self.space.labels[a] if 0 <= a < self.space.n else str(a)

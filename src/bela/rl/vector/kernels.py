@@ -928,12 +928,12 @@ def after_action(S: np.ndarray, rng: np.ndarray, b: int, R: np.ndarray,
 @njit
 def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, R: np.ndarray,
              masks: np.ndarray, obs: np.ndarray, seats: np.ndarray, rewards: np.ndarray,
-             ends: np.ndarray) -> int:
+             ends: np.ndarray, final_obs: np.ndarray) -> int:
     """One action in every game (``actions[b]`` for the seat to act, checked against
     ``masks``, the masks written by the last call); then the new seat to act's observation,
     mask and seat.  ``ends``: 0, 1 terminated, 2 truncated (the game was reset: the row is
-    the new match's).  Returns -1, or the first game whose action is illegal (nothing
-    applied then)."""
+    the new match's; ``final_obs[b, seat]`` every seat's observation of the match's end).
+    Returns -1, or the first game whose action is illegal (nothing applied then)."""
     B = S.shape[0]
     na = masks.shape[1]
     for b in range(B):
@@ -947,6 +947,8 @@ def step_all(S: np.ndarray, rng: np.ndarray, actions: np.ndarray, R: np.ndarray,
         end = after_action(S, rng, b, R, rewards[b])
         ends[b] = end
         if end != 0:
+            for s in range(final_obs.shape[1]):
+                observe_row(S, b, s, final_obs[b, s], R)
             new_match(S, rng, b, R)
         seat = S[b, TURN]
         seats[b] = seat
