@@ -185,6 +185,14 @@ def rand_below(rng: np.ndarray, b: int, k: int) -> int:
     return int((r * np.uint64(k)) >> _S32)
 
 
+@njit
+def _wrap(x: int, n: int) -> int:
+    """``x % n`` for ``-n <= x < 2 * n`` without a division (seats and sides are few)."""
+    if x < 0:
+        return x + n
+    return x - n if x >= n else x
+
+
 # -- queries --------------------------------------------------------------------------------
 @njit
 def legal_cards(S: np.ndarray, b: int, seat: int, R: np.ndarray) -> int:
@@ -695,10 +703,10 @@ def apply(S: np.ndarray, b: int, a: int, R: np.ndarray, held: np.ndarray) -> Non
     S[b, TRICK + seat] = card
     S[b, NTR] += 1
     if S[b, NTR] < n:
-        S[b, TURN] = (seat + 1) % n
+        S[b, TURN] = _wrap(seat + 1, n)
         return
     winner = S[b, WSEAT]
-    side = winner % P[P_SIDES]
+    side = _wrap(winner, P[P_SIDES])
     gained = 0
     for s in range(n):
         gained += R[F_PTS + ct * 32 + S[b, TRICK + s]]
@@ -819,14 +827,14 @@ def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: np.ndarray
     out[OFF[O_UNSEEN]] = popcount(S[b, HID + me]) / 8
     phase = S[b, PHASE]
     for r in range(n):
-        s = (me + r) % n
+        s = _wrap(me + r, n)
         out[OFF[O_SIZES] + r] = popcount(S[b, HAND + s]) / 12
         if S[b, TRICK + s] >= 0:
             out[OFF[O_TRICK] + 32 * r + S[b, TRICK + s]] = 1.0
         _cards(out, OFF[O_PLAYED] + 32 * r, S[b, PLAYED + s])
         _cards(out, OFF[O_RULED] + 32 * r, S[b, RULED + s])
     if S[b, LEADER] >= 0:
-        out[OFF[O_LEADER] + (S[b, LEADER] - me) % n] = 1.0
+        out[OFF[O_LEADER] + _wrap(S[b, LEADER] - me, n)] = 1.0
     if S[b, TURNED] >= 0:
         out[OFF[O_TURNED] + S[b, TURNED]] = 1.0
         out[OFF[O_OPENED] + S[b, OPENED]] = 1.0
@@ -837,10 +845,10 @@ def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: np.ndarray
     contract = S[b, CONTRACT]
     out[OFF[O_CONTRACT] + (6 if contract < 0 else contract)] = 1.0
     caller = S[b, CALLER]
-    out[OFF[O_CALLER] + (n if caller < 0 else (caller - me) % n)] = 1.0
+    out[OFF[O_CALLER] + (n if caller < 0 else _wrap(caller - me, n))] = 1.0
     out[OFF[O_RASPAS]] = S[b, RASPAS]
     for r in range(n):
-        s = (me + r) % n
+        s = _wrap(me + r, n)
         at = OFF[O_BIDS] + 8 * r
         if S[b, LASTBID + s] >= 0:
             out[at + S[b, LASTBID + s]] = 1.0
@@ -855,7 +863,7 @@ def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: np.ndarray
     dseat = S[b, DSEAT]
     shown = dside if (S[b, NTRICKS] > 0 or phase == PH_DONE) else -1
     for r in range(n):
-        s = (me + r) % n
+        s = _wrap(me + r, n)
         for suit in range(4):
             if S[b, BELA + s] >> suit & 1:
                 out[OFF[O_BELAS] + 4 * r + suit] = 1.0
@@ -866,23 +874,23 @@ def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: np.ndarray
         out[at + 1] = min(S[b, DECN + s] / 4, 1.0)
         out[at + 2] = min(S[b, DVAL + s] / 200, 1.0)
         out[at + 3] = min(max(S[b, DSTR + s], 0) / 10_000, 1.0)
-        if s == me or (shown >= 0 and s % sides == shown):
+        if s == me or (shown >= 0 and _wrap(s, sides) == shown):
             _cards(out, at + 4, S[b, DMASK + s])
-    out[OFF[O_DSEAT] + (n if dseat < 0 else (dseat - me) % n)] = 1.0
+    out[OFF[O_DSEAT] + (n if dseat < 0 else _wrap(dseat - me, n))] = 1.0
     out[OFF[O_DTIE]] = S[b, DTIE]
-    mine = me % sides
+    mine = _wrap(me, sides)
     target = float(P[P_TARGET])
     for i in range(sides):
-        side = (mine + i) % sides
+        side = _wrap(mine + i, sides)
         out[OFF[O_CP] + i] = _clip(S[b, CP + side] / 162)
         out[OFF[O_TW] + i] = _clip(S[b, TW + side] / 10)
         out[OFF[O_TOTALS] + i] = _clip(S[b, TOT + side] / target)
     w = S[b, WSEAT] if S[b, NTR] > 0 else -1
-    out[OFF[O_TWINNER] + (n if w < 0 else (w - me) % n)] = 1.0
+    out[OFF[O_TWINNER] + (n if w < 0 else _wrap(w - me, n))] = 1.0
     out[OFF[O_PHASE] + phase] = 1.0
-    out[OFF[O_DEALER] + (S[b, DEALER] - me) % n] = 1.0
-    out[OFF[O_FIRST] + (S[b, FIRST] - me) % n] = 1.0
-    out[OFF[O_TURN] + (n if phase == PH_DONE else (S[b, TURN] - me) % n)] = 1.0
+    out[OFF[O_DEALER] + _wrap(S[b, DEALER] - me, n)] = 1.0
+    out[OFF[O_FIRST] + _wrap(S[b, FIRST] - me, n)] = 1.0
+    out[OFF[O_TURN] + (n if phase == PH_DONE else _wrap(S[b, TURN] - me, n))] = 1.0
 
 
 # -- rewards and the match's end ------------------------------------------------------------
