@@ -253,3 +253,25 @@ def test_network_opponents_play_inside_the_loop_as_the_network_says() -> None:
             np.testing.assert_allclose(rewards[b], settle(m, b))
             np.testing.assert_array_equal(obs["observation"][b], observe(seat_view(m, seat)))
             np.testing.assert_array_equal(obs["action_mask"][b], space.mask(seat_view(m, seat)))
+
+
+def test_gymnasiums_episode_statistics_wrapper_sums_each_match() -> None:
+    """Gymnasium's own vector wrapper reads the same-step auto-reset right: each finished
+    match's return is the sum of its rewards, its length the learner's steps in it."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    e = RecordEpisodeStatistics(BelaVectorEnv("bela2", 5, seat=1, options={"target": 51}))
+    obs, _ = e.reset(seed=3)
+    total, length, ended = np.zeros(5), np.zeros(5, int), 0
+    for _ in range(150):
+        obs, rewards, terminated, truncated, info = e.step(obs["action_mask"].argmax(1))
+        total += rewards
+        length += 1
+        done = terminated | truncated
+        if done.any():
+            assert info["_episode"].tolist() == done.tolist()
+            np.testing.assert_allclose(info["episode"]["r"][done], total[done])
+            assert info["episode"]["l"][done].tolist() == length[done].tolist()
+            ended += int(done.sum())
+            total[done], length[done] = 0.0, 0
+    assert ended >= 5
