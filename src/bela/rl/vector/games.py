@@ -64,6 +64,7 @@ class VecGames:
         if batch < 1:
             raise ValueError(f"batch must be at least 1, not {batch}")
         self.tables: Tables = tables(variant, options, reward, zero_sum, max_deals)
+        self.rules = self.tables.rules()  # what the kernels read
         self.variant = self.tables.variant
         self.space = ActionSpace.for_variant(self.variant)
         p = self.tables.params
@@ -88,8 +89,7 @@ class VecGames:
         """A new match in every game; ``seed`` fixes the deals (and :meth:`sample`)."""
         self.rng = _seeds(seed, self.batch)
         self.action_rng = _seeds(None if seed is None else seed + 1, self.batch)
-        t = self.tables
-        K.reset_all(self.state, self.rng, t.rules(), self.masks, self.obs, self.seats)
+        K.reset_all(self.state, self.rng, self.rules, self.masks, self.obs, self.seats)
         self.rewards[:] = 0.0
         self.ends[:] = 0
         self._started = True
@@ -105,8 +105,7 @@ class VecGames:
             raise ValueError(f"actions must be {self.batch} integers, one per game, not an "
                              f"array of shape {acts.shape} and type {acts.dtype}")
         self.actions[:] = acts
-        t = self.tables
-        bad = K.step_all(self.state, self.rng, self.actions, t.rules(), self.masks, self.obs,
+        bad = K.step_all(self.state, self.rng, self.actions, self.rules, self.masks, self.obs,
                          self.seats, self.rewards, self.ends, self.final_obs)
         if bad >= 0:
             a = int(self.actions[bad])
@@ -127,12 +126,10 @@ class VecGames:
             raise ValueError(f"{self.variant} has no seat {seat}")
         obs = np.zeros_like(self.obs)
         masks = np.zeros_like(self.masks)
-        t = self.tables
         held = np.zeros((8, 5), np.int64)
-        rules = t.rules()
         for b in range(self.batch):
-            K.observe_row(self.state, b, seat, obs[b], rules)
-            K.mask_row(self.state, b, seat, masks[b], rules, held)
+            K.observe_row(self.state, b, seat, obs[b], self.rules)
+            K.mask_row(self.state, b, seat, masks[b], self.rules, held)
         return obs, masks
 
     def deal_of(self, game: int) -> tuple[list[list[Card]], dict[str, list[Card]], int]:
@@ -184,10 +181,9 @@ class VecGames:
             row[K.BOTTOM_CARD] = x["bottom"][0]
         if "extra" in x:
             row[K.EXTRA] = sum(1 << c for c in x["extra"])
-        t = self.tables
         seat = int(row[K.TURN])
-        K.observe_row(self.state, game, seat, self.obs[game], t.rules())
-        K.mask_row(self.state, game, seat, self.masks[game], t.rules(),
+        K.observe_row(self.state, game, seat, self.obs[game], self.rules)
+        K.mask_row(self.state, game, seat, self.masks[game], self.rules,
                    np.zeros((8, 5), np.int64))
 
     def round_index(self, game: int) -> int:

@@ -86,9 +86,9 @@ class BelaVectorEnv(VectorEnv):
         self._started = False
 
     def _run(self, actions: npt.NDArray[np.int64], start: int) -> None:
-        g, t = self.games, self.games.tables
+        g = self.games
         K.step_learner(g.state, g.rng, self.opponent_rng, actions, self.seat, self.policy,
-                       self.weights, self.sizes, t.rules(), g.masks, g.obs, self.rewards,
+                       self.weights, self.sizes, g.rules, g.masks, g.obs, self.rewards,
                        self.ends, self.illegal, self.final_obs, self.final_masks,
                        self.illegal_penalty, start)
 

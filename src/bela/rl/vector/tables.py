@@ -201,9 +201,9 @@ def _deck_for(v: Variant, turned_suit: int | None) -> list[Card]:
     return deck
 
 
-def _positions(v: Variant) -> tuple[list[list[int]], dict[str, list[int]]]:
+def _positions(v: Variant, dealer: int = 0) -> tuple[list[list[int]], dict[str, list[int]]]:
     """Where each seat's cards and each extra key's cards lie in the shuffled deck."""
-    d = v.deal_from_deck(list(Card.ALL), v.seats - 1)
+    d = v.deal_from_deck(list(Card.ALL), dealer)
     return [[int(c) for c in h] for h in d.hands], {k: [int(c) for c in x]
                                                     for k, x in d.extra.items()}
 
@@ -217,7 +217,6 @@ def bid_table(v: Variant) -> Int64s:
     for t in range(5):
         if (t < 4) != has_turned:
             continue
-        hands, extra = _positions(v)
         deck = _deck_for(v, t if t < 4 else None)
         deal = v.deal_from_deck(deck, v.seats - 1)
         rnd = Round(v, v.make_options({}), v.seats - 1, deal)
@@ -322,9 +321,8 @@ def tables(variant: str, options: dict[str, Any] | None = None, reward: str = "d
             pairs[x, y] = pairs[y, x] = i
             discards[i - p[P_DISCARD_AT]] = (x, y)
     hands, extra = _positions(v)
-    assert _positions(v) == (lambda d: ([[int(c) for c in h] for h in d.hands], {
-        k: [int(c) for c in x] for k, x in d.extra.items()}))(
-        v.deal_from_deck(list(Card.ALL), 0)), "the deal's shape does not depend on the dealer"
+    assert all(_positions(v, d) == (hands, extra) for d in range(v.seats)), \
+        "the deal's shape does not depend on the dealer"
     p[P_TURNED_POS] = extra.get("turned", [-1])[0]
     p[P_BOTTOM_POS] = extra.get("bottom", [-1])[0]
     p[P_EXTRA_POS] = extra.get("extra", [-1])[0]
