@@ -275,3 +275,51 @@ def test_gymnasiums_episode_statistics_wrapper_sums_each_match() -> None:
             ended += int(done.sum())
             total[done], length[done] = 0.0, 0
     assert ended >= 5
+
+
+@pytest.mark.parametrize("variant", ["bela4", "bela3", "bela2", "belot2"])
+def test_the_greedy_opponent_plays_the_compiled_self_plays_greedy_card(variant: str) -> None:
+    """At every card decision of random matches, :func:`greedy_card` picks the card that
+    :mod:`bela.training.selfplay`'s greedy policy picks (in the solver's card numbering,
+    with the variant's play teams; raspas its own rule)."""
+    from bela.engine.variants import get_variant
+    from bela.solver import kernels as SK
+    from bela.training.selfplay import _greedy, _renumber, _tables
+
+    v = get_variant(variant)
+    rules, to_kernel, to_engine = _tables(SK.DUTY_BELA if v.iber else SK.DUTY_BELOT2)
+    g = VecGames(variant, 8)
+    step = g.reset(seed=5)
+    checked = 0
+    for _ in range(300):
+        for b in range(8):
+            row = g.state[b]
+            if row[K.PHASE] != PHASES.index("play") or step.masks[b, g.space.declare_at:].any():
+                continue
+            legal = sum(1 << c for c in range(32) if step.masks[b, c])
+            seat, ct, pos = int(step.seats[b]), int(row[K.CONTRACT]), int(row[K.NTR])
+            mine = K.greedy_card(g.state, b, seat, legal, g.rules)
+            caller = int(row[K.CALLER])
+            teams = v.play_teams(caller if caller >= 0 else None)
+            win = int(row[K.WIN])
+            same = pos > 0 and teams[int(row[K.WSEAT])] == teams[seat]
+            theirs = _greedy(_renumber(legal, to_kernel[ct]), pos,
+                             int(to_kernel[ct][win]) if pos else -1, same, int(row[K.RASPAS]),
+                             rules[ct])
+            assert mine == to_engine[ct][theirs]
+            checked += 1
+        step = g.step(g.sample())
+    assert checked > 300
+
+
+def test_greedy_opponents_play_legal_matches_to_their_end() -> None:
+    e = BelaVectorEnv("belot2", 6, seat=0, opponents="greedy", options={"target": 101})
+    obs, _ = e.reset(seed=4)
+    ends = 0
+    for _ in range(120):
+        obs, rewards, terminated, truncated, info = e.step(obs["action_mask"].argmax(1))
+        assert not info["illegal"].any() and (obs["action_mask"].sum(1) > 0).all()
+        ends += int(terminated.sum())
+    assert ends > 0
+    with pytest.raises(ValueError, match="random, greedy or a network"):
+        BelaVectorEnv("bela4", 2, opponents="heuristic")

@@ -1,7 +1,9 @@
 """A Gymnasium ``VectorEnv``: one seat learns in ``num_envs`` matches, the other seats are a
 policy run inside the compiled loop.
 
-The opponents are ``"random"`` (a uniform legal action) or a network
+The opponents are ``"random"`` (a uniform legal action), ``"greedy"`` (the compiled
+self-play's greedy card play, :func:`bela.rl.vector.kernels.greedy_card`, every held
+declaration announced, other choices random) or a network
 (:class:`bela.bots.learned.network.Mlp` from the observation, :func:`bela.rl.spaces.
 observe`, to one output per action: the legal action with the largest output).  Each call
 of :meth:`BelaVectorEnv.step` applies the learner's action in every match, then the others
@@ -64,11 +66,12 @@ class BelaVectorEnv(VectorEnv):
         g = self.games
         if not 0 <= seat < g.seats_n:
             raise ValueError(f"{g.variant} has no seat {seat}")
-        if isinstance(opponents, str) and opponents != "random":
-            raise ValueError(f"opponents must be 'random' or a network (Mlp), not "
-                             f"{opponents!r}")
+        policies = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY}
+        if isinstance(opponents, str) and opponents not in policies:
+            raise ValueError(f"opponents must be {', '.join(policies)} or a network "
+                             f"(Mlp), not {opponents!r}")
         net = None if isinstance(opponents, str) else opponents
-        self.policy = K.POLICY_RANDOM if net is None else K.POLICY_NETWORK
+        self.policy = policies[opponents] if isinstance(opponents, str) else K.POLICY_NETWORK
         self.weights, self.sizes = _flat_network(net, g.obs.shape[1], g.masks.shape[1])
         self.seat, self.illegal_penalty = seat, float(illegal_penalty)
         self.num_envs = num_envs

@@ -40,6 +40,7 @@ from .tables import (
     F_FORB,
     F_FS,
     F_FV,
+    F_KEY,
     F_OFF,
     F_P,
     F_PAIRS,
@@ -50,6 +51,7 @@ from .tables import (
     F_SEQN,
     F_SEQS,
     F_SEQV,
+    F_TEAMS,
     F_XP,
     MAX_BIDS,
     O_BELAS,
@@ -998,7 +1000,80 @@ def sample_masked(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
 
 
 # -- one learning seat, the others a policy inside the loop ---------------------------------
-POLICY_RANDOM, POLICY_NETWORK = 0, 1
+POLICY_RANDOM, POLICY_NETWORK, POLICY_GREEDY = 0, 1, 2
+
+
+@njit
+def _by_key(mask: int, R: np.ndarray, ct: int, costliest: bool) -> int:
+    """The card of a non-empty mask with the lowest (``costliest``: highest) greedy key,
+    the first in card order among equals."""
+    best = -1
+    best_key = 0
+    m = mask
+    while m != 0:
+        bit = m & -m
+        m ^= bit
+        c = low_index(bit)
+        k = R[F_KEY + 32 * ct + c]
+        if best < 0 or (k > best_key if costliest else k < best_key):
+            best = c
+            best_key = k
+    return best
+
+
+@njit
+def greedy_card(S: np.ndarray, b: int, seat: int, legal: int, R: np.ndarray) -> int:
+    """The compiled self-play's greedy card (:func:`bela.training.selfplay._greedy`):
+    leading, the cheapest card; when the own team wins the trick so far, the cheapest; else
+    the cheapest card that wins it, or the cheapest when none does.  Raspas: the costliest
+    card that does not win the trick so far, else the cheapest."""
+    ct = S[b, CONTRACT]
+    if S[b, NTR] == 0:
+        return _by_key(legal, R, ct, False)
+    beats = R[F_BEATS + 32 * ct + S[b, WIN]]
+    if S[b, RASPAS]:
+        losers = legal & ~beats
+        return _by_key(losers, R, ct, True) if losers != 0 else _by_key(legal, R, ct, False)
+    caller = S[b, CALLER]
+    row = F_TEAMS + 4 * (4 if caller < 0 else caller)
+    winners = legal & beats
+    if R[row + S[b, WSEAT]] == R[row + seat] or winners == 0:
+        return _by_key(legal, R, ct, False)
+    return _by_key(winners, R, ct, False)
+
+
+@njit
+def greedy_action(S: np.ndarray, b: int, seat: int, m: np.ndarray, R: np.ndarray,
+                  rng: np.ndarray) -> int:
+    """The greedy opponent: in the card play it announces every declaration it holds, then
+    plays :func:`greedy_card` (with bela when it may); bids, exchanges and discards are
+    uniform random legal actions."""
+    P = R[F_P:F_P + P_SIZE]
+    count = 0
+    for i in range(m.shape[0]):
+        count += m[i]
+    if S[b, PHASE] == PH_PLAY:
+        at = P[P_DECLARE_AT]
+        best = -1
+        for i in range(15):
+            if m[at + i]:
+                best = at + i
+        if best >= 0:
+            return best
+        legal = 0
+        for c in range(32):
+            if m[c]:
+                legal |= 1 << c
+        card = greedy_card(S, b, seat, legal, R)
+        bela = R[F_BELAI + card]
+        return bela if bela >= 0 and m[bela] else card
+    k = rand_below(rng, b, count)
+    for i in range(m.shape[0]):
+        if m[i]:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
 
 
 @njit
@@ -1053,6 +1128,8 @@ def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner
         if policy == POLICY_NETWORK:
             observe_row(S, b, seat, x, R)
             a = network_action(x, m, W, sizes, h0, h1)
+        elif policy == POLICY_GREEDY:
+            a = greedy_action(S, b, seat, m, R, orng)
         else:
             k = rand_below(orng, b, count)
             a = -1

@@ -72,7 +72,9 @@ F_DISC = F_PAIRS + 32 * 32  # [discard slot 496, 2]
 F_DEALAT = F_DISC + 496 * 2  # [seat 4, i 16]
 F_REDEAL = F_DEALAT + 4 * 16  # [4] (0: none)
 F_FACTOR = F_REDEAL + 4  # [contract 8]
-F_SIZE = F_FACTOR + 8
+F_KEY = F_FACTOR + 8  # [contract 6, card 32]: what a card costs to give away (greedy)
+F_TEAMS = F_KEY + 6 * 32  # [caller 4 (4: none, raspas), seat 4]: the play teams
+F_SIZE = F_TEAMS + 5 * 4
 
 # the parts of the observation, in spaces.observe's order (their offsets: Tables.offsets)
 (O_HAND, O_UNSEEN, O_SIZES, O_TRICK, O_LEADER, O_PLAYED, O_TURNED, O_BOTTOM, O_OPENED,
@@ -121,6 +123,8 @@ class Tables:
     deal_at: Int64s  # [seat, i]: the deck position of the seat's i-th card dealt
     redeal: Int64s  # the rank masks whose four cards allow a redeal (R35)
     factor: Int64s  # [contract]: what every point counts (belot2 BC: 2, R36)
+    key: Int64s  # [contract, card]: points, then trump, then strength (the greedy policy)
+    teams: Int64s  # [caller (seats: none), seat]: Variant.play_teams
 
     def rules(self) -> Int64s:
         """Every table in one flat array, at the offsets ``F_*`` (what the kernels read)."""
@@ -133,11 +137,14 @@ class Tables:
                       (F_FM, self.four_mask), (F_FS, self.four_strength),
                       (F_FV, self.four_value), (F_BIDS, self.bids), (F_XP, self.exchange),
                       (F_PAIRS, self.pairs), (F_REDEAL, self.redeal),
-                      (F_FACTOR, self.factor)):
+                      (F_FACTOR, self.factor), (F_KEY, self.key)):
             out[at:at + a.size] = a.ravel()
         out[F_DISC:F_DISC + self.discards.size] = self.discards.ravel()
         for s, row in enumerate(self.deal_at):
             out[F_DEALAT + 16 * s:F_DEALAT + 16 * s + len(row)] = row
+        for c, row in enumerate(self.teams):
+            at = F_TEAMS + 4 * (4 if c == len(self.teams) - 1 else c)
+            out[at:at + len(row)] = row
         return out
 
 
@@ -259,6 +266,28 @@ def exchange_table(v: Variant) -> Int64s:
     return out
 
 
+def greedy_keys() -> Int64s:
+    """Per contract and card, how much the card costs to give away: its points, then trump
+    or not, then its place in its suit (the order of :func:`bela.training.selfplay._key`,
+    from the engine's play tables)."""
+    out = np.zeros((NO_TRUMPS + 1, 32), np.int64)
+    for c in range(NO_TRUMPS + 1):
+        t = play_table(c)
+        for card in range(32):
+            trump = t.trump_mask >> card & 1
+            out[c, card] = t.points[card] * 32 + trump * 8 + t.strength[card] - 8 * trump
+    return out
+
+
+def play_teams(v: Variant) -> Int64s:
+    """Per caller (the last row: none, raspas) the play team of each seat
+    (``Variant.play_teams``)."""
+    n = v.seats
+    rows = [v.play_teams(c) for c in range(n)]
+    rows.append(v.play_teams(None) if v.raspas else tuple(range(n)))
+    return np.array(rows, np.int64)
+
+
 def _probe_scoring(v: Variant, opts: TableOptions) -> tuple[int, int, int, Int64s]:
     """The variant's scoring, read from its own hooks on small cases: whether taking every
     trick scores as štiglja (R23; belot2 has none, R36), whether a falling caller's
@@ -339,4 +368,4 @@ def tables(variant: str, options: dict[str, Any] | None = None, reward: str = "d
     forbidden, beats, points, bela = _rule_tables(v.name)
     return Tables(v.name, p, offsets, forbidden, beats, points, bela, bela_index,
                   *_declaration_tables(v), bid_table(v), exchange_table(v), pairs, discards,
-                  np.array(hands, np.int64), redeal, factor)
+                  np.array(hands, np.int64), redeal, factor, greedy_keys(), play_teams(v))
