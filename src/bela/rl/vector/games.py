@@ -126,10 +126,7 @@ class VecGames:
             raise ValueError(f"{self.variant} has no seat {seat}")
         obs = np.zeros_like(self.obs)
         masks = np.zeros_like(self.masks)
-        held = np.zeros((8, 5), np.int64)
-        for b in range(self.batch):
-            K.observe_row(self.state, b, seat, obs[b], self.rules)
-            K.mask_row(self.state, b, seat, masks[b], self.rules, held)
+        K.observe_seat(self.state, seat, self.rules, obs, masks)
         return obs, masks
 
     def deal_of(self, game: int) -> tuple[list[list[Card]], dict[str, list[Card]], int]:

@@ -981,6 +981,16 @@ def reset_all(S: np.ndarray, rng: np.ndarray, R: np.ndarray, masks: np.ndarray,
 
 
 @njit
+def observe_seat(S: np.ndarray, seat: int, R: np.ndarray, obs: np.ndarray,
+                 masks: np.ndarray) -> None:
+    """Every game's observation and mask for ``seat``."""
+    held = np.zeros((_MAX_HELD, 5), np.int64)
+    for b in range(S.shape[0]):
+        observe_row(S, b, seat, obs[b], R)
+        mask_row(S, b, seat, masks[b], R, held)
+
+
+@njit
 def sample_masked(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """A uniform legal action per row of ``masks`` (-1 for a row without one)."""
     for b in range(masks.shape[0]):
