@@ -52,3 +52,8 @@ def test_a_short_run_trains_a_policy_the_vector_env_plays() -> None:
     assert (obs["action_mask"].sum(1) > 0).all()
     with pytest.raises(ValueError, match="at least 1"):
         train(PgConfig(envs=0))
+    with pytest.raises(ValueError, match="random or greedy"):
+        train(PgConfig(opponents="heuristic"))
+    _, log = train(PgConfig(variant="bela3", envs=4, steps=4, iterations=1, hidden=8,
+                            eval_steps=4, opponents="greedy"))
+    assert "points_per_deal_vs_greedy" in log[1]

@@ -8,7 +8,8 @@ critic a second, smaller ``Mlp``.  One seat learns in ``envs`` matches of
 the policy itself, frozen at the start of each iteration and played greedily inside the
 compiled loop.  The reward is the deal's booked points, zero-sum (own side's points minus
 the others' mean), in units of 100.  Whole matches (bidding, declarations, every card) are
-learnt, not only the card play.
+learnt, not only the card play.  ``opponents="greedy"`` trains and measures against the
+greedy opponents of :class:`~bela.rl.vector.gym.BelaVectorEnv` instead.
 
 ``python -m bela.rl.vector.a2c --variant bela2 --iterations 40`` prints, per
 iteration, the learner's environment steps a second (each with the other seats' moves),
@@ -53,7 +54,8 @@ class PgConfig:
     lam: float = 0.95  # GAE
     entropy: float = 0.01
     value_weight: float = 0.5
-    self_play: bool = False  # the opponents: the policy of the iteration's start, not random
+    opponents: str = "random"  # or "greedy" (BelaVectorEnv's opponents), for training and eval
+    self_play: bool = False  # the opponents: the policy of the iteration's start instead
     eval_steps: int = 64  # steps of the greedy policy against random opponents, per iteration
     seed: int = 0
 
@@ -63,6 +65,8 @@ class PgConfig:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
         if not 0 < self.gamma <= 1 or not 0 <= self.lam <= 1:
             raise ValueError("gamma must be in (0, 1] and lam in [0, 1]")
+        if self.opponents not in ("random", "greedy"):
+            raise ValueError(f"opponents must be random or greedy, not {self.opponents!r}")
 
 
 class Adam:
@@ -152,9 +156,10 @@ def policy_loss(policy: Mlp, x: Array, mask: npt.NDArray[np.int8],
     return loss, ent.astype(np.float32), _backward(policy, acts_in, grad)
 
 
-def evaluate(policy: Mlp, variant: str, envs: int, steps: int, seed: int) -> float:
-    """Mean zero-sum points a deal of the greedy ``policy`` against random opponents."""
-    env = BelaVectorEnv(variant, envs, seat=0, opponents="random", zero_sum=True)
+def evaluate(policy: Mlp, variant: str, envs: int, steps: int, seed: int,
+             opponents: str = "random") -> float:
+    """Mean zero-sum points a deal of the greedy ``policy`` against ``opponents``."""
+    env = BelaVectorEnv(variant, envs, seat=0, opponents=opponents, zero_sum=True)
     obs, _ = env.reset(seed=seed)
     total, deals = 0.0, 0
     for _ in range(steps):
@@ -181,10 +186,12 @@ def train(cfg: PgConfig, report: Callable[[dict[str, Any]], None] | None = None
     critic = Mlp.initial([n_obs, max(cfg.hidden // 2, 1), 1], rng, {"variant": cfg.variant})
     opt_p, opt_v = Adam(policy, cfg.lr), Adam(critic, cfg.lr)
     log: list[dict[str, Any]] = []
-    env = BelaVectorEnv(cfg.variant, cfg.envs, seat=0, zero_sum=True)
+    env = BelaVectorEnv(cfg.variant, cfg.envs, seat=0, opponents=cfg.opponents,
+                        zero_sum=True)
     obs, _ = env.reset(seed=cfg.seed)
-    start_line = {"iteration": 0, "points_per_deal_vs_random": evaluate(
-        policy, cfg.variant, cfg.envs, cfg.eval_steps, cfg.seed + 7)}
+    vs = f"points_per_deal_vs_{cfg.opponents}"
+    start_line = {"iteration": 0, vs: evaluate(policy, cfg.variant, cfg.envs, cfg.eval_steps,
+                                               cfg.seed + 7, cfg.opponents)}
     log.append(start_line)
     if report is not None:
         report(start_line)
@@ -239,8 +246,8 @@ def train(cfg: PgConfig, report: Callable[[dict[str, Any]], None] | None = None
                 "env_steps_per_s": T * B / max(env_time, 1e-9),
                 "entropy": float(ent.mean()), "value_loss": float((verr ** 2).mean()),
                 "reward_per_step": float(rews.mean() * SCALE),
-                "points_per_deal_vs_random": evaluate(policy, cfg.variant, B, cfg.eval_steps,
-                                                      cfg.seed + 7)}
+                vs: evaluate(policy, cfg.variant, B, cfg.eval_steps, cfg.seed + 7,
+                             cfg.opponents)}
         log.append(line)
         if report is not None:
             report(line)
