@@ -88,6 +88,16 @@ PH_BIDDING, PH_DISCARD, PH_EXCHANGE, PH_PLAY, PH_DONE = (
 MAX_SEQ = 2  # maximal sequences of 3+ within one suit's 8 ranks
 
 
+class UncompiledRule(NotImplementedError):
+    """A variant whose rules leave what the compiled tables can say (a new variant's hook
+    that the kernels do not read yet): use :mod:`bela.rl.env` for it."""
+
+
+def _require(ok: bool, v: Variant, what: str) -> None:
+    if not ok:
+        raise UncompiledRule(f"the vector environment assumes {what}; {v.name} does not")
+
+
 def part_sizes(v: Variant) -> list[int]:
     """The sizes of the observation's parts (spaces.observe's order)."""
     n, s = v.seats, v.sides
@@ -240,7 +250,7 @@ def bid_table(v: Variant) -> Int64s:
                 eff = v.bid_effect(rnd, calls[0])
                 row[B_CALL_THEN] = PHASE_CODES[eff.then]
                 row[B_CALL_GAINS] = eff.gains != 0
-                assert set(eff.reveal) == set(range(v.seats)), "a call shows every hand"
+                _require(set(eff.reveal) == set(range(v.seats)), v, "a call shows every hand")
             if PASS not in legal:
                 break
             eff = v.bid_effect(rnd, PASS)
@@ -248,8 +258,10 @@ def bid_table(v: Variant) -> Int64s:
                 row[B_PASS_FIXES] = 1
                 row[B_PASS_THEN] = PHASE_CODES[eff.then]
                 row[B_RASPAS] = eff.raspas
-                assert eff.contract == t and set(eff.reveal) == set(range(v.seats))
+                _require(eff.contract == t and set(eff.reveal) == set(range(v.seats)), v,
+                         "a contract fixed by passes is the face-up suit, every hand shown")
                 break
+            _require(eff.next_turn is not None, v, "a pass passes the turn on")
             assert eff.next_turn is not None
             row[B_PASS_REVEALS] = seat in eff.reveal
             row[B_NEXT] = (eff.next_turn - seat) % v.seats
@@ -350,17 +362,18 @@ def tables(variant: str, options: dict[str, Any] | None = None, reward: str = "d
             pairs[x, y] = pairs[y, x] = i
             discards[i - p[P_DISCARD_AT]] = (x, y)
     hands, extra = _positions(v)
-    assert all(_positions(v, d) == (hands, extra) for d in range(v.seats)), \
-        "the deal's shape does not depend on the dealer"
+    _require(all(_positions(v, d) == (hands, extra) for d in range(v.seats)), v,
+             "the deal's shape does not depend on the dealer")
     p[P_TURNED_POS] = extra.get("turned", [-1])[0]
     p[P_BOTTOM_POS] = extra.get("bottom", [-1])[0]
     p[P_EXTRA_POS] = extra.get("extra", [-1])[0]
     p[P_SHOW_BOTTOM] = "bottom" in v.shown_after_bidding
-    assert p[P_EXTRA_POS] < 0 or extra["extra"] == [p[P_EXTRA_POS], p[P_EXTRA_POS] + 1]
+    _require(p[P_EXTRA_POS] < 0 or extra["extra"] == [p[P_EXTRA_POS], p[P_EXTRA_POS] + 1],
+             v, "the extra cards lie next to each other in the deck")
     p[P_CAPOT_USED], p[P_FALL_KEEPS], p[P_TRUMP_SEQ], factor = _probe_scoring(v, opts)
     redeal = np.array([RANK_MASKS[r] for r in v.redeal_ranks] or [0], np.int64)
     sizes = part_sizes(v)
-    assert sum(sizes) == p[P_OBS], "the observation parts are spaces.observe's"
+    _require(sum(sizes) == p[P_OBS], v, "the observation parts are spaces.observe's")
     offsets = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
     bela_index = np.full(32, -1, np.int64)
     for c in BELA_CARDS:
