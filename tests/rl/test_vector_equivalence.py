@@ -28,6 +28,7 @@ from bela.rl.vector import kernels as K  # noqa: E402
 OPTIONS: list[dict[str, Any]] = [
     {},
     {"target": 301, "tie": "hang", "equal_declarations": "cancel"},
+    {"enforce": "off", "target": 501},  # R24: any card, claims (bela4)
 ]
 
 
@@ -84,6 +85,7 @@ def replay(variant: str, seed: int, steps: int, options: dict[str, Any], reward:
                 seen["deals"] += 1
                 assert rnd.result is not None
                 seen[str(rnd.result.outcome)] += 1
+                seen["valid claim"] += rnd.result.extra.get("valid") is True
                 seen["swap"] += any(a.token() == "swap" for _, a in rnd.exchanges)
                 gains = _rewards(m, reward, zero_sum)
                 if gains is not None:
@@ -152,3 +154,14 @@ def test_every_deal_boundary_replays_in_the_engine(variant: str, outcomes: tuple
     seen = replay(variant, 3, 600, {}, every=60, batch=6)
     assert all(seen[o] > 0 for o in outcomes), seen
     assert seen["terminated"] > 0, seen
+
+
+def test_claims_with_the_duties_off_replay_in_the_engine() -> None:
+    """R24 ``enforce = off``: any card is accepted, a claim ends the deal (right when an
+    opponent broke a duty), and only then do the wrongly accused seats' plays prove their
+    voids in the observation."""
+    seen = replay("bela4", 8, 300, {"enforce": "off"}, every=5, batch=4)
+    assert seen["claim"] > 5, seen
+    # target 1: every claim ends the match, and every seat's final view is compared
+    seen = replay("bela4", 9, 200, {"enforce": "off", "target": 1}, every=50, batch=4)
+    assert seen["terminated"] > 20 and 0 < seen["valid claim"] < seen["claim"], seen

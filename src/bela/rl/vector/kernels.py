@@ -58,6 +58,7 @@ from .tables import (
     O_BIDS,
     O_BOTTOM,
     O_CALLER,
+    O_CLAIM,
     O_CONTRACT,
     O_CP,
     O_DEALER,
@@ -89,8 +90,10 @@ from .tables import (
     P_CANCEL,
     P_CAPOT,
     P_CAPOT_USED,
+    P_CLAIM_AT,
     P_DECLARE_AT,
     P_DISCARD_AT,
+    P_ENFORCE_OFF,
     P_EXTRA_POS,
     P_FALL_KEEPS,
     P_HAND,
@@ -168,7 +171,10 @@ DISCARDS = 104  # the caller's discards (bela3, R27)
 RASPAS = 105  # R34
 NBID = 106  # bids so far
 REDEALT = 107  # the last deal ended in a redeal (R35, R37: the same dealer deals)
-NSLOTS = 108
+REVOKED = 108  # per seat its first card that broke a duty (enforce = off, R24), -1
+CLAIMANT = 112  # the seat whose claim ended the deal (R24), -1
+CLAIM_VALID = 113  # whether that claim was right
+NSLOTS = 116
 
 _XS_MUL = np.uint64(0x2545F4914F6CDD1D)  # xorshift64* (Vigna)
 _S12, _S25, _S27, _S32 = np.uint64(12), np.uint64(25), np.uint64(27), np.uint64(32)
@@ -202,8 +208,14 @@ def legal_cards(S: np.ndarray, b: int, seat: int, R: np.ndarray) -> int:
     refused exactly when another card of the hand forbids it (:func:`bela.engine.explain.
     play_forbidden`)."""
     hand = int(S[b, HAND + seat])
-    if S[b, NTR] == 0:
+    if S[b, NTR] == 0 or R[F_P + P_ENFORCE_OFF]:  # R24: any card with enforce off
         return hand
+    return duty_cards(S, b, hand, R)
+
+
+@njit
+def duty_cards(S: np.ndarray, b: int, hand: int, R: np.ndarray) -> int:
+    """The cards of ``hand`` the duties allow on the trick in progress (R17-R19, R36)."""
     f = F_FORB + ((S[b, CONTRACT] * 4 + S[b, LEAD]) * 32 + S[b, WIN]) * 32
     legal = hand
     m = hand
@@ -339,6 +351,7 @@ def deal(S: np.ndarray, rng: np.ndarray, b: int, R: np.ndarray) -> None:
         S[b, DKEY + s] = -1
         S[b, DMASK + s] = 0
         S[b, BELA + s] = 0
+        S[b, REVOKED + s] = -1
         S[b, LASTBID + s] = -1
         S[b, NBIDS + s] = 0
         S[b, EXCH + s] = 0
@@ -354,6 +367,8 @@ def deal(S: np.ndarray, rng: np.ndarray, b: int, R: np.ndarray) -> None:
     S[b, NBID] = 0
     S[b, XQN] = 0
     S[b, REDEALT] = 0
+    S[b, CLAIMANT] = -1
+    S[b, CLAIM_VALID] = 0
     for side in range(3):
         S[b, CP + side] = 0
         S[b, TW + side] = 0
@@ -649,6 +664,27 @@ def apply(S: np.ndarray, b: int, a: int, R: np.ndarray, held: np.ndarray) -> Non
                 _ask_all(S, b, seat, n)
             _next_exchange(S, b)
         return
+    if a == P[P_CLAIM_AT]:  # R24 auzmeš: the claimant's side is right if an opponent revoked
+        sides = P[P_SIDES]
+        side = seat % sides
+        right = 0
+        other = -1
+        for s in range(n):
+            if s % sides != side:
+                if other < 0:
+                    other = s % sides
+                if S[b, REVOKED + s] >= 0:
+                    right = 1
+        total = 162
+        for s in range(n):
+            total += S[b, DVAL + s] + 20 * popcount(S[b, BELA + s])
+        S[b, PHASE] = PH_DONE
+        S[b, CLAIMANT] = seat
+        S[b, CLAIM_VALID] = right
+        winner = side if right else other
+        book(S, b, P, total if winner == 0 else 0, total if winner == 1 else 0,
+             total if winner == 2 else 0, -1, 0, 0, 0)
+        return
     declare_at = P[P_DECLARE_AT]
     if declare_at <= a < declare_at + 15:  # R13: a subset of the held declarations
         k = held_declarations(S[b, HAND + seat], R, held)
@@ -689,6 +725,9 @@ def apply(S: np.ndarray, b: int, a: int, R: np.ndarray, held: np.ndarray) -> Non
         S[b, DECN + seat] = 0  # R13: no declaration before the first card
     bit = 1 << card
     ct = S[b, CONTRACT]
+    if (P[P_ENFORCE_OFF] and S[b, NTR] > 0 and S[b, REVOKED + seat] < 0
+            and not duty_cards(S, b, S[b, HAND + seat], R) & bit):
+        S[b, REVOKED + seat] = card  # R24: accepted, but a claim may follow
     S[b, HAND + seat] ^= bit
     S[b, PLAYED + seat] |= bit
     if S[b, NTR] == 0:
@@ -779,6 +818,9 @@ def mask_row(S: np.ndarray, b: int, seat: int, out: np.ndarray, R: np.ndarray,
         for i in range((1 << k) - 1):
             out[at + i] = 1
             count += 1
+    if P[P_ENFORCE_OFF] and (S[b, NTRICKS] > 0 or S[b, NTR] > 0):  # R24
+        out[P[P_CLAIM_AT]] = 1
+        count += 1
     legal = legal_cards(S, b, seat, R)
     bela = 0
     if not S[b, RASPAS]:
@@ -817,6 +859,18 @@ def _clip(x: float) -> float:
 
 
 @njit
+def _proving(S: np.ndarray, b: int, seat: int, P: np.ndarray) -> bool:
+    """Whether ``seat``'s plays prove what it holds (:func:`bela.engine.explain.
+    proving_seats`): always with ``enforce = on``; with it off only the seats a claim
+    wrongly accused, once the deal ended on it (R24)."""
+    if not P[P_ENFORCE_OFF]:
+        return True
+    claimant = S[b, CLAIMANT]
+    sides = P[P_SIDES]
+    return claimant >= 0 and not S[b, CLAIM_VALID] and seat % sides != claimant % sides
+
+
+@njit
 def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: np.ndarray
                 ) -> None:
     """Write ``me``'s observation (:func:`bela.rl.spaces.observe`) into ``out``."""
@@ -834,7 +888,8 @@ def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: np.ndarray
         if S[b, TRICK + s] >= 0:
             out[OFF[O_TRICK] + 32 * r + S[b, TRICK + s]] = 1.0
         _cards(out, OFF[O_PLAYED] + 32 * r, S[b, PLAYED + s])
-        _cards(out, OFF[O_RULED] + 32 * r, S[b, RULED + s])
+        if _proving(S, b, s, P):
+            _cards(out, OFF[O_RULED] + 32 * r, S[b, RULED + s])
     if S[b, LEADER] >= 0:
         out[OFF[O_LEADER] + _wrap(S[b, LEADER] - me, n)] = 1.0
     if S[b, TURNED] >= 0:
@@ -893,6 +948,8 @@ def observe_row(S: np.ndarray, b: int, me: int, out: np.ndarray, R: np.ndarray
     out[OFF[O_DEALER] + _wrap(S[b, DEALER] - me, n)] = 1.0
     out[OFF[O_FIRST] + _wrap(S[b, FIRST] - me, n)] = 1.0
     out[OFF[O_TURN] + (n if phase == PH_DONE else _wrap(S[b, TURN] - me, n))] = 1.0
+    if P[P_ENFORCE_OFF] and phase == PH_PLAY and (S[b, NTRICKS] > 0 or S[b, NTR] > 0):
+        out[OFF[O_CLAIM]] = 1.0  # R24: a claim is allowed
 
 
 # -- rewards and the match's end ------------------------------------------------------------

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ...engine.actions import BELA_PLAYS, CALLS, DECLINE, PASS, REDEAL, SWAP, Call, Discard, Pass
 from ...engine.cards import RANK_MASKS, SUIT_MASKS, Card
 from ...engine.declarations import FOUR_RANKS, declaration_value, find_declarations
-from ...engine.enums import EqualDeclarations, Outcome, Phase, Tie
+from ...engine.enums import Enforce, EqualDeclarations, Outcome, Phase, Tie
 from ...engine.explain import play_forbidden
 from ...engine.rules import NO_TRUMPS, play_table
 from ...engine.state import Round
@@ -38,9 +38,9 @@ Int64s = npt.NDArray[np.int64]
 (P_SEATS, P_SIDES, P_TARGET, P_HANG, P_CANCEL, P_LAST, P_CAPOT, P_BELA_TRICK, P_HAND,
  P_SEEN, P_NACT, P_DECLARE_AT, P_PASS_AT, P_REWARD, P_ZERO_SUM, P_MAX_DEALS, P_OBS,
  P_DISCARD_AT, P_SWAP_AT, P_REDEAL_AT, P_KEEP_AT, P_TURNED_POS, P_BOTTOM_POS, P_EXTRA_POS,
- P_SHOW_BOTTOM, P_CAPOT_USED, P_FALL_KEEPS, P_TRUMP_SEQ) = range(28)
-P_CALL_AT = 28  # 28..33: the action index of each contract's call (-1: none)
-P_SIZE = 34
+ P_SHOW_BOTTOM, P_CAPOT_USED, P_FALL_KEEPS, P_TRUMP_SEQ, P_ENFORCE_OFF, P_CLAIM_AT) = range(30)
+P_CALL_AT = 30  # 30..35: the action index of each contract's call (-1: none)
+P_SIZE = 36
 
 # the bidding table [turned suit (4: none), bids so far, field]: the engine's bid_actions
 # and bid_effect after that many passes
@@ -325,9 +325,6 @@ def tables(variant: str, options: dict[str, Any] | None = None, reward: str = "d
     them) and the reward settings of :class:`bela.rl.env.BelaEnv`."""
     v = get_variant(variant)
     opts: TableOptions = v.make_options(options)
-    if "enforce" in v.options and opts.enforce != "on":
-        raise ValueError("the vector environment plays with enforce = on only (R24: claims "
-                         "are not compiled); use bela.rl.env for enforce = off")
     if reward not in ("deal", "match"):
         raise ValueError(f"reward must be one of deal, match, not {reward!r}")
     if max_deals is not None and max_deals < 1:
@@ -349,6 +346,8 @@ def tables(variant: str, options: dict[str, Any] | None = None, reward: str = "d
     p[P_SWAP_AT] = space.fixed.get(SWAP, -1)
     p[P_REDEAL_AT] = space.fixed.get(REDEAL, -1)
     p[P_KEEP_AT] = space.fixed.get(DECLINE, -1)
+    p[P_ENFORCE_OFF] = opts.enforce == Enforce.OFF
+    p[P_CLAIM_AT] = -1 if space.claim_at is None else space.claim_at
     pairs = np.full((32, 32), -1, np.int64)
     discards = np.zeros((max(1, sum(1 for a in space.actions if isinstance(a, Discard))), 2),
                         np.int64)
