@@ -12,13 +12,14 @@ act until the learner is to act again.  Observations, masks and rewards are thos
 (``info["illegal"]``, ``illegal_penalty`` added).  A match that ends is reset in the same
 step (``AutoresetMode.SAME_STEP``): its last observation is in ``info["final_obs"]``.
 
+>>> import numpy as np
 >>> e = BelaVectorEnv("bela4", num_envs=4, seat=1)
 >>> obs, info = e.reset(seed=2)
 >>> obs["observation"].shape, obs["action_mask"].shape
 ((4, 806), (4, 61))
->>> obs, rewards, terminated, truncated, info = e.step(e.action_space.sample())
->>> rewards.shape, bool(info["illegal"].any())
-((4,), True)
+>>> obs, rewards, terminated, truncated, info = e.step(np.full(4, 60))  # the claim slot
+>>> rewards.shape, info["illegal"].tolist()      # replaced by the first legal action
+((4,), [True, True, True, True])
 """
 
 from __future__ import annotations
