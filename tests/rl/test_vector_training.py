@@ -4,6 +4,9 @@ that the vector environment can play as an opponent."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,7 +14,7 @@ pytest.importorskip("numba")
 pytest.importorskip("gymnasium")
 
 from bela.bots.learned.network import Mlp  # noqa: E402
-from bela.rl.vector.a2c import PgConfig, policy_loss, train  # noqa: E402
+from bela.rl.vector.a2c import PgConfig, load_policy, main, policy_loss, train  # noqa: E402
 from bela.rl.vector.gym import BelaVectorEnv  # noqa: E402
 
 
@@ -57,3 +60,19 @@ def test_a_short_run_trains_a_policy_the_vector_env_plays() -> None:
     _, log = train(PgConfig(variant="bela3", envs=4, steps=4, iterations=1, hidden=8,
                             eval_steps=4, opponents="greedy"))
     assert "points_per_deal_vs_greedy" in log[1]
+
+
+def test_the_command_prints_a_line_an_iteration_and_saves_the_policy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "policy.npz"
+    main(["--variant", "bela2", "--iterations", "2", "--envs", "4", "--steps", "2",
+          "--hidden", "8", "--eval-steps", "2", "--seed", "3", "--out", str(out)])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["iteration"] for line in lines] == [0, 1, 2]
+    assert all(line["env_steps_per_s"] > 0 for line in lines[1:])
+    policy = load_policy(out)
+    assert policy.sizes == [496, 8, 62] and policy.meta["kind"] == "vector-pg"
+    assert policy.meta["config"]["seed"] == 3
+    e = BelaVectorEnv("bela2", 2, opponents=policy)  # it plays inside the compiled loop
+    obs, _ = e.reset(seed=1)
+    assert (obs["action_mask"].sum(1) > 0).all()

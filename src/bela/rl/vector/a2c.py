@@ -29,6 +29,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -254,6 +255,24 @@ def train(cfg: PgConfig, report: Callable[[dict[str, Any]], None] | None = None
     return policy, log
 
 
+def save_policy(path: str | Path, policy: Mlp) -> None:
+    """Write a policy (weights, biases, and its metadata as JSON) into an ``.npz`` file; not
+    a ``learned`` bot's model (that one maps its own features to card values)."""
+    arrays: dict[str, Any] = {"meta": np.asarray(json.dumps(policy.meta, sort_keys=True))}
+    for i, (w, b) in enumerate(zip(policy.ws, policy.bs, strict=True)):
+        arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+
+
+def load_policy(path: str | Path) -> Mlp:
+    """A policy :func:`save_policy` wrote (an opponent for :class:`BelaVectorEnv`)."""
+    with np.load(path) as data:
+        layers = sum(1 for k in data.files if k.startswith("w"))
+        return Mlp([data[f"w{i}"] for i in range(layers)],
+                   [data[f"b{i}"] for i in range(layers)], json.loads(str(data["meta"])))
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m bela.rl.vector.a2c``: train and print one JSON line an iteration."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -269,9 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     cfg = PgConfig(**args)
     policy, _ = train(cfg, lambda line: print(json.dumps(line), flush=True))
     if out:
-        from ...bots.learned.network import save_models
-
-        save_models(out, {"policy": policy})
+        save_policy(out, policy)
 
 
 if __name__ == "__main__":
