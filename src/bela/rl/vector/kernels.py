@@ -1,15 +1,17 @@
 """Compiled inner loops of the vector environment (Numba): many matches stepped in one call.
 
 Every game of a batch is one row of an ``int64`` state array ``S`` (the slots below); the
-rules are read from :class:`bela.rl.vector.tables.Tables` (derived from the engine's own
-definitions), passed in as arrays.  Cards and masks are in the engine's numbering
-(``8 * suit + rank``).  Each game has its own xorshift64* generator (``rng``), so a game's
-deals depend on its seed only.
+rules are read from one flat ``int64`` array ``R`` (:meth:`bela.rl.vector.tables.Tables.
+rules`, at the offsets ``F_*``: derived from the engine's own definitions).  Cards and
+masks are in the engine's numbering (``8 * suit + rank``).  Each game has its own
+xorshift64* generator (``rng``), so a game's deals depend on its seed only.
 
-What a step does, per game: apply the action of the seat to act (bids R6-R7, declarations
-R8-R13 and bela R14 before the first card, cards R16-R20), score a finished deal (R12, R15,
-R21-R23) and book it (R22 hang, R25 target, R10 belot), then deal the next one (R39) or,
-when the match ends or ``max_deals`` deals were played, a new match (auto-reset).  The
+What a step does, per game: apply the action of the seat to act (bids R6, R7, R26, R31,
+R34; bela3's discards R27; the swaps and redeals R32, R35; declarations R8-R13, R37 and
+bela R14 before the first card; cards R16-R20, R36; a claim R24), score a finished deal
+(R12, R15, R21-R23, R28, R36, R37 raspas) and book it (R22 hang, R25 target, R10 belot),
+then deal the next one (R39; the same dealer after a redeal) or, when the match ends or
+``max_deals`` deals were played, a new match (auto-reset).  The
 observation and the action mask of a seat are written into preallocated rows, the same
 numbers as :func:`bela.rl.spaces.observe` and :meth:`bela.rl.spaces.ActionSpace.mask`
 (tests/rl/test_vector_equivalence.py replays trajectories through the engine).

@@ -3,8 +3,11 @@ definitions (never retyped): play tables (points R2/R3, trick order R20), the pl
 through :func:`bela.engine.explain.play_forbidden` (R17-R19, pairwise and so exact), the
 declarations through :func:`bela.engine.declarations.find_declarations` and
 :func:`~bela.engine.declarations.declaration_value` (R8-R11), bela suits (R14), the
-variant's numbers (seats, sides, last-trick and capot bonuses, target) and the action and
-observation layouts of :mod:`bela.rl.spaces`.
+variant's numbers (seats, sides, last-trick and capot bonuses, target), the deal's shape
+(``deal_from_deck``), the bidding (``bid_actions`` and ``bid_effect`` after each number of
+passes), ``exchange_possible``, the scoring hooks read on small cases (``score_points``,
+``fall``, ``declaration_key``) and the action and observation layouts of
+:mod:`bela.rl.spaces`.
 
 >>> t = tables("bela4")
 >>> t.forbidden.shape, int(t.params[P_SEATS]), int(t.params[P_NACT]), int(t.params[P_OBS])
