@@ -19,7 +19,7 @@ from ..engine.enums import Phase
 from ..engine.variants import DEFAULT_VARIANT, VARIANTS
 from ..engine.views import SeatView, seat_view
 
-RUNS = ("engine", "solver", "sampler", "selfplay", "latency", "decisions")
+RUNS = ("engine", "solver", "sampler", "selfplay", "latency", "decisions", "vecenv")
 
 
 def bench_rounds(variant: str, seconds: float, seed: int) -> dict[str, Any]:
@@ -94,6 +94,71 @@ def bench_selfplay(variant: str, deals: int, seed: int) -> dict[str, Any]:
     elapsed = max(time.perf_counter() - start, 1e-9)
     return {"variant": variant, "policy": "random", "deals": deals, "actions": res.actions,
             "seconds": elapsed, "actions_per_s": res.actions / elapsed}
+
+
+def bench_aec(variant: str, seconds: float, seed: int) -> dict[str, Any]:
+    """Step the PettingZoo AEC environment (:class:`bela.rl.env.BelaEnv`) with uniform random
+    legal actions, observations and masks included, for ``seconds``."""
+    from ..rl.env import BelaEnv
+
+    env = BelaEnv(variant)
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    steps = 0
+    start = time.perf_counter()
+    cpu = time.process_time()
+    while True:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.reset(seed=rng.randrange(2**31))
+            continue
+        legal = obs["action_mask"].nonzero()[0]
+        env.step(int(legal[rng.randrange(len(legal))]))
+        steps += 1
+        if steps % 256 == 0 and time.perf_counter() - start >= seconds:
+            break
+    return {"steps": steps, "seconds": time.perf_counter() - start,
+            "steps_per_s": steps / (time.perf_counter() - start),
+            "steps_per_cpu_s": steps / max(time.process_time() - cpu, 1e-9)}
+
+
+def bench_vector(variant: str, envs: int, seconds: float, seed: int) -> dict[str, Any]:
+    """Step the compiled vector environment (:class:`bela.rl.vector.VecGames`, ``envs``
+    matches) with uniform random legal actions (drawn by its compiled sampler), every step
+    writing the next seat's observation and mask, for ``seconds`` on the calling thread's
+    core; the compile (or the cache's load) is not timed.  ``steps_per_cpu_s`` counts this
+    process's CPU time only (a loaded machine lends it less than the wall clock)."""
+    from ..rl.vector import VecGames
+
+    games = VecGames(variant, envs)
+    games.reset(seed=seed)
+    games.step(games.sample())  # compiled or loaded now
+    steps = 0
+    start = time.perf_counter()
+    cpu = time.process_time()
+    while time.perf_counter() - start < seconds:
+        games.step(games.sample())
+        steps += envs
+    wall = time.perf_counter() - start
+    return {"envs": envs, "steps": steps, "seconds": wall, "steps_per_s": steps / wall,
+            "steps_per_cpu_s": steps / max(time.process_time() - cpu, 1e-9)}
+
+
+def bench_vecenv(seconds: float, envs: int, seed: int) -> list[dict[str, Any]]:
+    """Per variant, environment steps a second of the AEC environment and of the compiled
+    vector environment."""
+    return [{"variant": variant, "aec": bench_aec(variant, seconds, seed),
+             "vector": bench_vector(variant, envs, seconds, seed)} for variant in VARIANTS]
+
+
+def _vecenv_line(r: dict[str, Any]) -> str:
+    aec = r["aec"]
+    head = (f"vecenv, {r['variant']}: AEC env {aec['steps_per_s']:,.0f} steps/s "
+            f"({aec['steps_per_cpu_s']:,.0f} per CPU second)")
+    vec = r["vector"]
+    return (head + f"; vector env {vec['steps_per_s']:,.0f} steps/s "
+            f"({vec['steps_per_cpu_s']:,.0f} per CPU second; {vec['envs']:,} matches, "
+            f"observations included)")
 
 
 class _Timed:
@@ -207,6 +272,7 @@ def bench(
     seconds: float = typer.Option(5.0, min=0.1, help="engine: how long to play rounds."),
     deals: int = typer.Option(300, min=1, help="solver, decisions: positions per run."),
     batch: int = typer.Option(200_000, min=1, help="selfplay: deals to play in one batch."),
+    envs: int = typer.Option(4096, min=1, help="vecenv: matches the vector env steps at once."),
     bot: str = typer.Option("pimc", help="latency: the bot to time (a bot spec); decisions: "
                             "the bots to compare, comma separated."),
     rounds: int = typer.Option(20, min=1, help="latency: rounds to play."),
@@ -214,7 +280,7 @@ def bench(
     as_json: bool = typer.Option(False, "--json", help="Print the numbers as JSON."),
 ) -> None:
     """Speed on one core: engine rounds/s, solver and sampler times, self-play card
-    actions/s, bot decision latency."""
+    actions/s, bot decision latency, environment steps/s (vecenv: every variant)."""
     if variant not in VARIANTS:
         typer.echo(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})", err=True)
         raise typer.Exit(2)
@@ -261,6 +327,9 @@ def bench(
                 f"decisions, {variant}, {r['bot']}: {r['points_lost']:.2f} points lost a "
                 f"decision against the true deal's best card, best {100 * r['best_share']:.1f}%"
                 f", median {r['median_ms']:.1f} ms ({r['positions']} positions)" for r in rows)
+        elif name == "vecenv":
+            rows = results["vecenv"] = bench_vecenv(seconds, envs, seed)
+            line = "\n".join(_vecenv_line(r) for r in rows)
         else:
             r = results["latency"] = bench_latency(variant, bot, rounds, seed)
             line = (f"latency, {variant}, {bot}: median {_ms(r['median_ms'])}, p99 "

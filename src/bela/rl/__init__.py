@@ -3,8 +3,10 @@
 ``env(variant)`` is a PettingZoo AEC environment of a whole match, one agent per seat;
 ``SingleAgentEnv(variant)`` a Gymnasium environment where one seat learns against bots (both
 need the ``rl`` extra: PettingZoo and Gymnasium).  Observations come from the seat's view
-only; action masks from its legal actions.  :mod:`bela.training.train` trains the learned bot
-with numpy alone (``bela train``), without the extra.
+only; action masks from its legal actions.  :mod:`bela.rl.vector` is the same game compiled
+(Numba): many matches stepped in one call, every seat learning (``VecGames``) or one seat in a
+Gymnasium ``VectorEnv`` (``bela.rl.vector.gym.BelaVectorEnv``).  :mod:`bela.training.train`
+trains the learned bot with numpy alone (``bela train``), without the extra.
 """
 
 from __future__ import annotations
