@@ -109,3 +109,12 @@ def test_the_learning_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert printed.startswith("{") and "player_0" in printed
+
+
+def test_the_vector_environment_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's vector environment example steps 4,096 bela4 matches and prints the
+    shapes of what a step returns."""
+    pytest.importorskip("numba")
+    (code,) = [b for b in blocks("python") if "VecGames" in b]
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.strip() == "(4096, 806) (4096, 61) (4096, 4)"
