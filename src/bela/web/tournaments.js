@@ -214,6 +214,7 @@ function renderCreateForm() {
     <label class="check"><input type="checkbox" name="no_show_bot" id="t-no-show-bot"> ${t("t_no_show_bot")}</label>
     <label>${t("t_round_break")} <input type="number" name="round_break" id="t-round-break" min="0" max="3600" value="0"></label>
     <label class="check"><input type="checkbox" name="checkin" id="t-checkin"> ${t("t_checkin_setting")}</label>
+    <label class="check"${only(["swiss", "knockout", "round_robin"])}><input type="checkbox" name="real_cards" id="t-real-cards"> ${t("t_real_cards")}</label>
     <label class="check"><input type="checkbox" name="rated" id="t-rated" checked> ${t("t_rated")}</label>
     <label class="check"><input type="checkbox" name="private" id="t-private"> ${t("t_private")}</label>
     <button class="btn primary" id="t-create">${t("t_create")}</button>
@@ -247,6 +248,7 @@ function createBody(data) {
     starts_at: when && !Number.isNaN(when.getTime()) ? when.toISOString() : null,
     checkin: !!data.get("checkin"), no_show: num("no_show", 300), no_show_bot: !!data.get("no_show_bot"),
     round_break: num("round_break", 0),
+    real_cards: format !== "duplicate" && !!data.get("real_cards"),
   };
 }
 
@@ -385,7 +387,10 @@ function renderDirector(tour) {
   const addPlayers = before ? html`<form class="row t-add-players" data-form="add-players"><label>${t(pairs ? "t_add_pair_ids" : "t_add_player_id")}
       <input name="players" id="t-add-players-ids" maxlength="70" autocomplete="off"></label>
       <button class="btn" id="t-add-players">${t("t_add_players")}</button></form>` : "";
-  return html`<p class="row">${buttons}</p>${addBot}${addPlayers}${pair}${st === "closed" ? html`<p class="muted">${t("t_closed_director")}</p>` : ""}`;
+  const addName = before && tour.settings.real_cards ? html`<form class="row t-add-name" data-form="add-name"><label>${t(pairs ? "t_add_pair_name" : "t_add_name")}
+      <input name="name" id="t-add-name" maxlength="80" autocomplete="off"></label>
+      <button class="btn" id="t-add-name-btn">${t("t_add_players")}</button></form>` : "";
+  return html`<p class="row">${buttons}</p>${addName}${addBot}${addPlayers}${pair}${st === "closed" ? html`<p class="muted">${t("t_closed_director")}</p>` : ""}`;
 }
 
 // -- loading ------------------------------------------------------------------------------
@@ -529,6 +534,13 @@ async function onSubmit(ev) {
     }
   } else if (kind === "add-bot") {
     await change("POST", "/entries", { bot: String(data.get("level")) });
+  } else if (kind === "add-name") {
+    const name = String(data.get("name") || "").trim();
+    if (!name) { say(t("t_name_needed"), "error"); return; }
+    if (await change("POST", "/entries", { name })) {
+      const field = /** @type {HTMLInputElement | null} */ (document.getElementById("t-add-name"));
+      if (field) field.value = "";
+    }
   } else if (kind === "pair") {
     const a = Number(data.get("pair_0")), b = Number(data.get("pair_1"));
     if (a === b) { say(t("t_pair_two"), "error"); return; }
@@ -554,10 +566,12 @@ function onChange(ev) {
   }
 }
 
-/** The screen's clock: the time of day, each minute (and the time the tournament has run). */
+/** The screen's clock: the time of day and the round's clock, each second during a round
+ *  break's countdown, else each minute. */
 function tickScreen() {
   if (T.screen && T.tour) render();
-  setTimeout(tickScreen, 60000 - (Date.now() % 60000) + 50);
+  const wait = T.tour && T.tour.next_round_at ? 1000 - (Date.now() % 1000) + 20 : 60000 - (Date.now() % 60000) + 50;
+  setTimeout(tickScreen, wait);
 }
 
 async function main() {

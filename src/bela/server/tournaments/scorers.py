@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 from ...engine.pad import Pad
 from ...engine.variants import VARIANTS
 from ..errors import Conflict, Forbidden, InvalidInput, NotFound
-from ..pads import read_pad
+from ..pads import MAX_NAME, read_pad
 
 Row = Mapping[str, Any]
 
@@ -75,7 +75,7 @@ def scorer_view(row: Row, game: Row, names: Mapping[int, str]) -> dict[str, Any]
             "options": dict(row["settings"]["options"]), "round": int(game["round"]),
             "table_no": int(game["table_no"]),
             "entries": [int(e) for e in game["entries"]],
-            "names": [names.get(int(e), str(e)) for e in game["entries"]],
+            "names": [names.get(int(e), str(e))[:MAX_NAME] for e in game["entries"]],
             "status": game["status"], "result": game["result"]}
 
 
