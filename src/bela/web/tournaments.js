@@ -154,8 +154,24 @@ function renderListPage() {
     ${renderMine()}
     ${LISTS.map((kind) => html`<section class="panel t-list" id="t-list-${kind}" data-list="${kind}"><h2>${t("t_list_" + kind)}</h2>${renderList(kind)}</section>`)}
     <section class="panel" id="t-create-panel"><h2>${t("t_new")}</h2>${T.guest ? renderCreateForm() : html`<p class="muted">${t("t_need_name")}</p>`}</section>
+    ${T.guest && T.variants ? html`<section class="panel" id="t-practice-panel"><h2>${t("t_practice")}</h2>${renderPracticeForm()}</section>` : ""}
     ${msgLine()}
   </div>`;
+}
+
+/** A practice duplicate against bots (POST /api/tournaments/practice): the variant, the
+ *  number of boards, the bots' level. */
+function renderPracticeForm() {
+  const levels = (T.variants && T.variants.levels) || [];
+  return html`<form class="row t-practice-form" data-form="practice">
+    <p class="muted form-help">${t("t_practice_help")}</p>
+    <label>${t("variant")} <select name="variant" id="t-practice-variant">${T.variants.variants.map((v) =>
+      html`<option value="${v.id}">${t("variant_" + v.id)}</option>`)}</select></label>
+    <label>${t("t_boards")} <input type="number" name="boards" id="t-practice-boards" min="1" max="32" value="8"></label>
+    ${levels.length ? html`<label>${t("t_bot_level")} <select name="level" id="t-practice-level">${levels.map((l) =>
+      html`<option value="${l.name}">${botName(l.name)}</option>`)}</select></label>` : ""}
+    <button class="btn" id="t-practice">${t("t_practice_start")}</button>
+    <p class="form-msg" id="t-practice-msg" role="alert"></p></form>`;
 }
 
 function renderList(kind) {
@@ -519,6 +535,16 @@ async function onSubmit(ev) {
       location.href = tournamentHref(tour.id, { code: tour.invite_code || null });
     } catch (e) {
       const m = document.getElementById("t-create-msg");
+      if (m) { m.textContent = errorText(e); m.className = "form-msg error"; }
+    }
+  } else if (kind === "practice") {
+    const body = { variant: String(data.get("variant")), boards: Number.parseInt(String(data.get("boards") || "8"), 10) || 8 };
+    if (data.get("level")) body.level = String(data.get("level"));
+    try {
+      const tour = await api("POST", "/api/tournaments/practice", body);
+      location.href = tournamentHref(tour.id, { code: tour.invite_code || null });
+    } catch (e) {
+      const m = document.getElementById("t-practice-msg");
       if (m) { m.textContent = errorText(e); m.className = "form-msg error"; }
     }
   } else if (kind === "register") {

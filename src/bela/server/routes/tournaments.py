@@ -22,10 +22,12 @@ from ..tournaments.bodies import (
     AcceptIn,
     EntryIn,
     PairIn,
+    PracticeIn,
     RegisterIn,
     ScorerIn,
     TournamentIn,
 )
+from ..tournaments.practice import start_practice
 from . import page_headers
 
 router = APIRouter()
@@ -83,6 +85,14 @@ async def list_tournaments(
 async def create_tournament(body: TournamentIn, p: Player, request: Request
                             ) -> dict[str, Any]:
     tournament_id = await asyncio.to_thread(_director(request).create, p, body)
+    return await _answer(request, tournament_id, p)
+
+
+@router.post("/api/tournaments/practice")
+async def practice(body: PracticeIn, p: Player, request: Request) -> dict[str, Any]:
+    """A practice duplicate against bots, started at once (docs/TOURNAMENTS.md)."""
+    tournament_id = await asyncio.to_thread(start_practice, _director(request), p, body)
+    await _scheduler(request).nudge(tournament_id)
     return await _answer(request, tournament_id, p)
 
 

@@ -80,3 +80,15 @@ class PairIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     entries: list[StrictInt] = Field(min_length=2, max_length=2)
+
+
+class PracticeIn(BaseModel):
+    """``POST /api/tournaments/practice``: a practice duplicate: the player (with a bot
+    partner where the variant plays in pairs) against bots of ``level``, ``boards`` deals at
+    ``tables`` tables (the other tables: bots' pairs on the same boards)."""
+
+    model_config = ConfigDict(extra="forbid")
+    variant: StrictStr = Field(max_length=32)
+    boards: StrictInt = Field(default=8, ge=1, le=MAX_BOARDS)
+    level: StrictStr = Field(default="club", max_length=16)
+    tables: StrictInt = Field(default=2, ge=2, le=8)
