@@ -172,3 +172,24 @@ def test_the_round_break_is_shown_as_next_round_at(tmp_path: Path) -> None:
         assert len(obj["rounds"]) == 1 and obj["rounds"][0]["finished"]
         assert obj["next_round_at"].endswith("+00:00")
         assert obj["next_round_at"] > obj["rounds"][0]["finished_at"]
+
+
+def test_a_player_entered_at_a_club_night_is_sent_to_no_online_table(tmp_path: Path) -> None:
+    with server(tmp_path) as c:
+        _, d = guest(c, "Sudac")
+        _, ana = guest(c, "Ana")
+        ana_id = c.get("/api/players/me", headers=ana).json()["player_id"]
+        r = c.post("/api/tournaments", json={"name": "Klub", "variant": "bela2",
+                                             "format": "swiss", "rounds": 1,
+                                             "real_cards": True}, headers=d)
+        tid = r.json()["id"]
+        assert c.post(f"/api/tournaments/{tid}/entries", json={"players": [ana_id]},
+                      headers=d).status_code == 200
+        assert c.post(f"/api/tournaments/{tid}/entries", json={"name": "Ivo"},
+                      headers=d).status_code == 200
+        assert c.post(f"/api/tournaments/{tid}/start", headers=d).status_code == 200
+        feed = until(lambda: (lambda f: f if f and f[0]["round"] == 1 else None)(
+            c.get("/api/tournaments/mine", headers=ana).json()["tournaments"]), "the feed")
+        assert feed[0]["id"] == tid and feed[0]["link"] is None
+        obj = c.get(f"/api/tournaments/{tid}", headers=d).json()
+        assert all(g["table"] is None for g in obj["rounds"][0]["games"])

@@ -28,8 +28,8 @@ def start_practice(director: Director, player: dict[str, Any], body: PracticeIn)
     if body.level not in director.levels:
         raise InvalidInput("bad_level", f"unknown level {body.level!r} (levels: "
                            f"{', '.join(director.levels)})")
-    name = f"Vježba: duplikat, {body.boards} " + ("dijeljenje" if body.boards == 1 else
-                                                   "dijeljenja")
+    one = body.boards % 10 == 1 and body.boards % 100 != 11  # 1, 21: "dijeljenje"
+    name = f"Vježba: duplikat, {body.boards} " + ("dijeljenje" if one else "dijeljenja")
     tournament_id = director.create(player, TournamentIn(
         name=name, variant=body.variant, format="duplicate", rounds=1, boards=body.boards,
         rated=False, private=True, no_show=PRACTICE_NO_SHOW, no_show_bot=True))

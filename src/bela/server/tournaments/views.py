@@ -178,7 +178,9 @@ def feed(db: Database, player_id: str) -> dict[str, Any]:
         out.append({"id": e["tournament_id"], "name": e["tournament_name"],
                     "status": e["tournament_status"], "round": e["round"], "entry": e["id"],
                     "table": None if game is None else game["table_id"],
-                    "link": None if game is None else f"/?table={game['table_id']}"})
+                    # real cards: a game at a table in the room has none online
+                    "link": None if game is None or game["table_id"] is None
+                    else f"/?table={game['table_id']}"})
     return {"tournaments": out}
 
 
