@@ -13,6 +13,7 @@ forfeits after ``no_show`` (30 s, the least the server allows)."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -472,3 +473,42 @@ def test_a_club_night_scored_on_two_phones(browser: Any, own_bela_url: str) -> N
     assert HR["t_next_round_in"] in screen.locator("#screen-round-clock").inner_text()
     assert_no_errors(director, screen, *phones)
     close_pages(director, screen, *phones)
+
+
+def test_a_practice_duplicate_from_the_page(browser: Any, own_bela_url: str) -> None:
+    """The practice form starts a duplicate against bots; the player plays his table
+    (the first legal choice each turn); the page then shows, on each board, his line
+    against the bots' pair that held the same cards."""
+    from web_helpers import click_first_legal, diagnose
+
+    base = own_bela_url
+    page = open_page(browser, f"{base}/tournaments?{REFRESH}", lang="hr")
+    _name(page, "Vježbač")
+    page.wait_for_selector("#t-practice")
+    page.select_option("#t-practice-variant", "bela2")
+    page.fill("#t-practice-boards", "1")
+    page.select_option("#t-practice-level", "beginner")
+    page.click("#t-practice")
+    page.wait_for_url("**/tournaments?id=*")
+    page.wait_for_selector(".t-one[data-status=running]")
+    tour = _tour(page)
+    assert tour["format"] == "duplicate" and tour["settings"]["boards"] == 1
+    assert tour["name"] == "Vježba: duplikat, 1 dijeljenje"
+    assert len(tour["entries"]) == 4 and sum(1 for e in tour["entries"] if e["bot"]) == 3
+    page.wait_for_selector("#your-table-link")
+    page.click("#your-table-link")
+    page.wait_for_selector(".game")
+    deadline = time.monotonic() + 120
+    while not page.locator("#match-result").count():
+        assert time.monotonic() < deadline, "the board was not played:\n" + diagnose([page])
+        if not click_first_legal(page):
+            page.wait_for_timeout(60)
+    page.goto(f"{base}/tournaments?id={tour['id']}&{REFRESH}")
+    page.wait_for_selector(".t-boards .board-block[data-board='1']", timeout=60000)
+    mine = page.locator(".board-lines tr.me")
+    assert mine.count() == 1 and page.locator(".board-lines tbody tr").count() == 2
+    done = _tour(page)
+    line = done["boards"][0]["boards"][0]["lines"]
+    assert sum(sum(ln["matchpoints"]) for ln in line) == 4  # a top of 2, two tables
+    assert_no_errors(page)
+    close_pages(page)

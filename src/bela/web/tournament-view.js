@@ -243,10 +243,12 @@ export function renderBracket(tour) {
 
 // -- duplicate boards ---------------------------------------------------------------------
 /** Each finished round's boards: the frequency table and each table's line. */
-export function renderBoards(tour) {
+export function renderBoards(tour, me = null) {
   const done = tour.boards || [];
   if (!done.length) return "";
   const byId = entryMap(tour);
+  const mine = myEntry(tour, me); // his lines stressed (a practice: his against the bots')
+  const mineId = mine ? mine.id : null;
   return done.map((rnd) => html`<section class="t-boards" data-round="${rnd.round}"><h3>${t("t_round_n", { n: rnd.round })}</h3>
     ${rnd.boards.map((b) => html`<div class="board-block" data-board="${b.board}"><h4>${t("t_board_n", { n: b.board })} <small class="muted">${t("t_top", { n: b.top })}</small></h4>
       <div class="table-scroll"><table class="t-table freq-table"><caption>${t("t_frequencies")}</caption>
@@ -256,7 +258,7 @@ export function renderBoards(tour) {
           <td class="num">${f.matchpoints[0]}</td><td class="num">${f.matchpoints[1]}</td></tr>`)}</tbody></table>
       <table class="t-table board-lines"><thead><tr><th scope="col" class="num">${t("t_table")}</th><th scope="col">${t("t_entries")}</th>
           <th scope="col" class="num">${t("t_points")}</th><th scope="col" class="num">${t("t_mp")}</th></tr></thead>
-        <tbody>${b.lines.map((l) => html`<tr><td class="num">${l.table}</td><td>${l.entries.map((id) => entryName(byId, id)).join(" – ")}</td>
+        <tbody>${b.lines.map((l) => html`<tr${l.entries.includes(mineId) ? html` class="me" data-mine="1"` : ""}><td class="num">${l.table}</td><td>${l.entries.map((id) => entryName(byId, id)).join(" – ")}</td>
           <td class="num">${l.points.join(" : ")}</td><td class="num">${l.matchpoints.join(" : ")}</td></tr>`)}</tbody></table></div></div>`)}
   </section>`);
 }

@@ -275,7 +275,7 @@ function renderTournamentPage() {
   const director = !!(T.guest && tour.director.player_id === T.guest.player_id);
   const started = !["registering", "closed", "cancelled"].includes(tour.status);
   const bracket = renderBracket(tour);
-  const boards = renderBoards(tour);
+  const boards = renderBoards(tour, me());
   const code = tour.invite_code || T.code;
   const exp = (ext) => `/api/tournaments/${encodeURIComponent(tour.id)}/export.${ext}${code ? `?code=${encodeURIComponent(code)}` : ""}`;
   return html`<div class="t-page t-one" data-tournament="${tour.id}" data-status="${tour.status}">
@@ -592,11 +592,12 @@ function onChange(ev) {
   }
 }
 
-/** The screen's clock: the time of day and the round's clock, each second during a round
- *  break's countdown, else each minute. */
+/** The screen's clock: the time of day and the round's clock (its time, or the break's
+ *  countdown), each second while the tournament runs, else each minute. */
 function tickScreen() {
   if (T.screen && T.tour) render();
-  const wait = T.tour && T.tour.next_round_at ? 1000 - (Date.now() % 1000) + 20 : 60000 - (Date.now() % 60000) + 50;
+  const live = T.tour && ["running", "paused"].includes(T.tour.status);
+  const wait = live ? 1000 - (Date.now() % 1000) + 20 : 60000 - (Date.now() % 60000) + 50;
   setTimeout(tickScreen, wait);
 }
 
