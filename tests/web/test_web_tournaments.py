@@ -468,6 +468,10 @@ def test_a_club_night_scored_on_two_phones(browser: Any, own_bela_url: str) -> N
     top = director.locator("#t-standings tbody tr").first.inner_text()
     assert names[done[0]["entries"][0]] in top  # the biggest win leads
     assert director.locator(".t-scorer[data-sent='1']").count() == 2
+    # print: each table's score sheet carries its pad's QR code
+    director.evaluate("() => { document.body.dataset.print = 'sheets'; }")
+    assert director.locator(".score-sheet .sheet-qr img").count() == 2
+    director.evaluate("() => { delete document.body.dataset.print; }")
     # the round break: the screen counts down to the next round
     screen.wait_for_selector("#screen-round-clock[data-kind=break]")
     assert HR["t_next_round_in"] in screen.locator("#screen-round-clock").inner_text()

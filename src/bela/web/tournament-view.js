@@ -128,11 +128,16 @@ export function renderEntries(tour, { director = false, me = null } = {}) {
 }
 
 // -- rounds -------------------------------------------------------------------------------
+/** The QR code's address of a real-cards game's scorer link. */
+function scorerQr(g, tourId, round) {
+  const key = new URLSearchParams(g.scorer.split("?")[1] || "").get("key") || "";
+  return `/api/tournaments/${encodeURIComponent(tourId)}/scorer/${round}/${g.table_no}/qr.svg?key=${encodeURIComponent(key)}`;
+}
+
 /** A real-cards game's scorer (the director's): its pad link and the link's QR code. */
 function scorerLine(g, tourId, round) {
   if (!g.scorer) return "";
-  const key = new URLSearchParams(g.scorer.split("?")[1] || "").get("key") || "";
-  const qr = `/api/tournaments/${encodeURIComponent(tourId)}/scorer/${round}/${g.table_no}/qr.svg?key=${encodeURIComponent(key)}`;
+  const qr = scorerQr(g, tourId, round);
   const sent = g.status === "finished";
   return html`<div class="t-scorer" data-table-no="${g.table_no}" data-sent="${sent ? "1" : "0"}">
     <a class="btn small" href="${g.scorer}" target="_blank" rel="noopener" data-scorer="${g.table_no}">${t("t_scorer_link")}</a>
@@ -278,6 +283,7 @@ export function renderSheets(tour) {
         g.entries.map(() => html`<td></td>`)}</tr>`)}
       <tr class="sheet-total"><th scope="row">${t("t_total")}</th>${g.entries.map(() => html`<td></td>`)}</tr></tbody></table>
     <p class="sheet-sign">${g.entries.map((id) => html`<span>${t("t_signature", { name: entryName(byId, id) })} ________________</span>`)}</p>
+    ${g.scorer ? html`<p class="sheet-qr"><img src="${scorerQr(g, tour.id, rnd.round)}" alt="${t("t_scorer_qr", { n: g.table_no })}" width="150" height="150"> <span>${t("t_sheet_qr")}</span></p>` : ""}
   </section>`);
 }
 
