@@ -574,7 +574,7 @@ def test_the_pad_works_after_the_network_is_cut(
     page.wait_for_function("() => window.__padReady")
     assert page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    kept = page.evaluate("() => caches.open('bela-pad-v1').then((c) => c.keys())"
+    kept = page.evaluate("() => caches.open('bela-pad-v2').then((c) => c.keys())"
                          ".then((ks) => ks.map((r) => new URL(r.url).pathname))")
     assert {"/pad", "/web/pad.js", "/web/pad-score.js", "/web/i18n.js", "/web/i18n/hr.json",
             "/web/i18n/en.json", "/api/pad/rules"} <= set(kept), kept

@@ -13,6 +13,7 @@ forfeits after ``no_show`` (30 s, the least the server allows)."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -375,5 +376,143 @@ def test_duplicate_boards_and_the_knockout_bracket(browser: Any, own_bela_url: s
     assert cols.nth(1).locator(".bracket-side.winner").get_attribute("data-entry") == str(
         champion["entry"])
     assert page.locator("#t-standings td[data-col=place]").count() == 4
+    assert_no_errors(page)
+    close_pages(page)
+
+
+# -- a club night with real cards (docs/TOURNAMENTS.md "Real cards") ---------------------------
+def _scorer_deal(phone: Any, rules: dict[str, Any], deal: Any, rows: int) -> None:
+    from test_web_pad import fill_deal
+
+    phone.click("#pad-add")
+    fill_deal(phone, rules, deal)
+    phone.click("#pad-write")
+    phone.wait_for_selector(f"#pad-sheet[data-deals='{rows}']")
+
+
+def test_a_club_night_scored_on_two_phones(browser: Any, own_bela_url: str) -> None:
+    """The director creates a tournament with real cards, enters four pairs by name and
+    starts: each table gets its pad link and QR code; two phones open the two tables'
+    pads (set up with the pairs' names), one writes deals until its match is won and sends
+    the result, the other sends its result early; the director's standings show both,
+    and the screen shows the round's clock, then the break's countdown."""
+    from bela.engine.pad import Pad, PadDeal
+
+    base = own_bela_url
+    director = open_page(browser, f"{base}/tournaments?{REFRESH}", lang="hr")
+    _name(director, "Sudac")
+    tid = _create(director, "Klupska večer", "bela4", rounds="2", target="501",
+                  **{"real-cards": "on", "round-break": "600"})
+    tour = _tour(director)
+    assert tour["settings"]["real_cards"] is True and tour["settings"]["round_break"] == 600
+    pairs = ["Ana & Marko", "Ivo & Mara", "Luka & Nina", "Petra & Zdravko"]
+    for n, name in enumerate(pairs, 1):
+        director.fill("#t-add-name", name)
+        director.click("#t-add-name-btn")
+        director.wait_for_function("(n) => document.querySelectorAll("
+                                   "'.entries-table tr[data-status=registered]').length === n",
+                                   arg=n)
+    director.click("#t-start")
+    director.wait_for_selector(".t-one[data-status=running]")
+    director.wait_for_function("() => document.querySelectorAll('.t-scorer').length === 2 && "
+                               "[...document.querySelectorAll('.t-game')].every("
+                               "(g) => g.dataset.status === 'playing')")
+    # no table online: no watch link; each table its pad link and a QR code that loads
+    assert director.locator(".t-game a[data-table]").count() == 0
+    director.wait_for_function("() => [...document.querySelectorAll('img.t-qr')].every("
+                               "(i) => i.complete && i.naturalWidth > 0)")
+    links = director.locator("a[data-scorer]").evaluate_all("(as) => as.map((a) => a.href)")
+    games = _tour(director)["rounds"][0]["games"]
+    names = {e["id"]: e["name"] for e in _tour(director)["entries"]}
+
+    screen = open_page(browser, f"{base}/tournaments?id={tid}&screen=1&{REFRESH}", lang="hr")
+    screen.wait_for_selector("#screen-round-clock[data-kind=round]")
+    assert HR["t_round_time"] in screen.locator("#screen-round-clock").inner_text()
+
+    rules = _api(f"{base}/api/pad/rules")["variants"]["bela4"]
+    win = PadDeal(caller=0, trump="H", points=(112, None), declarations=(50, 0))
+    phones = [open_page(browser, link, lang="hr", viewport=PHONE) for link in links]
+    for phone, game in zip(phones, games, strict=True):
+        phone.wait_for_selector("#pad-bound[data-status=playing]")
+        heads = phone.locator("#pad-sheet thead th[data-side]").all_inner_texts()
+        assert heads == [names[e] for e in game["entries"]]
+        assert _fill(HR["pad_bound_table"], round=1, table=game["table_no"]) in \
+            phone.locator("#pad-bound").inner_text()
+    first, second = phones
+    for rows in range(1, 5):  # four deals: side 0 passes 501
+        _scorer_deal(first, rules, win, rows)
+    first.wait_for_selector("#pad-winner[data-winner='0']")
+    first.click("#pad-send")
+    assert first.locator("#pad-send").inner_text() == HR["pad_bound_send_sure"]
+    first.click("#pad-send")
+    first.wait_for_selector("#pad-bound[data-status=finished]")
+    assert first.locator("#pad-add").count() == 0  # nothing more is written on it
+    # the second table sends before its match is over (the evening's time is up)
+    late = PadDeal(caller=1, trump="S", points=(60, None))
+    _scorer_deal(second, rules, late, 1)
+    assert second.locator("#pad-send").inner_text() == HR["pad_bound_send_early"]
+    second.click("#pad-send")
+    second.click("#pad-send")
+    second.wait_for_selector("#pad-bound[data-status=finished]")
+
+    director.wait_for_function("() => document.querySelectorAll("
+                               "'.t-round[data-round=\"1\"] .t-game[data-status=finished]')"
+                               ".length === 2")
+    done = _tour(director)["rounds"][0]["games"]
+    sheet = lambda deals: list(Pad("bela4", {"target": 501}, (), deals).totals)  # noqa: E731
+    assert done[0]["result"]["scores"] == sheet([win] * 4) == [648, 200]
+    assert done[1]["result"]["scores"] == sheet([late]) == [60, 102]
+    winners = {done[0]["entries"][0], done[1]["entries"][1]}
+    standings = _tour(director)["standings"]
+    assert {s["entry"] for s in standings if s["wins"] == 1} == winners
+    top = director.locator("#t-standings tbody tr").first.inner_text()
+    assert names[done[0]["entries"][0]] in top  # the biggest win leads
+    assert director.locator(".t-scorer[data-sent='1']").count() == 2
+    # print: each table's score sheet carries its pad's QR code
+    director.evaluate("() => { document.body.dataset.print = 'sheets'; }")
+    assert director.locator(".score-sheet .sheet-qr img").count() == 2
+    director.evaluate("() => { delete document.body.dataset.print; }")
+    # the round break: the screen counts down to the next round
+    screen.wait_for_selector("#screen-round-clock[data-kind=break]")
+    assert HR["t_next_round_in"] in screen.locator("#screen-round-clock").inner_text()
+    assert_no_errors(director, screen, *phones)
+    close_pages(director, screen, *phones)
+
+
+def test_a_practice_duplicate_from_the_page(browser: Any, own_bela_url: str) -> None:
+    """The practice form starts a duplicate against bots; the player plays his table
+    (the first legal choice each turn); the page then shows, on each board, his line
+    against the bots' pair that held the same cards."""
+    from web_helpers import click_first_legal, diagnose
+
+    base = own_bela_url
+    page = open_page(browser, f"{base}/tournaments?{REFRESH}", lang="hr")
+    _name(page, "Vježbač")
+    page.wait_for_selector("#t-practice")
+    page.select_option("#t-practice-variant", "bela2")
+    page.fill("#t-practice-boards", "1")
+    page.select_option("#t-practice-level", "beginner")
+    page.click("#t-practice")
+    page.wait_for_url("**/tournaments?id=*")
+    page.wait_for_selector(".t-one[data-status=running]")
+    tour = _tour(page)
+    assert tour["format"] == "duplicate" and tour["settings"]["boards"] == 1
+    assert tour["name"] == "Vježba: duplikat, 1 dijeljenje"
+    assert len(tour["entries"]) == 4 and sum(1 for e in tour["entries"] if e["bot"]) == 3
+    page.wait_for_selector("#your-table-link")
+    page.click("#your-table-link")
+    page.wait_for_selector(".game")
+    deadline = time.monotonic() + 120
+    while not page.locator("#match-result").count():
+        assert time.monotonic() < deadline, "the board was not played:\n" + diagnose([page])
+        if not click_first_legal(page):
+            page.wait_for_timeout(60)
+    page.goto(f"{base}/tournaments?id={tour['id']}&{REFRESH}")
+    page.wait_for_selector(".t-boards .board-block[data-board='1']", timeout=60000)
+    mine = page.locator(".board-lines tr.me")
+    assert mine.count() == 1 and page.locator(".board-lines tbody tr").count() == 2
+    done = _tour(page)
+    line = done["boards"][0]["boards"][0]["lines"]
+    assert sum(sum(ln["matchpoints"]) for ln in line) == 4  # a top of 2, two tables
     assert_no_errors(page)
     close_pages(page)

@@ -27,8 +27,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..engine import Match
 from .actor import Act, Begin, Join, Leave, Reply, TableActor, inactive_refusal
+from .board_match import table_match
 from .botpool import BotPool
 from .catalog import BotCatalog
 from .errors import Conflict, NotFound
@@ -242,7 +242,7 @@ class Lobby:
         except Exception:  # the database refused: the table stays open
             table.status = TableStatus.OPEN
             raise
-        table.match = Match(table.variant, table.options, seed=table.seed)
+        table.match = table_match(table.variant, table.options, table.seed, table.boards)
         table.watched_at = time.time()
         actor = self._spawn(table)
         self.changed(table)

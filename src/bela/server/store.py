@@ -25,6 +25,7 @@ from ..engine.enums import Phase
 from ..engine.record import skip_declined_exchanges
 from ..engine.variants import Deal
 from ..storage import Database, RateFn
+from .board_match import table_match
 from .errors import Unauthenticated, Unavailable
 from .metrics import Metrics
 from .model import Seat, Table, TableStatus
@@ -181,7 +182,7 @@ def _rebuild(row: dict[str, Any]) -> Table:
         + [(a["seq"], "act", a) for a in row.get("actions", [])])
     if table.status == TableStatus.OPEN or (table.status == TableStatus.CLOSED and not events):
         return table  # no match (a closed table that never started)
-    m = Match(table.variant, table.options, seed=table.seed)
+    m = table_match(table.variant, table.options, table.seed, table.boards)
     events.sort(key=lambda e: e[0])
     for expected, (seq, kind, ev) in enumerate(events, start=1):
         if seq != expected:

@@ -33,6 +33,7 @@ export const S = {
   serverPads: null, // an account's pads on the server (GET /api/pads), null: not asked
   importError: null,
   armed: false, // the pad's delete button asks once more
+  sendArmed: false, // a bound pad's send button asks once more (pad-bound.js)
   guest: storedGuest(),
 };
 window.__pad = S; // for debugging and the browser tests
@@ -64,7 +65,7 @@ export function keepRules(rules) {
 /** The ``view`` ("list", "new", "import", "pad" with the pad ``id``) opened: no deal form
  *  open, no delete armed, no refusal shown; a new-match form starts from ``draft``. */
 export function openView(view, id, draft) {
-  Object.assign(S, { view, padId: id, form: null, armed: false, refused: false });
+  Object.assign(S, { view, padId: id, form: null, armed: false, sendArmed: false, refused: false });
   if (view === "new" && draft) S.draft = draft;
   if (view === "import") S.importError = null;
 }

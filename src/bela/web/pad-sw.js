@@ -8,12 +8,13 @@
 /** The worker's global scope (the file runs as a service worker, never as a page's module). */
 const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 
-const CACHE = "bela-pad-v1";
+const CACHE = "bela-pad-v2";
 const RULES = "/api/pad/rules";
 const FILES = [
   "/pad",
   "/web/pad.js",
   "/web/pad-state.js",
+  "/web/pad-bound.js",
   "/web/pad-score.js",
   "/web/pad.css",
   "/web/i18n.js",

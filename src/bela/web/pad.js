@@ -11,6 +11,7 @@ import { DECKS, ensureSprite, suitIcon } from "./cards.js";
 import { ApiError, api } from "./api.js";
 import { html, joinHtml, replaceWith, setHtml } from "./html.js";
 import { S, addPad, dropPad, keepRules, openView, savePads } from "./pad-state.js";
+import { boundId, boundParams, fetchGame, renderBound, sendResult } from "./pad-bound.js";
 import {
   PadProblem, bookDeals, forPeople, padRecord, problemText, readDeal, readRecord, sheetOf,
 } from "./pad-score.js";
@@ -31,6 +32,8 @@ function newId() {
 
 const entry = (id = S.padId) => S.pads.find((p) => p.id === id) || null;
 const account = () => !!(S.guest && S.guest.account);
+/** A pad bound to a tournament's game whose result is in: nothing more is written on it. */
+const sent = (e) => !!(e && e.bound && e.bound.status !== "playing");
 const deckKey = () => (S.prefs.deck === "french" ? "fr" : "hu");
 const rulesOf = (variant) => S.rules && S.rules.variants[variant];
 
@@ -227,6 +230,7 @@ function renderPad() {
         <h1>${t("vname_" + pad.variant)} <span class="muted">${t("pad_to_target", { n: target })}</span></h1></div>
       ${house ? html`<p class="muted small pad-house">${house}</p>` : ""}
       ${winner}
+      ${e.bound ? renderBound(e, t, S.sendArmed, booked.winner) : ""}
       <div class="table-scroll"><table class="pad-sheet" id="pad-sheet" data-deals="${booked.rows.length}">
         <thead><tr><th class="n" scope="col">#</th><th class="c" scope="col"><span class="sr-only">${t("pad_trump")}</span></th>${heads}</tr></thead>
         <tbody>${rows.length ? rows : html`<tr class="pad-empty-row"><td colspan="${2 + pad.names.length}">${t("pad_no_deals")}</td></tr>`}</tbody>
@@ -236,7 +240,7 @@ function renderPad() {
       ${renderCheck(e)}
       ${renderTools(e, pad)}
     </section>
-    ${booked.winner === null ? html`<div class="pad-bar"><button type="button" class="btn primary big" data-cmd="add" id="pad-add">+ ${t("pad_add_deal")}</button></div>` : ""}
+    ${booked.winner === null && !sent(e) ? html`<div class="pad-bar"><button type="button" class="btn primary big" data-cmd="add" id="pad-add">+ ${t("pad_add_deal")}</button></div>` : ""}
     ${S.form ? renderForm(pad, booked) : ""}`;
 }
 
@@ -713,7 +717,7 @@ function onClick(ev) {
     const rules = rulesOf(d.variant);
     S.draft = { variant: d.variant, target: String(rules.defaults.target), options: { ...rules.defaults }, names: [] };
     render();
-  } else if (el.matches("tr[data-deal]") && !S.form) openForm(Number(d.deal));
+  } else if (el.matches("tr[data-deal]") && !S.form && !sent(entry())) openForm(Number(d.deal));
   else if (d.cmd) command(d.cmd);
   else if (S.form) formClick(d);
 }
@@ -729,6 +733,7 @@ function command(cmd) {
   else if (cmd === "export") exportPad();
   else if (cmd === "print") window.print();
   else if (cmd === "delete") deletePad();
+  else if (cmd === "send") sendBound();
   else if (cmd === "import") importText(/** @type {HTMLTextAreaElement} */ (document.getElementById("pad-import-text")).value);
 }
 
@@ -827,6 +832,48 @@ function onKey(ev) {
 
 // -- start -----------------------------------------------------------------------------
 /** The rules: the last ones kept at once, then the server's (kept for offline use). */
+// -- a pad bound to a tournament's game (pad-bound.js) -----------------------------------
+async function bind(b) {
+  const id = boundId(b);
+  let e = entry(id);
+  try {
+    const game = await fetchGame(b);
+    if (!e) {
+      const record = { pad: 1, variant: game.variant, options: game.options, names: game.names, deals: [] };
+      e = { id, record: padRecord(readRecord(S.rules, record)), updated: Date.now(), sync: false, dirty: false };
+      addPad(e);
+    }
+    e.bound = { ...b, name: game.name, status: game.status, result: game.result };
+    savePads();
+  } catch (err) {
+    if (!e) { // nothing kept here to go on with
+      note(err instanceof ApiError ? err.message : t("pad_bound_unknown"));
+      show("list");
+      return;
+    }
+  }
+  show("pad", id);
+}
+
+async function sendBound() {
+  const e = entry();
+  if (!e || !e.bound || sent(e)) return;
+  if (!S.sendArmed) {
+    S.sendArmed = true;
+    render();
+    return;
+  }
+  S.sendArmed = false;
+  try {
+    const game = await sendResult(e.bound, e.record);
+    e.bound = { ...e.bound, status: game.status, result: game.result };
+    savePads();
+  } catch (err) {
+    note(err.message || String(err));
+  }
+  render();
+}
+
 async function loadRules() {
   try {
     const r = await fetch("/api/pad/rules");
@@ -858,7 +905,9 @@ async function start() {
   if (early) route();
   else render();
   await loadRules();
-  if (early) render();
+  const bound = boundParams();
+  if (bound && S.rules) await bind(bound);
+  else if (early) render();
   else route();
   pushDirty();
   registerWorker();

@@ -128,7 +128,24 @@ export function renderEntries(tour, { director = false, me = null } = {}) {
 }
 
 // -- rounds -------------------------------------------------------------------------------
-function gameLine(g, byId, mineId) {
+/** The QR code's address of a real-cards game's scorer link. */
+function scorerQr(g, tourId, round) {
+  const key = new URLSearchParams(g.scorer.split("?")[1] || "").get("key") || "";
+  return `/api/tournaments/${encodeURIComponent(tourId)}/scorer/${round}/${g.table_no}/qr.svg?key=${encodeURIComponent(key)}`;
+}
+
+/** A real-cards game's scorer (the director's): its pad link and the link's QR code. */
+function scorerLine(g, tourId, round) {
+  if (!g.scorer) return "";
+  const qr = scorerQr(g, tourId, round);
+  const sent = g.status === "finished";
+  return html`<div class="t-scorer" data-table-no="${g.table_no}" data-sent="${sent ? "1" : "0"}">
+    <a class="btn small" href="${g.scorer}" target="_blank" rel="noopener" data-scorer="${g.table_no}">${t("t_scorer_link")}</a>
+    <span class="muted small">${t(sent ? "t_scorer_sent" : g.status === "playing" ? "t_scorer_waiting" : "t_scorer_pending")}</span>
+    ${sent ? "" : html`<img class="t-qr" src="${qr}" alt="${t("t_scorer_qr", { n: g.table_no })}" width="132" height="132" loading="lazy">`}</div>`;
+}
+
+function gameLine(g, byId, mineId, tourId = "", round = 0) {
   const mine = mineId !== null && g.entries.includes(mineId);
   const names = joinHtml(g.entries.map((id) => {
     const won = g.result && g.result.winner === id;
@@ -144,7 +161,7 @@ function gameLine(g, byId, mineId) {
     mine && g.status === "playing" ? t("t_play") : t("watch")}</a>` : "";
   return html`<li class="t-game${mine ? " me" : ""}" data-table-no="${g.table_no}" data-status="${g.status}">
     <span class="t-table-no">${t("t_table_n", { n: g.table_no })}${g.leg > 1 ? html` <small class="muted">${t("t_leg", { n: g.leg })}</small>` : ""}</span>
-    <span class="t-names">${names}</span> ${score}${marks} ${statusTag("game", g.status)} ${link}</li>`;
+    <span class="t-names">${names}</span> ${score}${marks} ${statusTag("game", g.status)} ${link}${scorerLine(g, tourId, round)}</li>`;
 }
 
 /** Every round's pairings, the newest first; the viewer's table stressed. */
@@ -157,7 +174,7 @@ export function renderRounds(tour, me) {
   return [...rounds].reverse().map((rnd) => html`<section class="t-round" data-round="${rnd.round}">
     <h3>${t("t_round_n", { n: rnd.round })} <small class="muted">${stageName(rnd.stage)}</small>${
       rnd.finished ? html` <span class="tag">${t("t_round_done")}</span>` : ""}</h3>
-    <ul class="t-games">${rnd.games.map((g) => gameLine(g, byId, mineId))}</ul>
+    <ul class="t-games">${rnd.games.map((g) => gameLine(g, byId, mineId, tour.id, rnd.round))}</ul>
     ${rnd.byes.length ? html`<p class="muted t-byes">${t("t_byes")}: ${rnd.byes.map((id) => entryName(byId, id)).join(", ")}</p>` : ""}
   </section>`);
 }
@@ -231,10 +248,12 @@ export function renderBracket(tour) {
 
 // -- duplicate boards ---------------------------------------------------------------------
 /** Each finished round's boards: the frequency table and each table's line. */
-export function renderBoards(tour) {
+export function renderBoards(tour, me = null) {
   const done = tour.boards || [];
   if (!done.length) return "";
   const byId = entryMap(tour);
+  const mine = myEntry(tour, me); // his lines stressed (a practice: his against the bots')
+  const mineId = mine ? mine.id : null;
   return done.map((rnd) => html`<section class="t-boards" data-round="${rnd.round}"><h3>${t("t_round_n", { n: rnd.round })}</h3>
     ${rnd.boards.map((b) => html`<div class="board-block" data-board="${b.board}"><h4>${t("t_board_n", { n: b.board })} <small class="muted">${t("t_top", { n: b.top })}</small></h4>
       <div class="table-scroll"><table class="t-table freq-table"><caption>${t("t_frequencies")}</caption>
@@ -244,7 +263,7 @@ export function renderBoards(tour) {
           <td class="num">${f.matchpoints[0]}</td><td class="num">${f.matchpoints[1]}</td></tr>`)}</tbody></table>
       <table class="t-table board-lines"><thead><tr><th scope="col" class="num">${t("t_table")}</th><th scope="col">${t("t_entries")}</th>
           <th scope="col" class="num">${t("t_points")}</th><th scope="col" class="num">${t("t_mp")}</th></tr></thead>
-        <tbody>${b.lines.map((l) => html`<tr><td class="num">${l.table}</td><td>${l.entries.map((id) => entryName(byId, id)).join(" – ")}</td>
+        <tbody>${b.lines.map((l) => html`<tr${l.entries.includes(mineId) ? html` class="me" data-mine="1"` : ""}><td class="num">${l.table}</td><td>${l.entries.map((id) => entryName(byId, id)).join(" – ")}</td>
           <td class="num">${l.points.join(" : ")}</td><td class="num">${l.matchpoints.join(" : ")}</td></tr>`)}</tbody></table></div></div>`)}
   </section>`);
 }
@@ -264,10 +283,30 @@ export function renderSheets(tour) {
         g.entries.map(() => html`<td></td>`)}</tr>`)}
       <tr class="sheet-total"><th scope="row">${t("t_total")}</th>${g.entries.map(() => html`<td></td>`)}</tr></tbody></table>
     <p class="sheet-sign">${g.entries.map((id) => html`<span>${t("t_signature", { name: entryName(byId, id) })} ________________</span>`)}</p>
+    ${g.scorer ? html`<p class="sheet-qr"><img src="${scorerQr(g, tour.id, rnd.round)}" alt="${t("t_scorer_qr", { n: g.table_no })}" width="150" height="150"> <span>${t("t_sheet_qr")}</span></p>` : ""}
   </section>`);
 }
 
 // -- the projector screen -----------------------------------------------------------------
+/** Minutes and seconds, ``m:ss`` (75 -> "1:15"). */
+export function clockText(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** The round's clock on the screen: the time the round has been played, or, in the break
+ *  after it, the countdown to the next round's pairing. */
+export function roundClock(tour, rnd, now) {
+  const at = (iso) => { const d = iso ? new Date(iso) : null; return d && !Number.isNaN(d.getTime()) ? d : null; };
+  const next = at(tour.next_round_at);
+  if (next && rnd.finished) {
+    return html`<p class="screen-round-clock" id="screen-round-clock" data-kind="break">${t("t_next_round_in")} <strong>${clockText((next.getTime() - now.getTime()) / 1000)}</strong></p>`;
+  }
+  const started = at(rnd.started_at);
+  if (!started || rnd.finished) return "";
+  return html`<p class="screen-round-clock" id="screen-round-clock" data-kind="round">${t("t_round_time")} <strong>${clockText((now.getTime() - started.getTime()) / 1000)}</strong></p>`;
+}
+
 /** The screen view: the round's pairings with table numbers, the clock, the standings. */
 export function renderScreen(tour, now = new Date()) {
   const rnd = currentRound(tour);
@@ -276,7 +315,7 @@ export function renderScreen(tour, now = new Date()) {
   const started = tour.started_at ? new Date(tour.started_at) : null;
   const since = started && !Number.isNaN(started.getTime()) && !tour.finished_at
     ? Math.max(0, Math.floor((now.getTime() - started.getTime()) / 60000)) : null;
-  const pairings = rnd ? html`<ol class="screen-pairings">${rnd.games.map((g) => html`<li data-table-no="${g.table_no}" data-status="${g.status}">
+  const pairings = rnd ? html`${roundClock(tour, rnd, now)}<ol class="screen-pairings">${rnd.games.map((g) => html`<li data-table-no="${g.table_no}" data-status="${g.status}">
       <span class="screen-table">${t("t_table_n", { n: g.table_no })}</span>
       <span class="screen-names">${joinHtml(g.entries.map((id) => entryName(byId, id)), " – ")}</span>
       <span class="screen-score">${g.result ? g.result.scores.join(" : ") : ""}</span></li>`)}</ol>

@@ -154,8 +154,24 @@ function renderListPage() {
     ${renderMine()}
     ${LISTS.map((kind) => html`<section class="panel t-list" id="t-list-${kind}" data-list="${kind}"><h2>${t("t_list_" + kind)}</h2>${renderList(kind)}</section>`)}
     <section class="panel" id="t-create-panel"><h2>${t("t_new")}</h2>${T.guest ? renderCreateForm() : html`<p class="muted">${t("t_need_name")}</p>`}</section>
+    ${T.guest && T.variants ? html`<section class="panel" id="t-practice-panel"><h2>${t("t_practice")}</h2>${renderPracticeForm()}</section>` : ""}
     ${msgLine()}
   </div>`;
+}
+
+/** A practice duplicate against bots (POST /api/tournaments/practice): the variant, the
+ *  number of boards, the bots' level. */
+function renderPracticeForm() {
+  const levels = (T.variants && T.variants.levels) || [];
+  return html`<form class="row t-practice-form" data-form="practice">
+    <p class="muted form-help">${t("t_practice_help")}</p>
+    <label>${t("variant")} <select name="variant" id="t-practice-variant">${T.variants.variants.map((v) =>
+      html`<option value="${v.id}">${t("variant_" + v.id)}</option>`)}</select></label>
+    <label>${t("t_boards")} <input type="number" name="boards" id="t-practice-boards" min="1" max="32" value="8"></label>
+    ${levels.length ? html`<label>${t("t_bot_level")} <select name="level" id="t-practice-level">${levels.map((l) =>
+      html`<option value="${l.name}">${botName(l.name)}</option>`)}</select></label>` : ""}
+    <button class="btn" id="t-practice">${t("t_practice_start")}</button>
+    <p class="form-msg" id="t-practice-msg" role="alert"></p></form>`;
 }
 
 function renderList(kind) {
@@ -214,6 +230,7 @@ function renderCreateForm() {
     <label class="check"><input type="checkbox" name="no_show_bot" id="t-no-show-bot"> ${t("t_no_show_bot")}</label>
     <label>${t("t_round_break")} <input type="number" name="round_break" id="t-round-break" min="0" max="3600" value="0"></label>
     <label class="check"><input type="checkbox" name="checkin" id="t-checkin"> ${t("t_checkin_setting")}</label>
+    <label class="check"${only(["swiss", "knockout", "round_robin"])}><input type="checkbox" name="real_cards" id="t-real-cards"> ${t("t_real_cards")}</label>
     <label class="check"><input type="checkbox" name="rated" id="t-rated" checked> ${t("t_rated")}</label>
     <label class="check"><input type="checkbox" name="private" id="t-private"> ${t("t_private")}</label>
     <button class="btn primary" id="t-create">${t("t_create")}</button>
@@ -247,6 +264,7 @@ function createBody(data) {
     starts_at: when && !Number.isNaN(when.getTime()) ? when.toISOString() : null,
     checkin: !!data.get("checkin"), no_show: num("no_show", 300), no_show_bot: !!data.get("no_show_bot"),
     round_break: num("round_break", 0),
+    real_cards: format !== "duplicate" && !!data.get("real_cards"),
   };
 }
 
@@ -257,7 +275,7 @@ function renderTournamentPage() {
   const director = !!(T.guest && tour.director.player_id === T.guest.player_id);
   const started = !["registering", "closed", "cancelled"].includes(tour.status);
   const bracket = renderBracket(tour);
-  const boards = renderBoards(tour);
+  const boards = renderBoards(tour, me());
   const code = tour.invite_code || T.code;
   const exp = (ext) => `/api/tournaments/${encodeURIComponent(tour.id)}/export.${ext}${code ? `?code=${encodeURIComponent(code)}` : ""}`;
   return html`<div class="t-page t-one" data-tournament="${tour.id}" data-status="${tour.status}">
@@ -385,7 +403,10 @@ function renderDirector(tour) {
   const addPlayers = before ? html`<form class="row t-add-players" data-form="add-players"><label>${t(pairs ? "t_add_pair_ids" : "t_add_player_id")}
       <input name="players" id="t-add-players-ids" maxlength="70" autocomplete="off"></label>
       <button class="btn" id="t-add-players">${t("t_add_players")}</button></form>` : "";
-  return html`<p class="row">${buttons}</p>${addBot}${addPlayers}${pair}${st === "closed" ? html`<p class="muted">${t("t_closed_director")}</p>` : ""}`;
+  const addName = before && tour.settings.real_cards ? html`<form class="row t-add-name" data-form="add-name"><label>${t(pairs ? "t_add_pair_name" : "t_add_name")}
+      <input name="name" id="t-add-name" maxlength="80" autocomplete="off"></label>
+      <button class="btn" id="t-add-name-btn">${t("t_add_players")}</button></form>` : "";
+  return html`<p class="row">${buttons}</p>${addName}${addBot}${addPlayers}${pair}${st === "closed" ? html`<p class="muted">${t("t_closed_director")}</p>` : ""}`;
 }
 
 // -- loading ------------------------------------------------------------------------------
@@ -516,6 +537,16 @@ async function onSubmit(ev) {
       const m = document.getElementById("t-create-msg");
       if (m) { m.textContent = errorText(e); m.className = "form-msg error"; }
     }
+  } else if (kind === "practice") {
+    const body = { variant: String(data.get("variant")), boards: Number.parseInt(String(data.get("boards") || "8"), 10) || 8 };
+    if (data.get("level")) body.level = String(data.get("level"));
+    try {
+      const tour = await api("POST", "/api/tournaments/practice", body);
+      location.href = tournamentHref(tour.id, { code: tour.invite_code || null });
+    } catch (e) {
+      const m = document.getElementById("t-practice-msg");
+      if (m) { m.textContent = errorText(e); m.className = "form-msg error"; }
+    }
   } else if (kind === "register") {
     const partner = String(data.get("partner") || "").trim();
     if (!partner) { say(t("t_partner_needed"), "error"); return; }
@@ -529,6 +560,13 @@ async function onSubmit(ev) {
     }
   } else if (kind === "add-bot") {
     await change("POST", "/entries", { bot: String(data.get("level")) });
+  } else if (kind === "add-name") {
+    const name = String(data.get("name") || "").trim();
+    if (!name) { say(t("t_name_needed"), "error"); return; }
+    if (await change("POST", "/entries", { name })) {
+      const field = /** @type {HTMLInputElement | null} */ (document.getElementById("t-add-name"));
+      if (field) field.value = "";
+    }
   } else if (kind === "pair") {
     const a = Number(data.get("pair_0")), b = Number(data.get("pair_1"));
     if (a === b) { say(t("t_pair_two"), "error"); return; }
@@ -554,10 +592,13 @@ function onChange(ev) {
   }
 }
 
-/** The screen's clock: the time of day, each minute (and the time the tournament has run). */
+/** The screen's clock: the time of day and the round's clock (its time, or the break's
+ *  countdown), each second while the tournament runs, else each minute. */
 function tickScreen() {
   if (T.screen && T.tour) render();
-  setTimeout(tickScreen, 60000 - (Date.now() % 60000) + 50);
+  const live = T.tour && ["running", "paused"].includes(T.tour.status);
+  const wait = live ? 1000 - (Date.now() % 1000) + 20 : 60000 - (Date.now() % 60000) + 50;
+  setTimeout(tickScreen, wait);
 }
 
 async function main() {

@@ -9,15 +9,25 @@ changes of tables (a round's start, the end's closings) on it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 
 from ..auth import Player, Viewer
+from ..errors import NotFound
 from ..offload import json_bytes
-from ..tournaments import Director, Scheduler, views
-from ..tournaments.bodies import AcceptIn, EntryIn, PairIn, RegisterIn, TournamentIn
+from ..tournaments import Director, Scheduler, qr, scorers, views
+from ..tournaments.bodies import (
+    AcceptIn,
+    EntryIn,
+    PairIn,
+    PracticeIn,
+    RegisterIn,
+    ScorerIn,
+    TournamentIn,
+)
+from ..tournaments.practice import start_practice
 from . import page_headers
 
 router = APIRouter()
@@ -75,6 +85,14 @@ async def list_tournaments(
 async def create_tournament(body: TournamentIn, p: Player, request: Request
                             ) -> dict[str, Any]:
     tournament_id = await asyncio.to_thread(_director(request).create, p, body)
+    return await _answer(request, tournament_id, p)
+
+
+@router.post("/api/tournaments/practice")
+async def practice(body: PracticeIn, p: Player, request: Request) -> dict[str, Any]:
+    """A practice duplicate against bots, started at once (docs/TOURNAMENTS.md)."""
+    tournament_id = await asyncio.to_thread(start_practice, _director(request), p, body)
+    await _scheduler(request).nudge(tournament_id)
     return await _answer(request, tournament_id, p)
 
 
@@ -153,7 +171,8 @@ async def add_entry(tournament_id: str, body: EntryIn, p: Player, request: Reque
                     ) -> dict[str, Any]:
     d = _director(request)
     return await _change(request, tournament_id, p,
-                         lambda: d.add_entry(tournament_id, p, body.bot, body.players))
+                         lambda: d.add_entry(tournament_id, p, body.bot, body.players,
+                                                     body.name))
 
 
 @router.delete("/api/tournaments/{tournament_id}/entries/{entry_id}")
@@ -217,3 +236,55 @@ async def end(tournament_id: str, p: Player, request: Request) -> dict[str, Any]
     tables = await _scheduler(request).locked(lambda: d.end(tournament_id, p))
     await _scheduler(request).close_tables(tables)
     return await _answer(request, tournament_id, p)
+
+
+# -- real cards: the scorers' pads ------------------------------------------------------------
+SCORER = "/api/tournaments/{tournament_id}/scorer/{rnd}/{table_no}"
+
+
+def _scorer(request: Request, tournament_id: str, rnd: int, table_no: int, key: str
+            ) -> tuple[dict[str, Any], Mapping[str, Any]]:
+    """The tournament and the game a scorer link names (its key checked)."""
+    rows = _director(request).rows
+    row = rows.get(tournament_id)
+    if row is None:
+        raise NotFound("unknown_tournament", f"there is no tournament {tournament_id!r}")
+    return row, scorers.scorer_game(row, rows.rounds(tournament_id), rnd, table_no, key)
+
+
+def _scorer_view(request: Request, tournament_id: str, rnd: int, table_no: int, key: str
+                 ) -> dict[str, Any]:
+    row, game = _scorer(request, tournament_id, rnd, table_no, key)
+    names = {int(e["id"]): str(e["name"]) for e in _director(request).rows.entries(row["id"])}
+    return scorers.scorer_view(row, game, names)
+
+
+@router.get(SCORER)
+async def scorer(tournament_id: str, rnd: int, table_no: int, request: Request,
+                 key: Annotated[str, Query(max_length=64)] = "") -> dict[str, Any]:
+    """What a pad bound to a game of a tournament with real cards is set up from."""
+    return await asyncio.to_thread(_scorer_view, request, tournament_id, rnd, table_no, key)
+
+
+@router.post(SCORER)
+async def scorer_result(tournament_id: str, rnd: int, table_no: int, body: ScorerIn,
+                        request: Request) -> dict[str, Any]:
+    """A bound pad's result: the match totals of its record (scored by the engine) are
+    the game's result (409 ``game_over`` the second time)."""
+    row, game = await asyncio.to_thread(_scorer, request, tournament_id, rnd, table_no,
+                                        body.key)
+    scores = await asyncio.to_thread(scorers.pad_scores, row, game, body.record)
+    await _scheduler(request).record_result(tournament_id, rnd, table_no, scores)
+    return await asyncio.to_thread(_scorer_view, request, tournament_id, rnd, table_no,
+                                   body.key)
+
+
+@router.get(SCORER + "/qr.svg")
+async def scorer_qr(tournament_id: str, rnd: int, table_no: int, request: Request,
+                    key: Annotated[str, Query(max_length=64)] = "") -> Response:
+    """The QR code of a scorer link, for the address the page was asked at (open the
+    director's page at the server's address on the room's network)."""
+    row, _ = await asyncio.to_thread(_scorer, request, tournament_id, rnd, table_no, key)
+    link = str(request.base_url).rstrip("/") + scorers.scorer_link(row, rnd, table_no)
+    return Response(qr.svg(link), media_type="image/svg+xml",
+                    headers={"Cache-Control": "no-store"})

@@ -6,6 +6,9 @@
   recorded (:class:`Scheduler`; a score pad's result through
   :meth:`Scheduler.record_result`), under a lease when several instances run;
 - :mod:`.tables`: a game's table, seated by its entries;
+- :mod:`.scorers`: a club night with real cards: each game's scorer link (the pad bound to
+  it by a key) and the pad's result; :mod:`.qr` draws the links' QR codes;
+- :mod:`.practice`: a practice duplicate against bots;
 - :mod:`.stored`: the core's values from the stored rows, a game's result from its table;
 - :mod:`.views`: what the routes answer (the tournament object, CSV, export, feed);
 - :mod:`.bodies`: the request bodies.

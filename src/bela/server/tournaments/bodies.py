@@ -34,6 +34,7 @@ class TournamentIn(BaseModel):
     no_show: StrictInt = Field(default=300, ge=30, le=3600)
     no_show_bot: StrictBool = False
     round_break: StrictInt = Field(default=0, ge=0, le=3600)
+    real_cards: StrictBool = False  # a club night: tables in the room, scored on pads
     seed: StrictInt | None = Field(default=None, ge=0, lt=2 ** 62)  # servers that allow it
 
 
@@ -61,6 +62,16 @@ class EntryIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     bot: StrictStr | None = Field(default=None, max_length=16)
     players: list[StrictStr] | None = Field(default=None, min_length=1, max_length=2)
+    name: StrictStr | None = Field(default=None, min_length=1, max_length=NAME_MAX)
+
+
+class ScorerIn(BaseModel):
+    """``POST /api/tournaments/{id}/scorer/{round}/{table}``: a bound pad's result: the
+    game's key and the pad's record."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: StrictStr = Field(max_length=64)
+    record: dict[str, Any]
 
 
 class PairIn(BaseModel):
@@ -69,3 +80,15 @@ class PairIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     entries: list[StrictInt] = Field(min_length=2, max_length=2)
+
+
+class PracticeIn(BaseModel):
+    """``POST /api/tournaments/practice``: a practice duplicate: the player (with a bot
+    partner where the variant plays in pairs) against bots of ``level``, ``boards`` deals at
+    ``tables`` tables (the other tables: bots' pairs on the same boards)."""
+
+    model_config = ConfigDict(extra="forbid")
+    variant: StrictStr = Field(max_length=32)
+    boards: StrictInt = Field(default=8, ge=1, le=MAX_BOARDS)
+    level: StrictStr = Field(default="club", max_length=16)
+    tables: StrictInt = Field(default=2, ge=2, le=8)

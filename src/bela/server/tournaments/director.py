@@ -17,6 +17,7 @@ from ...bots.levels import LEVELS
 from ...engine import BelaError
 from ...engine.variants import VARIANTS
 from ...storage import Database
+from ...storage.repos import Tournaments
 from ...tournament import Format, TournamentError, plan_round
 from ..catalog import BotCatalog
 from ..errors import Conflict, Forbidden, InvalidInput, NotFound
@@ -24,6 +25,7 @@ from ..model import ServerConfig
 from ..quickplay import level_ratings
 from ..ratings import MU, SIGMA, bot_entry, shown
 from .bodies import TournamentIn
+from .scorers import real_cards
 from .stored import entries_of, settings_of
 
 Row = dict[str, Any]
@@ -103,6 +105,9 @@ class Director:
             raise InvalidInput("bad_turn_clock", f"turn_clock is {low} to {high} seconds a "
                                "turn, or null for no clock")
         duplicate = body.format == Format.DUPLICATE
+        if body.real_cards and duplicate:
+            raise InvalidInput("bad_settings", "a duplicate deals its boards on the "
+                               "server's tables: not with real cards")
         if body.seed is not None and not self.config.allow_seed:
             raise Forbidden("seed_not_allowed", "this server does not take a seed")
         settings: dict[str, Any] = {
@@ -110,8 +115,10 @@ class Director:
                                                if k in VARIANTS[body.variant].options},
             "boards": body.boards, "best_of": body.best_of, "groups": body.groups,
             "knockout_after": body.knockout_after, "turn_clock": body.turn_clock,
-            # deals known in advance (a seed) move no rating, nor a duplicate's tables
-            "rated": body.rated and not duplicate and not body.private and body.seed is None,
+            # deals known in advance (a seed) move no rating, nor a duplicate's tables (nor
+            # a club night's pads: no table plays)
+            "rated": body.rated and not duplicate and not body.private and
+            body.seed is None and not body.real_cards, "real_cards": body.real_cards,
             "private": body.private, "checkin": body.checkin, "no_show": body.no_show,
             "no_show_bot": body.no_show_bot, "round_break": body.round_break,
             "seed": secrets.randbits(62) if body.seed is None else body.seed}
@@ -211,12 +218,15 @@ class Director:
         raise NotFound("unknown_entry", f"there is no entry {entry_id} in this tournament")
 
     def add_entry(self, tournament_id: str, player: Player, bot: str | None,
-                  players: list[str] | None) -> None:
+                  players: list[str] | None, name: str | None = None) -> None:
         """A bot entry of a level, or an entry of one or two players (those seeking a
-        partner among them leave their entries)."""
+        partner among them leave their entries), or (real cards) an entry by name."""
         row = self._directed(tournament_id, player)
         if row["status"] not in OPEN:
             raise Conflict("already_started", "the tournament has started")
+        if name is not None:
+            named_entry(self.rows, row, bot, players, name)
+            return
         if (bot is None) == (players is None):
             raise InvalidInput("bad_entry", "give either a bot level or players")
         require_room(self.rows.entries(row["id"]), bot is not None)
@@ -322,6 +332,20 @@ class Director:
         return self.rows.void_unfinished(row["id"])
 
 
+def named_entry(rows: Tournaments, row: Row, bot: str | None, players: list[str] | None,
+                name: str) -> None:
+    """An entry known by its name only: the people at a table of a club night with real
+    cards (no seat online to fill)."""
+    shown_name = " ".join(name.split())
+    if bot is not None or players is not None or not shown_name or \
+            not shown_name.isprintable() or \
+            not real_cards(row):
+        raise InvalidInput("bad_entry", "an entry by name alone (no bot, no players) is "
+                           "for a tournament with real cards")
+    require_room(rows.entries(row["id"]))
+    rows.add_entry(row["id"], shown_name, "registered")
+
+
 def player_row(db: Database, player_id: str) -> Row:
     """A player by id (404 ``unknown_player``)."""
     found = db.players.player(player_id) if len(player_id) <= 32 else None
@@ -379,6 +403,7 @@ def start_changes(db: Database, row: Row, levels_run: Sequence[str]
             changes[e["id"]] = {**changes.get(e["id"], {}), "status": "withdrawn"}
             continue
         value = (levels[now["bot"]] if now["bot"] is not None
-                 else sum(rating[p] for p in players) / len(players))
+                 else sum(rating[p] for p in players) / len(players) if players
+                 else shown(MU, SIGMA))  # an entry by name (real cards): a new player's
         changes[e["id"]] = {**changes.get(e["id"], {}), "rating": float(value)}
     return changes

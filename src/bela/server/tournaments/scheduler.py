@@ -44,6 +44,7 @@ from ..model import TableStatus
 from ..router import Router
 from ..stopping import ended
 from .director import Director
+from .scorers import real_cards
 from .stored import (
     entries_of,
     forfeit_result,
@@ -236,6 +237,10 @@ class Scheduler:
     async def _advance(self, row: Row, game: Row, entries: dict[int, Row]) -> None:
         """A pending game's table made and started; a playing game's end noted."""
         rnd, no = int(game["round"]), int(game["table_no"])
+        if game["status"] == "pending" and real_cards(row):  # no table: a pad scores it
+            self.rows.update_game(row["id"], rnd, no, ["pending"], status="playing",
+                                  started_at=datetime.now(UTC))
+            return
         if game["status"] == "pending":
             if game["table_id"] is None:
                 table_id = secrets.token_urlsafe(6)
@@ -256,6 +261,8 @@ class Scheduler:
         table finished (an entry with a seat whose player never came is marked
         ``bot_played``: the table's bot played it); the no-show rule."""
         table_id = game["table_id"]
+        if table_id is None:  # real cards: its result comes from its pad
+            return
         stored = self.lobby.store.db.tables.load_table(table_id)
         if stored is None:
             return

@@ -38,6 +38,9 @@ def game_seats(variant: str, entries: Sequence[Row], names: Mapping[str, str]) -
     >>> bot = {"id": 3, "player_id": None, "partner_id": None, "bot": "club", "name": "Bot"}
     >>> [(s.name, s.bot) for s in game_seats("bela2", [bot, pair(1, "a", None)], {"a": "Ana"})]
     [('Bot', 'club'), ('Ana', None)]
+    >>> practice = {"id": 4, "player_id": "a", "partner_id": None, "bot": "club", "name": "A"}
+    >>> [(s.name, s.bot) for s in game_seats("bela4", [practice, bot], {"a": "Ana"})]
+    [('Ana', None), ('Bot', 'club'), ('Bot club', 'club'), ('Bot', 'club')]
     """
     v = VARIANTS[variant]
     seats: list[Seat] = []
@@ -46,11 +49,13 @@ def game_seats(variant: str, entries: Sequence[Row], names: Mapping[str, str]) -
         side = v.side_of(seat)
         entry = entries[side]
         k, taken[side] = taken[side], taken[side] + 1
-        if entry["bot"] is not None:
-            seats.append(Seat(name=str(entry["name"]), is_bot=True, bot=str(entry["bot"])))
+        players = [p for p in (entry["player_id"], entry["partner_id"]) if p]
+        if k < len(players):
+            seats.append(Seat(player_id=players[k], name=names.get(players[k], players[k])))
             continue
-        player = [p for p in (entry["player_id"], entry["partner_id"]) if p][k]
-        seats.append(Seat(player_id=player, name=names.get(player, player)))
+        # a bot entry's seats; a practice entry's (a player with a bot partner) the rest
+        seats.append(Seat(name=f"Bot {entry['bot']}" if players else str(entry["name"]),
+                          is_bot=True, bot=str(entry["bot"])))
     return seats
 
 

@@ -9,12 +9,13 @@ import csv
 import dataclasses
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
 from ...storage import Database
 from ...tournament import Format, TournamentError, board_table, standings
+from .scorers import real_cards, scorer_link
 from .stored import entries_of, results_of, settings_of
 
 Row = Mapping[str, Any]
@@ -38,8 +39,8 @@ def plain(value: Any) -> Any:
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
-    if isinstance(value, datetime):
-        return value.isoformat()
+    if isinstance(value, datetime):  # stored in UTC (SQLite gives it back without its zone)
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
     return value
 
 
@@ -63,12 +64,15 @@ def _entry(entry: Row, names: Mapping[str, str]) -> dict[str, Any]:
             "checked_in": entry["bot"] is not None or bool(entry["checked_in"])}
 
 
-def _game(game: Row) -> dict[str, Any]:
+def _game(game: Row, scorer: str | None) -> dict[str, Any]:
     table = game["table_id"] if game["status"] != "pending" else None
-    return {"table_no": game["table_no"], "entries": list(game["entries"]), "leg": game["leg"],
-            "boards": list(game["boards"]), "table": table,
-            "link": None if table is None else f"/?table={table}", "status": game["status"],
-            "result": game["result"]}
+    out = {"table_no": game["table_no"], "entries": list(game["entries"]),
+           "leg": game["leg"], "boards": list(game["boards"]), "table": table,
+           "link": None if table is None else f"/?table={table}", "status": game["status"],
+           "result": game["result"]}
+    if scorer is not None:
+        out["scorer"] = scorer
+    return out
 
 
 def ranked(row: Row, entries: Sequence[Row], rounds: Sequence[Row]) -> list[dict[str, Any]]:
@@ -104,6 +108,13 @@ def tournament(db: Database, row: Row, viewer: Row | None = None) -> dict[str, A
     rounds = db.tournaments.rounds(row["id"])
     names = _names(db, entries, [row["director_id"]])
     settings = {k: v for k, v in row["settings"].items() if k != "seed"}
+    director = viewer is not None and viewer["id"] == row["director_id"]
+
+    def scorer(rnd: Row, game: Row) -> str | None:  # real cards: the director's links
+        if not director or not real_cards(row):
+            return None
+        return scorer_link(row, int(rnd["round"]), int(game["table_no"]))
+
     settings["starts_at"] = plain(row["starts_at"])
     out = {"id": row["id"], "name": row["name"], "variant": row["variant"],
            "format": row["format"], "status": row["status"],
@@ -111,12 +122,16 @@ def tournament(db: Database, row: Row, viewer: Row | None = None) -> dict[str, A
                         "name": names.get(row["director_id"], "")},
            "settings": settings, "created_at": plain(row["created_at"]),
            "started_at": plain(row["started_at"]), "finished_at": plain(row["finished_at"]),
-           "round": row["round"], "entries": [_entry(e, names) for e in entries],
+           "round": row["round"], "next_round_at": plain(row["next_round_at"]),
+           "entries": [_entry(e, names) for e in entries],
            "rounds": [{"round": r["round"], "stage": r["stage"], "byes": list(r["byes"]),
+                       "started_at": plain(r["created_at"]),
+                       "finished_at": plain(r["finished_at"]),
                        "finished": r["finished_at"] is not None,
-                       "games": [_game(g) for g in r["games"]]} for r in rounds],
+                       "games": [_game(g, scorer(r, g)) for g in r["games"]]}
+                      for r in rounds],
            "standings": ranked(row, entries, rounds), "boards": boards(row, rounds)}
-    if row["private"] and viewer is not None and viewer["id"] == row["director_id"]:
+    if row["private"] and director:
         out["invite_code"] = row["invite_code"]
     return out
 
@@ -163,7 +178,9 @@ def feed(db: Database, player_id: str) -> dict[str, Any]:
         out.append({"id": e["tournament_id"], "name": e["tournament_name"],
                     "status": e["tournament_status"], "round": e["round"], "entry": e["id"],
                     "table": None if game is None else game["table_id"],
-                    "link": None if game is None else f"/?table={game['table_id']}"})
+                    # real cards: a game at a table in the room has none online
+                    "link": None if game is None or game["table_id"] is None
+                    else f"/?table={game['table_id']}"})
     return {"tournaments": out}
 
 
