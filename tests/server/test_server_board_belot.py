@@ -18,7 +18,7 @@ from bela.engine.cards import Card
 from bela.engine.events import MatchWon, RoundBooked
 from bela.engine.variants import VARIANTS, Deal
 from bela.server import model
-from bela.server.board_match import BoardMatch, table_match
+from bela.server.board_match import table_match
 
 # seat 1 holds all eight spades (R10)
 BELOT = ["7H 8H 9H TH 7D 8D 9D TD", "7S 8S 9S TS JS QS KS AS",
@@ -41,7 +41,7 @@ def until(check: Callable[[], Any], what: str, limit: float = 240.0) -> Any:
 
 
 def test_a_belot_wins_the_board_and_play_goes_on() -> None:
-    m = BoardMatch("bela4", {"target": 5001}, first_dealer=3)
+    m = Match("bela4", {"target": 5001}, first_dealer=3, belot_board=VALUE)
     rnd = m.deal(hands=hands(BELOT))
     m.apply(parse_action("H"))
     m.apply(parse_action("7H"))
@@ -55,7 +55,7 @@ def test_a_belot_wins_the_board_and_play_goes_on() -> None:
     m.deal()  # the next board
     assert len(m.rounds) == 2
     # undone, the board is booked no more
-    m2 = BoardMatch("bela4", {"target": 5001}, first_dealer=3)
+    m2 = Match("bela4", {"target": 5001}, first_dealer=3, belot_board=VALUE)
     m2.deal(hands=hands(BELOT))
     m2.apply(parse_action("H"))
     m2.apply(parse_action("7H"))
@@ -74,7 +74,7 @@ def test_a_table_without_boards_keeps_the_engine_rule() -> None:
     assert m.winner == 1 and m.totals == [0, 0]
     with pytest.raises(IllegalAction):
         m.deal()
-    assert type(table_match("bela4", {}, 1, (1, 2))) is BoardMatch
+    assert table_match("bela4", {}, 1, (1, 2)).belot_board == VALUE
 
 
 def test_a_duplicate_table_plays_on_after_a_planted_belot(

@@ -168,11 +168,22 @@ class Booking:
 
 
 def book(res: RoundResult, totals: Sequence[int], held: int, winner: int | None,
-         target: int) -> Booking:
+         target: int, belot_board: int | None = None) -> Booking:
     """Write ``res`` on a sheet whose ``totals``, ``held`` points and ``winner`` are these
     (a match's, or a score pad's): R10 belot wins at once; R22 a hang holds the caller's
     points back, and the held points go to the side scoring more in the next round that
     has a single best; R25 the match is won by the single side at or over ``target``.
+
+    ``belot_board``: a match of duplicate boards (a tournament's, docs/RULES.md
+    "Readings"), where a belot wins *its board*: the holder's side books this many points,
+    the others nothing, and the match goes on.
+
+    >>> won = RoundResult(Outcome.BELOT, (0, 0), 0, 0, winner=1)
+    >>> book(won, (0, 0), 0, None, 1001).winner
+    1
+    >>> b = book(won, (0, 0), 0, None, 5001, belot_board=1001)
+    >>> b.scores, b.winner
+    ((0, 1001), None)
 
     >>> from .enums import Outcome
     >>> hang = RoundResult(Outcome.HANG, (81, 0), 0, 0, held=81)
@@ -183,7 +194,10 @@ def book(res: RoundResult, totals: Sequence[int], held: int, winner: int | None,
     (181, 62)
     """
     scores = list(res.scores)
-    if res.outcome == Outcome.BELOT:
+    if res.outcome == Outcome.BELOT and belot_board is not None:
+        scores = [s + (belot_board if side == res.winner else 0)
+                  for side, s in enumerate(scores)]
+    elif res.outcome == Outcome.BELOT:
         winner = res.winner
     elif res.outcome == Outcome.HANG:
         held += res.held

@@ -621,8 +621,10 @@ class Match:
     """
 
     def __init__(self, variant: str | Variant = "bela4", options: dict[str, Any] | None = None,
-                 seed: int | None = None, first_dealer: int | None = None) -> None:
+                 seed: int | None = None, first_dealer: int | None = None,
+                 belot_board: int | None = None) -> None:
         self.variant = get_variant(variant) if isinstance(variant, str) else variant
+        self.belot_board = belot_board  # duplicate boards: a belot wins its board (book)
         self.options = self.variant.make_options(options)
         self.seed = seed
         self.rng = random.Random(seed)
@@ -696,7 +698,8 @@ class Match:
         self._before_booking.append((tuple(self.totals), self.held, self.winner))
         res = rnd.result
         assert res is not None
-        b = book(res, self.totals, self.held, self.winner, self.options.target)
+        b = book(res, self.totals, self.held, self.winner, self.options.target,
+                 self.belot_board)
         self.sheet.append(b.scores)
         self.totals, self.held, self.winner = list(b.totals), b.held, b.winner
         booked: tuple[Event, ...] = (RoundBooked(b.scores, b.totals, self.held),)
