@@ -3,7 +3,8 @@ per event numbered by ``seq``), their end and the queries over them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +15,7 @@ from .base import Repo, now
 from .ratings import RateFn, apply_ratings
 
 _INSERT_ACTION = insert(actions)
+_INSERT_ROUND = insert(rounds)
 
 
 class LogConflict(Exception):
@@ -34,6 +36,19 @@ def _advance(conn: Connection, table_id: str, seq: int) -> None:
         raise LogConflict(f"table {table_id}: event {seq} was already written, or the one "
                           "before it is missing")
 
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One event to append to a table's log (:meth:`Tables.append`): event ``seq`` of
+    round ``round``, an action (its ``token``, made by ``seat``) or, with ``deal``, the
+    round's deal (``seat``: its dealer)."""
+
+    table_id: str
+    seq: int
+    round: int
+    seat: int
+    token: str | None = None
+    deal: dict[str, Any] | None = None
 
 
 class Tables(Repo):
@@ -89,6 +104,34 @@ class Tables(Repo):
             _advance(conn, table_id, seq)
             conn.execute(_INSERT_ACTION, {"table_id": table_id, "seq": seq, "round": round_idx,
                                           "seat": seat, "token": token})
+
+    def append(self, entries: Sequence[LogEntry]) -> list[bool]:
+        """Events of many tables in one transaction (a group commit), each fenced as
+        :meth:`add_action` and :meth:`add_round` fence theirs: per entry, whether it was
+        written (``False``: the table's log is not at ``seq - 1``, :class:`LogConflict`'s
+        case; nothing of that entry is written, the others are).  At most one entry a table
+        (a table's next event waits for its last)."""
+        written: list[bool] = []
+        acts: list[dict[str, Any]] = []
+        deals: list[dict[str, Any]] = []
+        with self.begin() as conn:
+            for e in entries:
+                moved = conn.execute(_ADVANCE, {"tid": e.table_id, "prev": e.seq - 1,
+                                                "next": e.seq}).rowcount == 1
+                written.append(moved)
+                if not moved:
+                    continue
+                if e.deal is None:
+                    acts.append({"table_id": e.table_id, "seq": e.seq, "round": e.round,
+                                 "seat": e.seat, "token": e.token})
+                else:
+                    deals.append({"table_id": e.table_id, "idx": e.round, "seq": e.seq,
+                                  "dealer": e.seat, "deal": e.deal})
+            if acts:
+                conn.execute(_INSERT_ACTION, acts)
+            if deals:
+                conn.execute(_INSERT_ROUND, deals)
+        return written
 
     def add_log(self, table_id: str, deals: Iterable[Mapping[str, Any]],
                 actions_: Iterable[Mapping[str, Any]]) -> None:
