@@ -74,7 +74,8 @@ def test_the_waiting_events_of_many_tables_go_in_one_fenced_transaction(
         return append(entries)
 
     db.tables.append = held  # type: ignore[method-assign]
-    writer = LogWriter(db.tables, Metrics())
+    metrics = Metrics()
+    writer = LogWriter(db.tables, metrics)
 
     async def main() -> list[BaseException | None]:
         first = asyncio.ensure_future(writer.write(LogEntry("t0", 1, 0, 0, "pass"), "action"))
@@ -94,6 +95,9 @@ def test_the_waiting_events_of_many_tables_go_in_one_fenced_transaction(
     assert batches == [["t0"], ["t1", "t2", "t3", "t4", "t5"]]
     assert results[:5] == [None] * 5 and isinstance(results[5], LogConflict)
     assert [_stored_events(db, tid) for tid in ids] == [1, 1, 1, 1, 1, 0]
+    sample = metrics.registry.get_sample_value
+    assert (sample("bela_store_batch_events_count"), sample("bela_store_batch_events_sum")) == (
+        2, 6)
     db.close()
 
 

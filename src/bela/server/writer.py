@@ -121,6 +121,7 @@ class LogWriter:
         except Exception as exc:  # every write of the transaction hears of it
             failure = exc
         took = time.perf_counter() - start
+        self._metrics.store_batch.observe(len(batch))
         by_loop: dict[asyncio.AbstractEventLoop,
                       list[tuple[asyncio.Future[None], BaseException | None]]] = {}
         for i, p in enumerate(batch):
