@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from bela.server.actor import BotMove  # noqa: E402
 from bela.server.hub import Conn  # noqa: E402
 from bela.server.lobby import Lobby  # noqa: E402
 from bela.server.model import Table  # noqa: E402
+from bela.storage.repos.tables import LogEntry  # noqa: E402
 
 
 async def _no_send(_text: str) -> None:
@@ -143,7 +145,7 @@ def test_a_refused_action_changes_nothing(tmp_path: Path,
         tab = _conn(players[turn], turn)
         await lobby.connect(table, tab)
         with monkeypatch.context() as m:
-            m.setattr(lobby.store.db.tables, "add_action", _refuse)
+            m.setattr(lobby.store.db.tables, "append", _refuse)
             reply = await lobby.act(table, tab, "pass", 1)
         assert reply is not None and reply["code"] == "storage"
         assert table.seq == 1 and not table.match.round.log and _stored_events(lobby, table) == 1
@@ -159,15 +161,15 @@ def test_a_refused_bot_move_is_tried_again_every_second(
     after each refusal, and the refusal is logged once."""
     async def scenario(lobby: Lobby, players: list[dict[str, Any]]) -> None:
         refusals = []
-        store_action = lobby.store.db.tables.add_action
+        append = lobby.store.db.tables.append  # the group commit of the log events
 
-        def refuse_twice(*args: Any) -> None:
-            if len(refusals) < 2:
-                refusals.append(asyncio.get_running_loop().time())
+        def refuse_twice(entries: list[LogEntry]) -> list[bool]:
+            if any(e.deal is None for e in entries) and len(refusals) < 2:
+                refusals.append(time.monotonic())
                 _refuse()
-            store_action(*args)
+            return append(entries)
 
-        monkeypatch.setattr(lobby.store.db.tables, "add_action", refuse_twice)
+        monkeypatch.setattr(lobby.store.db.tables, "append", refuse_twice)
         table = lobby.factory.create(players[0], "bela2", {}, "random", None, seed=5)
         lobby.seating.fill_bots(table, players[0], None)
         await lobby.start(table, players[0])

@@ -35,6 +35,7 @@ from bela.server.run import header_timeout_protocol  # noqa: E402
 from bela.server.store import Store  # noqa: E402
 from bela.storage import Database  # noqa: E402
 from bela.storage.models import players  # noqa: E402
+from bela.storage.repos.tables import LogEntry  # noqa: E402
 
 
 def disk_full(*_args: Any, **_kw: Any) -> Any:
@@ -440,15 +441,15 @@ def test_a_deal_refused_twice_is_dealt_by_itself(tmp_path: Path,
     with live(tmp_path) as (base, app):
         db = app.state.lobby.store.db
         refusals: list[float] = []
-        add_round = db.tables.add_round
+        append = db.tables.append  # the group commit of the tables' log events
 
-        def refuse_twice(table_id: str, idx: int, *rest: Any) -> None:
-            if idx == 1 and len(refusals) < 2:
+        def refuse_twice(entries: list[LogEntry]) -> list[bool]:
+            if any(e.deal is not None and e.round == 1 for e in entries) and len(refusals) < 2:
                 refusals.append(time.monotonic())
                 disk_full()
-            add_round(table_id, idx, *rest)
+            return append(entries)
 
-        monkeypatch.setattr(db.tables, "add_round", refuse_twice)
+        monkeypatch.setattr(db.tables, "append", refuse_twice)
         _tid, _tokens, seats = two_players(base)
         done, seat = play_until(seats, lambda st: st["view"]["phase"] == "done",
                                 random.Random(1))

@@ -193,7 +193,7 @@ def test_a_refused_write_counts_as_a_storage_error_and_logs_its_table(
             def refuse(*_args: Any) -> None:
                 raise OSError("the disk is full")
 
-            monkeypatch.setattr(lobby.store.db.tables, "add_action", refuse)
+            monkeypatch.setattr(lobby.store.db.tables, "append", refuse)
             player.send({"type": "act", "action": st["view"]["legal"][0], "seq": st["seq"]})
             err = player.until(lambda m: m["type"] == "error")
             assert err["code"] == "storage", err

@@ -3,7 +3,9 @@
 Every change of a running table (a client's action, a bot's move, the next deal, a grace
 period ending, a player coming or going) is a message on the table's queue, handled by the
 actor's task one at a time, in order.  An action goes through :meth:`Match.apply` (which
-refuses an illegal one and changes nothing), is written to the database, and only then
+refuses an illegal one and changes nothing), is written to the database (off the event
+loop, group-committed with other tables' events: :mod:`bela.server.writer`; the actor
+waits for its commit, the action taken back meanwhile) and only then applied and
 broadcast; when the database refuses, nothing is applied.
 
 A bot thinks off the event loop on an immutable snapshot of its seat's view (a cheap bot
@@ -237,7 +239,7 @@ class TableActor:
             msg, reply, queued = await self._queue.get()
             seq = self.table.seq
             try:
-                answer = self._handle(msg)
+                answer = await self._handle(msg)
                 self.clock.arm()  # after every message: the turn clock follows the table,
                 self.bots.kick()  # and a bot starts thinking when one is to act
             except LogConflict:  # another process wrote to the table: it is not ours
@@ -280,19 +282,19 @@ class TableActor:
             if reply is not None and not reply.done():
                 reply.set_result(gone_reply(self.table, msg, self._moved_away))
 
-    def _handle(self, msg: Message) -> Reply:
+    async def _handle(self, msg: Message) -> Reply:
         match msg:
             case Act(conn, token, seq):
-                return self._act(conn, token, seq)
+                return await self._act(conn, token, seq)
             case BotMove(seat, seq, decision):
-                self._bot_move(seat, seq, decision)
+                await self._bot_move(seat, seq, decision)
             case Thinking(seat, seq):
                 self.bots.thinking(seat, seq)
             case BotRetry(seat, seq):
                 self.bots.retry(seat, seq)
             case NextDeal():
                 self._deal_timer = None
-                self._deal()
+                await self._deal()
             case Finish():
                 self._finish()
             case GraceOver(seat, serial):
@@ -304,11 +306,11 @@ class TableActor:
             case Leave(conn):
                 self._leave(conn)
             case Begin():
-                self._begin()
+                await self._begin()
         return None
 
     # -- people --------------------------------------------------------------------------------
-    def _begin(self) -> None:
+    async def _begin(self) -> None:
         m = self.table.match
         assert m is not None
         if self.table.played_out:  # killed between the last action and the finish row
@@ -318,7 +320,7 @@ class TableActor:
             if not seat.is_bot and not self.hub.seat_connected(self.table, i):
                 self.clock.start_grace(i)
         if m.round is None:
-            self._deal()
+            await self._deal()
         elif m.round.is_over:
             self._schedule_deal()
 
@@ -339,14 +341,14 @@ class TableActor:
             self.clock.start_grace(seat)
         self.hub.announce(self.table)
 
-    def _act(self, conn: Conn, token: str, seq: int | None) -> Reply:
+    async def _act(self, conn: Conn, token: str, seq: int | None) -> Reply:
         table = self.table
         action = checked_action(table, conn, token, seq)
         if isinstance(action, dict):  # refused
             return action
         assert conn.seat is not None
         try:
-            events = self._commit(conn.seat, action, "human")
+            events = await self._commit(conn.seat, action, "human")
         except IllegalAction as exc:
             return error("illegal", exc.reason, exc.rule, list(exc.legal))
         except BelaError as exc:
@@ -362,17 +364,18 @@ class TableActor:
         return None
 
     # -- the match -----------------------------------------------------------------------------
-    def _commit(self, seat: int, action: Action, by: str) -> tuple[Event, ...]:
-        """Apply and store an action of a ``by`` ("human" or "bot") (raises, changing
-        nothing, when the engine or the database refuses it); the events it caused."""
+    async def _commit(self, seat: int, action: Action, by: str) -> tuple[Event, ...]:
+        """Store and apply an action of a ``by`` ("human" or "bot") (raises, changing
+        nothing, when the engine or the database refuses it); the events it caused.  The
+        engine tries it first (refusing an illegal one), then it is taken back while it is
+        written (off the loop): nothing reads the table meanwhile (a resent state, the
+        lobby's summary) sees a state whose action is not stored yet."""
         m = self.table.match
         assert m is not None
+        m.apply(action)
+        m.undo()
+        await self.store.add_action(self.table, seat, action)
         events = m.apply(action)
-        try:
-            self.store.add_action(self.table, seat, action)
-        except Exception:
-            m.undo()
-            raise
         self._refusals = 0
         self.table.seq += 1
         self.table.last = (seat, action.token())
@@ -395,12 +398,12 @@ class TableActor:
         if self._deal_timer is not None:
             return
         if self.config.round_pause <= 0:
-            self._deal()
+            self.post(NextDeal())
             return
         self._deal_timer = self._loop.call_later(self.config.round_pause, self.post,
                                                  NextDeal())
 
-    def _deal(self) -> None:
+    async def _deal(self) -> None:
         table, m = self.table, self.table.match
         assert m is not None
         if (table.status != TableStatus.RUNNING or table.played_out
@@ -410,7 +413,7 @@ class TableActor:
         deal = (table.board_deal(idx) if table.boards
                 else round_deal(table.variant, table.seed, idx, dealer))
         try:
-            self.store.add_deal(table, idx, dealer, deal)
+            await self.store.add_deal(table, idx, dealer, deal)
         except LogConflict:
             raise
         except Exception:
@@ -462,13 +465,13 @@ class TableActor:
         self._retry_timer = self._loop.call_later(RETRY, self.post, retry)
 
     # -- bots ----------------------------------------------------------------------------------
-    def _bot_move(self, seat: int, seq: int, decision: Decision) -> None:
+    async def _bot_move(self, seat: int, seq: int, decision: Decision) -> None:
         if self.table.seq != seq or self.bots.turn() != seat:
             return  # stale: the table moved on, or the player came back
         if decision.failure is not None:
             self.bots.failed(seat, decision.failure)
         try:
-            events = self._commit(seat, decision.action, "bot")
+            events = await self._commit(seat, decision.action, "bot")
         except LogConflict:
             raise
         except Exception:

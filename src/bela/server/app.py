@@ -322,6 +322,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
                                         "bot workers"))
                 await asyncio.gather(*stops)
                 offload.close()
+                lobby.store.close()
                 db.close()
 
     app = FastAPI(title="Bela", version="1", lifespan=lifespan, docs_url="/api/docs",

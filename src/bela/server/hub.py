@@ -12,25 +12,28 @@ import asyncio
 import functools
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from ..engine.actions import CALLS
 from ..engine.events import Event, seen_by
 from ..engine.variants import get_variant
 from ..engine.variants.base import Variant
-from ..engine.views import seat_view
+from ..engine.views import seat_views
 from .model import Table
-from .protocol import event_json, public_token, view_json
+from .protocol import event_json, own_view_json, public_token, view_json
 
 MAX_QUEUE = 2000  # outgoing messages waiting for one slow connection before it is dropped
 RECONNECT = 1012  # WebSocket close code "service restart": the client connects again
 SUMMARY_EVERY = 1.0  # seconds: a table's summary for connections that come or go, at most
 
 
-def dumps(msg: dict[str, Any]) -> str:
-    """A message's compact JSON text."""
-    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # one, not one a call
+
+
+def dumps(msg: Any) -> str:
+    """A message's (or a member's) compact JSON text."""
+    return _ENCODER.encode(msg)
 
 
 
@@ -201,24 +204,40 @@ class Hub:
 
     def state_text(self, table: Table, seat: int | None, events: tuple[Event, ...] = ()) -> str:
         """The state message for ``seat`` (``None``: a spectator); ``events``: those of the
-        action that made the state, secrets included (none for a deal or a resent state);
-        ``clock``: the turn clock running, if any."""
+        action that made the state, secrets included (none for a deal or a resent state)."""
+        return self.state_texts(table, (seat,), events)[seat]
+
+    def state_texts(self, table: Table, seats: Iterable[int | None],
+                    events: tuple[Event, ...] = ()) -> dict[int | None, str]:
+        """The state message of each of ``seats`` (``None``: a spectator): the public part
+        of the view (:func:`~bela.engine.views.seat_views`) is built and turned into JSON
+        once for all of them, each seat's own members put in their places; each message is
+        then encoded in one pass, once per seat whatever its number of connections."""
         m = table.match
         assert m is not None
+        wanted = set(seats)
+        views = seat_views(m, wanted | {None})
+        public = view_json(views[None])
         clock = None
         if table.clock is not None:
             turn, deadline = table.clock
             clock = {"seat": turn,
                      "deadline_in": round(max(0.0, deadline - time.monotonic()), 1)}
-        last = None
-        if table.last is not None:
-            actor, token = table.last
-            shown = public_token(token, actor == seat)
-            last = None if shown is None else {"seat": actor, "action": shown}
-        return dumps({"type": "state", "seq": table.seq, "status": table.status,
-                      "last": last, "clock": clock,
-                      "events": [event_json(e, m.variant) for e in seen_by(events, seat)],
-                      "view": view_json(seat_view(m, seat))})
+        texts: dict[int | None, str] = {}
+        for seat in wanted:
+            # the public members shared, the seat's own put in their places (the order kept)
+            view = public if seat is None else public | own_view_json(views[seat])
+            last = None
+            if table.last is not None:
+                actor, token = table.last
+                shown = public_token(token, actor == seat)
+                last = None if shown is None else {"seat": actor, "action": shown}
+            texts[seat] = dumps({
+                "type": "state", "seq": table.seq, "status": table.status, "last": last,
+                "clock": clock,
+                "events": [event_json(e, m.variant) for e in seen_by(events, seat)],
+                "view": view})
+        return texts
 
     def welcome(self, table: Table, conn: Conn) -> None:
         """A new connection's first messages: welcome, the state (once a round exists); the
@@ -238,10 +257,11 @@ class Hub:
     def broadcast_state(self, table: Table, events: tuple[Event, ...] = ()) -> None:
         """The new state to every connection, each its own seat's view and its part of the
         ``events`` that made it."""
-        texts: dict[int | None, str] = {}
-        for conn in self.conns(table):
-            if conn.seat not in texts:
-                texts[conn.seat] = self.state_text(table, conn.seat, events)
+        conns = self.conns(table)
+        if not conns:
+            return
+        texts = self.state_texts(table, {conn.seat for conn in conns}, events)
+        for conn in conns:
             conn.send(texts[conn.seat])
 
     def thinking_message(self, table: Table) -> dict[str, Any]:

@@ -8,7 +8,10 @@ them up.  Names are ``bela_*``:
 - ``bela_actions_total{by="human"|"bot"}`` (its rate is the actions per second);
 - ``bela_action_update_seconds``: from an action reaching the table's process to its new
   state being handed to every connection (queue wait, engine, database write, views);
-- ``bela_bot_think_seconds``, ``bela_store_write_seconds{what=...}``;
+- ``bela_bot_think_seconds``, ``bela_store_write_seconds{what=...}`` (a table's log
+  event: the time of the transaction that committed it);
+- ``bela_store_batch_events``: the tables' log events in one group-committed transaction
+  (:mod:`bela.server.writer`; its sum over its count: events a commit);
 - ``bela_bot_jobs``: strong bots' decisions waiting for or running in the bot worker
   processes (:mod:`bela.server.botpool`);
 - ``bela_errors_total{kind=...}``: ``storage`` (a write the database refused), ``bot`` (a
@@ -70,6 +73,10 @@ class Metrics:
                               "bot worker processes", registry=r)
         self.store_write = Histogram("bela_store_write_seconds", "Time of one database write",
                                      ["what"], buckets=WRITE_BUCKETS, registry=r)
+        self.store_batch = Histogram("bela_store_batch_events", "Log events in one "
+                                     "group-committed transaction",
+                                     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
+                                     registry=r)
         self.errors = Counter("bela_errors", "Errors by kind", ["kind"], registry=r)
 
     def watch(self, tables: Callable[[], float], open_tables: Callable[[], float]) -> None:

@@ -214,11 +214,7 @@ def view_json(v: SeatView) -> dict[str, Any]:
         "hand": cards(v.hand), "unseen": v.unseen, "hand_sizes": list(v.hand_sizes),
         "bids": [{"seat": s, "bid": b} for s, b in v.bids],
         "contract": v.trump, "caller": v.caller, "raspas": v.raspas,
-        "declared": [None if d is None else [
-            {"seat": i.seat, "value": i.value, "strength": i.strength, "text": i.text,
-             "cards": cards(i.cards), "kind": i.kind, "length": i.length,
-             "top": RANKS[i.top], "suit": None if i.suit is None else SUITS[i.suit]}
-            for i in d] for d in v.declared],
+        "declared": _declared_json(v),
         "declarations_side": v.declarations_side,
         "declarations_seat": v.declarations_seat, "declarations_tie": v.declarations_tie,
         "belas": [{"seat": s, "suit": SUITS[suit]} for s, suit in v.belas],
@@ -233,13 +229,10 @@ def view_json(v: SeatView) -> dict[str, Any]:
         "result": _result_json(v.result),
         "options": dict(v.options), "totals": list(v.totals),
         "sheet": [list(s) for s in v.sheet], "winner": v.winner,
-        "exchanges": [{"seat": s, "action": a} for s, a in getattr(v, "exchanges", ())],
+        "exchanges": _exchanges_json(v),
         "opened": str(v.opened) if getattr(v, "opened", None) is not None else None,
         "trick_winner": v.trick_winner,
-        "refusals": [{"card": str(r.card), "rule": r.rule, "kind": r.kind,
-                      "suit": SUITS[r.suit],
-                      "to_beat": None if r.to_beat is None else str(r.to_beat),
-                      "reason": r.reason} for r in v.refusals],
+        "refusals": _refusals_json(v),
         "ruled_out": [cards(m) for m in v.ruled_out],
         "strength": None if v.strength is None else list(v.strength),
     }
@@ -250,6 +243,34 @@ def view_json(v: SeatView) -> dict[str, Any]:
 
 
 _RENAMED = {"contract"}  # serialized under another form ("contract" as its token)
+
+
+def own_view_json(v: SeatView) -> dict[str, Any]:
+    """The members of :func:`view_json` that differ from seat to seat (those of
+    :func:`bela.engine.views.seat_views`' per-seat part): with the others taken from the
+    public view's JSON, in :func:`view_json`'s order, they make the seat's whole view."""
+    return {"seat": v.seat, "hand": cards(v.hand), "unseen": v.unseen,
+            "declared": _declared_json(v), "discards": cards(v.discards),
+            "legal": [a.token() for a in v.legal], "exchanges": _exchanges_json(v),
+            "refusals": _refusals_json(v)}
+
+
+def _declared_json(v: SeatView) -> list[list[dict[str, Any]] | None]:
+    return [None if d is None else [
+        {"seat": i.seat, "value": i.value, "strength": i.strength, "text": i.text,
+         "cards": cards(i.cards), "kind": i.kind, "length": i.length,
+         "top": RANKS[i.top], "suit": None if i.suit is None else SUITS[i.suit]}
+        for i in d] for d in v.declared]
+
+
+def _exchanges_json(v: SeatView) -> list[dict[str, Any]]:
+    return [{"seat": s, "action": a} for s, a in getattr(v, "exchanges", ())]
+
+
+def _refusals_json(v: SeatView) -> list[dict[str, Any]]:
+    return [{"card": str(r.card), "rule": r.rule, "kind": r.kind, "suit": SUITS[r.suit],
+             "to_beat": None if r.to_beat is None else str(r.to_beat),
+             "reason": r.reason} for r in v.refusals]
 
 
 _TYPE_NAMES: dict[type, str] = {}

@@ -38,7 +38,8 @@ def serve(
         "memory:// (this process), or redis://host:6379 shared by several processes "
         "(with --redis: that Redis, unless given)."),
     no_rate_limits: bool = typer.Option(False, "--no-rate-limits", hidden=True,
-                                        help="No rate limits per address (load tests only)."),
+                                        help="No rate limits per address, nor limits of the "
+                                        "sockets open per address (load tests only)."),
     header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
                                          help="Seconds a client has to send a request's "
                                          "headers; then the connection is closed."),
@@ -120,7 +121,9 @@ def serve(
     logs.setup(log_format, log_level, name)
     limits: dict[str, Any] = ({"rate_requests": "", "rate_guests": "", "rate_tables": "",
                                "rate_websockets": "", "rate_logins": "",
-                               "rate_login_attempts": ""} if no_rate_limits else {})
+                               "rate_login_attempts": "",  # and the open sockets'
+                               "sockets_per_address": 1 << 20,
+                               "requests_per_address": 1 << 20} if no_rate_limits else {})
     limits.update(answer_times(bot_answer))
     try:
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,

@@ -1,7 +1,8 @@
 """What the server does with its rows beyond the queries of :class:`~bela.storage.Database`
 (whose repositories, ``db.players``, ``db.tables``..., the server calls directly): a
 token's checks, a table's writes from its :class:`~bela.server.model.Table` (the log's
-writes timed), and the table rebuilt from its stored log.
+writes off the event loop, group-committed by :class:`~bela.server.writer.LogWriter`),
+and the table rebuilt from its stored log.
 
 A table is its settings, seats and event log (``rounds`` and ``actions`` rows, one per
 event, numbered by ``seq``).  :meth:`Store.rebuild` replays a stored table through the
@@ -25,11 +26,13 @@ from ..engine.enums import Phase
 from ..engine.record import skip_declined_exchanges
 from ..engine.variants import Deal
 from ..storage import Database, RateFn
+from ..storage.repos.tables import LogEntry
 from .board_match import table_match
 from .errors import Unauthenticated, Unavailable
 from .metrics import Metrics
 from .model import Seat, Table, TableStatus
 from .ratings import PAIR_WINDOW, bot_of
+from .writer import LogWriter
 
 log = logging.getLogger("bela.server")
 
@@ -60,6 +63,7 @@ class Store:
     def __init__(self, db: Database, metrics: Metrics | None = None) -> None:
         self.db = db
         self.metrics = metrics or Metrics()
+        self.writer = LogWriter(db.tables, self.metrics)
 
     # -- players -----------------------------------------------------------------------------
     def player_by_token(self, token: str, ttl: float) -> dict[str, Any]:
@@ -121,10 +125,11 @@ class Store:
         else:
             self.db.tables.set_status(table.id, table.status)
 
-    def add_deal(self, table: Table, idx: int, dealer: int, deal: Deal) -> None:
-        """The deal of round ``idx`` as the table's next event."""
-        with self.metrics.writing("deal"):
-            self.db.tables.add_round(table.id, idx, table.seq + 1, dealer, _stored_deal(deal))
+    async def add_deal(self, table: Table, idx: int, dealer: int, deal: Deal) -> None:
+        """The deal of round ``idx`` as the table's next event, once committed (off the
+        event loop, group-committed with other tables' events: :class:`LogWriter`)."""
+        await self.writer.write(LogEntry(table.id, table.seq + 1, idx, dealer,
+                                         deal=_stored_deal(deal)), "deal")
 
     def add_log(self, table: Table, match: Match, seats: Sequence[Sequence[int]]) -> None:
         """Every event of ``match`` (a log played elsewhere) as the table's first events,
@@ -140,12 +145,16 @@ class Store:
                 acts.append({"seq": seq, "round": idx, "seat": seat, "token": action.token()})
         self.db.tables.add_log(table.id, deals, acts)
 
-    def add_action(self, table: Table, seat: int, action: Action) -> None:
-        """An action of the round being played as the table's next event."""
+    async def add_action(self, table: Table, seat: int, action: Action) -> None:
+        """An action of the round being played as the table's next event, once committed
+        (as :meth:`add_deal`)."""
         assert table.match is not None
-        with self.metrics.writing("action"):
-            self.db.tables.add_action(table.id, table.seq + 1, len(table.match.rounds) - 1,
-                                      seat, action.token())
+        await self.writer.write(LogEntry(table.id, table.seq + 1, len(table.match.rounds) - 1,
+                                         seat, action.token()), "action")
+
+    def close(self) -> None:
+        """The log events handed over written, the writer stopped (server shutdown)."""
+        self.writer.close()
 
     def finish(self, table: Table, result: dict[str, Any], record: dict[str, Any],
                lines: Sequence[Mapping[str, Any]] = (), rate: RateFn | None = None) -> None:

@@ -3,7 +3,8 @@ per event numbered by ``seq``), their end and the queries over them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +15,7 @@ from .base import Repo, now
 from .ratings import RateFn, apply_ratings
 
 _INSERT_ACTION = insert(actions)
+_INSERT_ROUND = insert(rounds)
 
 
 class LogConflict(Exception):
@@ -34,6 +36,23 @@ def _advance(conn: Connection, table_id: str, seq: int) -> None:
         raise LogConflict(f"table {table_id}: event {seq} was already written, or the one "
                           "before it is missing")
 
+
+class _Fenced(Exception):
+    """A fence of :meth:`Tables.append`'s batch did not move (its transaction rolls back)."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One event to append to a table's log (:meth:`Tables.append`): event ``seq`` of
+    round ``round``, an action (its ``token``, made by ``seat``) or, with ``deal``, the
+    round's deal (``seat``: its dealer)."""
+
+    table_id: str
+    seq: int
+    round: int
+    seat: int
+    token: str | None = None
+    deal: dict[str, Any] | None = None
 
 
 class Tables(Repo):
@@ -90,6 +109,41 @@ class Tables(Repo):
             _advance(conn, table_id, seq)
             conn.execute(_INSERT_ACTION, {"table_id": table_id, "seq": seq, "round": round_idx,
                                           "seat": seat, "token": token})
+
+    def append(self, entries: Sequence[LogEntry]) -> list[bool]:
+        """Events of many tables in one transaction (a group commit), each fenced as
+        :meth:`add_action` and :meth:`add_round` fence theirs: per entry, whether it was
+        written (``False``: the table's log is not at ``seq - 1``, :class:`LogConflict`'s
+        case; nothing of that entry is written, the others are).  At most one entry a table
+        (a table's next event waits for its last).  The fences move in one statement; when
+        one of them does not, the transaction is taken back and the entries are written
+        one fence at a time, to tell which."""
+        fences = [{"tid": e.table_id, "prev": e.seq - 1, "next": e.seq} for e in entries]
+        if self.engine.dialect.supports_sane_multi_rowcount:
+            try:
+                with self.begin() as conn:
+                    if conn.execute(_ADVANCE, fences).rowcount != len(entries):
+                        raise _Fenced  # rolls the transaction back
+                    self._insert(conn, entries)
+                return [True] * len(entries)
+            except _Fenced:
+                pass
+        with self.begin() as conn:
+            written = [conn.execute(_ADVANCE, f).rowcount == 1 for f in fences]
+            self._insert(conn, [e for e, moved in zip(entries, written) if moved])
+        return written
+
+    @staticmethod
+    def _insert(conn: Connection, entries: Sequence[LogEntry]) -> None:
+        """The rows of ``entries`` (their fences moved): actions and deals."""
+        acts = [{"table_id": e.table_id, "seq": e.seq, "round": e.round, "seat": e.seat,
+                 "token": e.token} for e in entries if e.deal is None]
+        deals = [{"table_id": e.table_id, "idx": e.round, "seq": e.seq, "dealer": e.seat,
+                  "deal": e.deal} for e in entries if e.deal is not None]
+        if acts:
+            conn.execute(_INSERT_ACTION, acts)
+        if deals:
+            conn.execute(_INSERT_ROUND, deals)
 
     def add_log(self, table_id: str, deals: Iterable[Mapping[str, Any]],
                 actions_: Iterable[Mapping[str, Any]]) -> None:
