@@ -193,5 +193,6 @@ def test_observation_is_the_view_only(variant: str) -> None:
 
 
 def test_readme_example_runs() -> None:
-    (code,) = [b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "bela.rl" in b]
+    (code,) = [b for b in re.findall(r"```python\n(.*?)```", README, re.S)
+               if "from bela.rl import env" in b]
     exec(compile(code, "README.md", "exec"), {})
