@@ -52,7 +52,7 @@ from . import botpool, ratings
 from .hub import Conn, Hub
 from .logs import TableLog
 from .metrics import Metrics
-from .model import ServerConfig, Table, TableStatus, bot_seed, round_deal
+from .model import ServerConfig, Table, TableStatus, bot_seed
 from .protocol import error
 from .stopping import ended
 from .store import Store
@@ -311,7 +311,7 @@ class TableActor:
     def _begin(self) -> None:
         m = self.table.match
         assert m is not None
-        if m.is_over:  # killed between the last action and the finish row
+        if self.table.played_out:  # killed between the last action and the finish row
             self._finish()
             return
         for i, seat in enumerate(self.table.seats):
@@ -384,7 +384,7 @@ class TableActor:
         (after a round) the next deal."""
         m = self.table.match
         assert m is not None and m.round is not None
-        if m.is_over:
+        if self.table.played_out:
             self._finish(events)
             return
         self._broadcast_state(events)
@@ -403,11 +403,11 @@ class TableActor:
     def _deal(self) -> None:
         table, m = self.table, self.table.match
         assert m is not None
-        if (table.status != TableStatus.RUNNING or m.is_over
+        if (table.status != TableStatus.RUNNING or table.played_out
                 or (m.round is not None and not m.round.is_over)):
             return
         idx, dealer = len(m.rounds), m.next_dealer()
-        deal = round_deal(table.variant, table.seed, idx, dealer)
+        deal = table.deal(idx, dealer)
         try:
             self.store.add_deal(table, idx, dealer, deal)
         except LogConflict:
@@ -643,7 +643,7 @@ class TableBots:
         bot's, a person's lone keep) is decided at once and sent ``bot_delay`` after the
         turn began (docs/SECURITY.md, Timing)."""
         started = self._loop.time()  # time.monotonic(), the clock the deadline is read on
-        spec = self.table.bot
+        spec = self.table.bot_of(seat)
         answer = None
         if (self.pool is not None and botpool.strong(spec)
                 and (self.table.seats[seat].bot_controlled or self.clock.overdue == (seat, seq))):
@@ -681,7 +681,7 @@ class TableBots:
         bot (a strong one from the pool, in turn with the other tables, by ``due``, the
         ``loop.time()`` its move is sent at: at ``due``, or when the pool fails, the
         fallback's move), else the table's bot in a thread."""
-        spec, seed = self.table.bot, bot_seed(self.table.seed, seq, seat)
+        spec, seed = self.table.bot_of(seat), bot_seed(self.table.seed, seq, seat)
         revokes = not self.table.rated  # no deliberate revoke where ratings move
         claim = claim_for(view)
         if claim is not None:

@@ -36,11 +36,12 @@ from .ratelimit import RateLimits, address_key
 from .records import Records
 from .router import Router
 from .routes import error_body as error_body  # re-exported: the tests' refusal shape
-from .routes import errors_text, ops, players, refusal_response, tables, ui, ws
+from .routes import errors_text, ops, players, refusal_response, tables, tournaments, ui, ws
 from .routes import http_status as http_status  # re-exported: the one place errors meet HTTP
 from .stopping import STEP_LIMIT, TERMINATION, ended, within
 from .store import Store, storage_refusal
 from .sweep import Sweeper
+from .tournaments import Director, Scheduler
 
 log = logging.getLogger("bela.server")
 
@@ -50,7 +51,7 @@ MAX_BODY = 64 * 1024
 LIMITED_POSTS = {"/api/guests": "guests", "/api/tables": "tables", "/api/quick": "tables",
                  "/api/login": "logins",
                  "/api/accounts": "logins", "/api/players/me/password": "logins",
-                 "/api/analysis/play-on": "tables"}
+                 "/api/analysis/play-on": "tables", "/api/tournaments": "tables"}
 
 
 _SECRET = re.compile(r"(?<=[?&;])(token|code)=[^&;\s\"']*")
@@ -286,6 +287,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     quick = quickplay.QuickPlay(router, cfg)
     analyst = analysis.Analysis(cfg)  # its workers start with the first job or analysis_warm
     offload = Offload()  # the heavy requests' threads (not the default executor's)
+    director = Director(db, cfg, lobby.catalog)  # tournaments: registration, the director's actions
+    scheduler = Scheduler(router, director)  # tournaments' rounds, after the tables resumed
     started = asyncio.Event()
 
     @asynccontextmanager
@@ -293,6 +296,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
         await asyncio.to_thread(lobby.catalog.available_bots)  # imports the bots' modules once
         await router.start()
         await quick.start()
+        await scheduler.start()
         analyst.start()
         bots_pool.start()
         warming = (asyncio.create_task(bots_pool.warm(), name="bot workers warm-up")
@@ -306,6 +310,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
             stop_by = time.monotonic() + cfg.shutdown_timeout  # the workers' grace, in all
             await within(ended(sweeping, warming), STEP_LIMIT, "background tasks")
             try:
+                await within(scheduler.stop(), STEP_LIMIT, "tournaments")
                 await within(quick.stop(), STEP_LIMIT, "quick play")
                 await within(router.stop(), cfg.shutdown_timeout,  # the tables stop and
                              "tables and leases")  # their leases are given back
@@ -333,6 +338,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.config = cfg
     app.state.metrics = metrics
     app.state.offload = offload
+    app.state.tournament_director = director
+    app.state.tournament_scheduler = scheduler
     app.state.started = started
     app.add_middleware(BodyLimit, timeout=cfg.body_timeout)
     app.add_middleware(OpenLimit, sockets=cfg.sockets_per_address,
@@ -373,6 +380,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.include_router(quickplay.router)
     app.include_router(pads.router)
     app.include_router(analysis.router)
+    app.include_router(tournaments.router)
 
     app.include_router(ws.router)
     app.include_router(ui.router)

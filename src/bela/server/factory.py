@@ -84,18 +84,21 @@ class TableFactory:
 
     def _new_table(self, variant: str, options: dict[str, Any], seed: int, bot: str,
                    owner_id: str | None, *, private: bool, turn_clock: int | None,
-                   rated: bool, origin: str | None = None) -> Table:
-        """A new open table with empty seats, stored and listed."""
-        table_id = secrets.token_urlsafe(6)
+                   rated: bool, origin: str | None = None, table_id: str | None = None,
+                   boards: tuple[int, ...] = ()) -> Table:
+        """A new open table with empty seats, stored and listed (``table_id``: its id, else
+        a new one)."""
         rows = self.lobby.store.db.tables
-        while table_id in self.lobby.tables or rows.load_table(table_id) is not None:
+        if table_id is None:
             table_id = secrets.token_urlsafe(6)
+            while table_id in self.lobby.tables or rows.load_table(table_id) is not None:
+                table_id = secrets.token_urlsafe(6)
         table = Table(id=table_id, variant=variant, options=options, seed=seed, bot=bot,
                       status=TableStatus.OPEN, owner_id=owner_id,
                       seats=[Seat() for _ in range(VARIANTS[variant].seats)], private=private,
                       invite_code=secrets.token_urlsafe(9) if private else None,
                       created_at=time.time(), active_at=time.time(), turn_clock=turn_clock,
-                      rated=rated, origin=origin)
+                      rated=rated, origin=origin, boards=boards)
         self.lobby.store.create(table)
         self.lobby.tables[table_id] = table
         self.lobby.listed.stale()
@@ -111,16 +114,32 @@ class TableFactory:
         v = VARIANTS[variant]
         if not 0 < len(players) <= v.seats:
             raise InvalidInput("bad_players", f"{variant} seats 1 to {v.seats} players")
-        table = self._new_table(variant, {k: val for k, val in v.make_options({}).as_dict()
-                                          .items() if k in v.options},
-                                secrets.randbits(62), bot, None, private=False,
-                                turn_clock=self.lobby.config.quick_turn_clock, rated=True)
+        seats = [Seat(player_id=p["id"], name=p["name"], address=p.get("address"))
+                 for p in players]
+        seats += [Seat(name=f"Bot {seat + 1}", is_bot=True)
+                  for seat in range(len(players), v.seats)]
+        return await self.create_seated(
+            variant, {}, seats, bot, seed=secrets.randbits(62),
+            turn_clock=self.lobby.config.quick_turn_clock, rated=True)
+
+    async def create_seated(self, variant: str, options: dict[str, Any], seats: list[Seat],
+                            bot: str, *, seed: int, turn_clock: int | None, rated: bool,
+                            table_id: str | None = None, boards: tuple[int, ...] = ()
+                            ) -> Table:
+        """A public table of ``variant`` with ``options`` (checked by the variant), its
+        ``seats`` given (bots of spec ``bot`` where ``is_bot``), started at once; nobody
+        owns it (quick play, a tournament's game: ``table_id`` its id, ``boards`` the
+        duplicate boards it deals).  Seats left empty by a refusal of the database close
+        the table again."""
+        v = VARIANTS[variant]
+        opts = {k: val for k, val in v.make_options(options).as_dict().items()
+                if k in v.options}
+        table = self._new_table(variant, opts, seed, bot, None, private=False,
+                                turn_clock=turn_clock, rated=rated, table_id=table_id,
+                                boards=boards)
         try:
-            for seat, player in enumerate(players):
-                self.seating.set_seat(table, seat, Seat(player_id=player["id"], name=player["name"],
-                                                 address=player.get("address")))
-            for seat in range(len(players), v.seats):
-                self.seating.set_seat(table, seat, Seat(name=f"Bot {seat + 1}", is_bot=True))
+            for i, seat in enumerate(seats):
+                self.seating.set_seat(table, i, seat)
             await self.lobby.start_match(table)
         except Exception:
             if table.status == TableStatus.OPEN:

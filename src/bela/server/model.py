@@ -13,6 +13,7 @@ from typing import Any
 
 from ..engine import Match
 from ..engine.variants import Deal, get_variant
+from ..tournament import Format, Settings, board_deal
 
 
 @dataclass
@@ -121,6 +122,7 @@ class Seat:
     # human seats of one address make an unrated match (bela.server.ratings)
     address: str | None = None
     away_until: float | None = None  # the time.monotonic() its grace ends: the bot plays
+    bot: str | None = None  # a bot seat's own bot (a tournament's bot entry); None: the table's
 
     @property
     def free(self) -> bool:
@@ -162,6 +164,42 @@ class Table:
     owner_address: str | None = None  # the creator's client address (in memory only)
     thinking: int | None = None  # the seat whose bot is over its delay (hub.send_thinking)
     ratings: list[dict[str, int]] | None = None  # a rated finish: each seat's before, after
+    # a duplicate tournament's table: the boards it deals, in order (see deal), and its
+    # match ends after them; (): a match to its target
+    boards: tuple[int, ...] = ()
+
+    def deal(self, idx: int, dealer: int) -> Deal:
+        """The cards of the table's round ``idx``, dealt by ``dealer``: the table's seeded
+        shuffle (:func:`round_deal`), or at a table with boards the board's cards
+        (:func:`bela.tournament.board_deal` of the seed: every table of a duplicate round
+        holds the same cards at the same seats).
+
+        >>> t = Table("t", "bela2", {}, 9, "heuristic", TableStatus.OPEN, None, [], boards=(5,))
+        >>> u = Table("u", "bela2", {}, 9, "heuristic", TableStatus.OPEN, None, [], boards=(5,))
+        >>> t.deal(0, 1) == u.deal(0, 1) != Table("v", "bela2", {}, 9, "heuristic",
+        ...                                       TableStatus.OPEN, None, []).deal(0, 1)
+        True
+        """
+        if not self.boards:
+            return round_deal(self.variant, self.seed, idx, dealer)
+        settings = Settings(self.variant, Format.DUPLICATE, rounds=1, boards=len(self.boards),
+                            seed=self.seed)
+        return board_deal(settings, self.boards[idx])
+
+    @property
+    def played_out(self) -> bool:
+        """Is the match over: won (R25), or, at a table with boards, its last board played
+        (a redealt deal, R35, counts as its board played)."""
+        m = self.match
+        if m is None:
+            return False
+        return m.is_over or (bool(self.boards) and len(m.rounds) >= len(self.boards)
+                             and m.rounds[-1].is_over)
+
+    def bot_of(self, seat: int) -> str:
+        """The spec of the bot that plays ``seat`` (when a bot does): the seat's own, else
+        the table's."""
+        return self.seats[seat].bot or self.bot
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat of ``player_id`` at this table, if any."""

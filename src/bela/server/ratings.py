@@ -83,10 +83,10 @@ _MODEL = PlackettLuce(mu=MU, sigma=SIGMA)
 
 
 def seat_entry(table: Table, seat: int) -> str:
-    """The rating entry of a seat: its player, or the table's bot."""
+    """The rating entry of a seat: its player, or its bot."""
     s = table.seats[seat]
     if s.is_bot:
-        return bot_entry(table.bot)
+        return bot_entry(table.bot_of(seat))
     assert s.player_id is not None, f"seat {seat} of table {table.id} is empty"
     return s.player_id
 

@@ -44,11 +44,13 @@ class Records:
         if table is not None:
             status, record, private = table.status, table.record, table.private
             players = {table.owner_id, *(s.player_id for s in table.seats)}
+            boards = bool(table.boards)
         else:
             if row is None:
                 raise NotFound("unknown_table", f"there is no table {table_id!r}")
             status, record, private = row["status"], row["record"], bool(row["private"])
             players = {row["owner_id"], *(s["player_id"] for s in row["seats"])}
+            boards = bool(row.get("boards"))
         if private and (viewer is None or viewer["id"] not in players):
             raise Forbidden("private_record", "the table is private: its record is for its "
                             "players (send the token of one)")
@@ -58,6 +60,9 @@ class Records:
         if status != TableStatus.FINISHED or record is None:
             raise Conflict("not_finished", "the record is published when the match is over "
                            "(it holds every hand)")
+        if boards and self.lobby.store.db.tournaments.round_playing(table_id):
+            raise Conflict("round_playing", "a duplicate table's record is published when "
+                           "every table of its round has played its boards")
         return dict(record)
 
     def history(self, player: dict[str, Any], limit: int = 100, offset: int = 0

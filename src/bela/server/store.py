@@ -105,13 +105,14 @@ class Store:
             table.id, table.variant, table.options, table.seed, table.bot, table.owner_id,
             len(table.seats), private=table.private, invite_code=table.invite_code,
             active_at=_datetime(table.active_at), turn_clock=table.turn_clock,
-            rated=table.rated, origin=table.origin)
+            rated=table.rated, origin=table.origin,
+            boards=list(table.boards) if table.boards else None)
 
     def save_seat(self, table: Table, seat: int) -> None:
         """A seat and the table's ``active_at``."""
         s = table.seats[seat]
         self.db.tables.set_seat(table.id, seat, s.player_id, s.is_bot, s.name,
-                                _datetime(table.active_at))
+                                _datetime(table.active_at), bot=s.bot)
 
     def save_status(self, table: Table) -> None:
         if table.status == TableStatus.CLOSED:
@@ -163,8 +164,8 @@ class Store:
 
 
 def _rebuild(row: dict[str, Any]) -> Table:
-    seats = [Seat(player_id=s["player_id"], name=s["name"], is_bot=bool(s["is_bot"]))
-             for s in row["seats"]]
+    seats = [Seat(player_id=s["player_id"], name=s["name"], is_bot=bool(s["is_bot"]),
+                  bot=s.get("bot")) for s in row["seats"]]
     table = Table(id=row["id"], variant=row["variant"], options=dict(row["options"]),
                   seed=int(row["seed"]), bot=row["bot"], status=TableStatus(row["status"]),
                   owner_id=row["owner_id"], seats=seats,
@@ -173,7 +174,8 @@ def _rebuild(row: dict[str, Any]) -> Table:
                   active_at=_timestamp(row.get("active_at") or row["created_at"]),
                   created_at=_timestamp(row["created_at"]),
                   turn_clock=row.get("turn_clock"), rated=bool(row.get("rated")),
-                  origin=row.get("origin"), ratings=row.get("ratings"))
+                  origin=row.get("origin"), ratings=row.get("ratings"),
+                  boards=tuple(row.get("boards") or ()))
     events: list[tuple[int, str, dict[str, Any]]] = (
         [(r["seq"], "deal", r) for r in row.get("rounds", [])]
         + [(a["seq"], "act", a) for a in row.get("actions", [])])

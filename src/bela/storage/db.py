@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.pool import StaticPool
 
-from .repos import Accounts, Pads, Players, Ratings, Repo, Tables
+from .repos import Accounts, Pads, Players, Ratings, Repo, Tables, Tournaments
 from .repos.accounts import NameTaken
 from .repos.base import hash_token, now
 from .repos.pads import PadQuota, PadRefused
@@ -117,8 +117,8 @@ def migrate(engine: Engine) -> None:
 
 class Database(Repo):
     """The server's storage: the engine, its migrations at start, and its queries by
-    concern (``players``, ``accounts``, ``tables``, ``ratings``, ``pads``: repositories on
-    the one engine).  Every query commits before it returns."""
+    concern (``players``, ``accounts``, ``tables``, ``ratings``, ``pads``, ``tournaments``:
+    repositories on the one engine).  Every query commits before it returns."""
 
     def __init__(self, url: str | None = None, *, upgrade: bool = True,
                  checkpoint_every: float = 1.0) -> None:
@@ -139,6 +139,7 @@ class Database(Repo):
         self.tables = Tables(self.engine)
         self.ratings = Ratings(self.engine)
         self.pads = Pads(self.engine)
+        self.tournaments = Tournaments(self.engine)
 
     def _checkpoints(self, path: str, every: float) -> None:
         """Copy the WAL into the database now and then, off the server's event loop, so a

@@ -16,6 +16,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     MetaData,
@@ -85,6 +86,9 @@ tables = Table(
     # "analysis": a play-on of the analysis board (its log starts with rounds played
     # elsewhere: no player's stats count it); None: a match of its own
     Column("origin", String(16), nullable=True),
+    # a duplicate tournament's table: the board numbers it deals, in order (its match ends
+    # after them); None: a match to its target
+    Column("boards", JSON(none_as_null=True), nullable=True),
 )
 Index("ix_tables_status", tables.c.status)
 
@@ -95,6 +99,7 @@ seats = Table(
     Column("player_id", String(32), ForeignKey("players.id"), nullable=True),
     Column("is_bot", Boolean, nullable=False, default=False),
     Column("name", String(64), nullable=False),
+    Column("bot", String(32), nullable=True),  # a bot seat's own bot; None: the table's
 )
 Index("ix_seats_player", seats.c.player_id)
 
@@ -171,3 +176,78 @@ actions = Table(
     Column("seat", Integer, nullable=False),
     Column("token", Text, nullable=False),
 )
+
+# tournaments (docs/TOURNAMENTS.md): the settings are the create body's, as JSON
+tournaments = Table(
+    "tournaments", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(80), nullable=False),
+    Column("director_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("variant", String(16), nullable=False),
+    Column("format", String(16), nullable=False),
+    Column("settings", JSON, nullable=False),
+    # registering | closed | running | paused | finished | cancelled
+    Column("status", String(16), nullable=False),
+    Column("private", Boolean, nullable=False, default=False, server_default="0"),
+    Column("invite_code", String(32), nullable=True),
+    Column("round", Integer, nullable=False, default=0, server_default="0"),  # last planned
+    Column("next_round_at", DateTime(timezone=True), nullable=True),  # after a round's break
+    Column("starts_at", DateTime(timezone=True), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+)
+Index("ix_tournaments_status", tournaments.c.status, tournaments.c.created_at)
+
+# an entry: one player, a pair (player and partner), or a bot of a level; its id is the
+# core's entry id (bela.tournament.Entry)
+tournament_entries = Table(
+    "tournament_entries", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tournament_id", String(32), ForeignKey("tournaments.id"), nullable=False),
+    Column("player_id", String(32), ForeignKey("players.id"), nullable=True),
+    Column("partner_id", String(32), ForeignKey("players.id"), nullable=True),
+    Column("bot", String(16), nullable=True),
+    Column("name", String(140), nullable=False),
+    # invited | seeking | registered | withdrawn | removed
+    Column("status", String(16), nullable=False),
+    Column("rating", Float, nullable=True),  # fixed at the start
+    Column("checked_in", JSON, nullable=False),  # the ids of its players who checked in
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_tournament_entries_tournament", tournament_entries.c.tournament_id)
+Index("ix_tournament_entries_player", tournament_entries.c.player_id)
+Index("ix_tournament_entries_partner", tournament_entries.c.partner_id)
+
+# a round's plan, stored once (the key): nothing is paired twice
+tournament_rounds = Table(
+    "tournament_rounds", metadata,
+    Column("tournament_id", String(32), ForeignKey("tournaments.id"), primary_key=True),
+    Column("round", Integer, primary_key=True, autoincrement=False),
+    Column("stage", String(40), nullable=False),
+    Column("byes", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+)
+
+# a planned game (one table of a round) and its result
+tournament_games = Table(
+    "tournament_games", metadata,
+    Column("tournament_id", String(32), primary_key=True),
+    Column("round", Integer, primary_key=True, autoincrement=False),
+    Column("table_no", Integer, primary_key=True, autoincrement=False),
+    Column("entries", JSON, nullable=False),  # entry ids by side
+    Column("leg", Integer, nullable=False, default=1, server_default="1"),
+    Column("boards", JSON, nullable=False),
+    # chosen and stored before its table is made (no foreign key): a server killed in
+    # between makes the table with this id when it comes back, never a second one
+    Column("table_id", String(32), nullable=True),
+    Column("status", String(16), nullable=False),  # pending | playing | finished
+    Column("present", JSON, nullable=False),  # {"seen": seats that connected, "bot_played"}
+    Column("result", JSON, nullable=True),
+    Column("started_at", DateTime(timezone=True), nullable=True),  # its table made
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    ForeignKeyConstraint(["tournament_id", "round"],
+                         ["tournament_rounds.tournament_id", "tournament_rounds.round"]),
+)
+Index("ux_tournament_games_table", tournament_games.c.table_id, unique=True)

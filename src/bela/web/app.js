@@ -191,6 +191,9 @@ function renderLobby() {
     <section class="panel" id="running-panel"><h2>${t("running_tables")}</h2>
       <div id="running-list">${renderTableList("running")}</div></section>
     <section class="panel" id="create-panel"><h2>${t("new_table")}</h2>${renderCreateForm()}</section>
+    <section class="panel" id="tournaments-panel"><h2>${t("t_title")}</h2>
+      <div id="my-tournaments">${renderMyTournaments()}</div>
+      <p><a href="/tournaments" id="link-tournaments">${t("more_tournaments")}</a> – ${t("more_tournaments_why")}</p></section>
     ${S.guest ? html`<section class="panel" id="history-panel"><h2>${t("history")}</h2>
       <div id="history-list">${renderHistory()}</div></section>` : ""}
     <p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
@@ -310,6 +313,7 @@ function playerChanged(g) {
   S.ui.editName = false;
   S.ui.accountForm = null;
   S.history = null;
+  S.myTournaments = [];
   S.quick = null;
   clearTimeout(quickTimer);
   renderHeader();
@@ -572,7 +576,23 @@ async function loadTables() {
     } catch { /* keep the old list */ }
     const hist = document.getElementById("history-list");
     if (hist && S.page === "lobby") setHtml(hist, renderHistory());
+    try {
+      S.myTournaments = (await api("GET", "/api/tournaments/mine")).tournaments;
+    } catch { /* keep the old list */ }
+    const mine = document.getElementById("my-tournaments");
+    if (mine && S.page === "lobby") setHtml(mine, renderMyTournaments());
   }
+}
+
+/** The player's tournaments not over (tournaments.js shows them whole), each with the table
+ *  he is to sit at now. */
+function renderMyTournaments() {
+  const list = S.guest ? S.myTournaments : [];
+  if (!list.length) return html``;
+  return html`<ul class="table-list">${list.map((x) => html`<li data-tournament="${x.id}"><div>
+    <a href="/tournaments?id=${encodeURIComponent(x.id)}"><b>${x.name}</b></a> <span class="tag">${t("tstatus_" + x.status)}</span>
+    ${x.table ? html`<div class="your-table"><b>${t("t_your_table")}</b></div>` : ""}</div>
+    ${x.table ? html`<button class="btn small primary" data-cmd="open:${x.table}" data-your-table="${x.table}">${t("t_play")}</button>` : ""}</li>`)}</ul>`;
 }
 
 function renderHistory() {
@@ -918,7 +938,9 @@ async function loadProfile(id) {
   S.profile = { id, data: null, error: null };
   let data = null, error = null;
   try {
-    data = await api("GET", `/api/players/${encodeURIComponent(id)}`);
+    const [player, tournaments] = await Promise.all([api("GET", `/api/players/${encodeURIComponent(id)}`),
+      api("GET", `/api/tournaments/history/${encodeURIComponent(id)}`).catch(() => null)]);
+    data = { ...player, tournaments: tournaments ? tournaments.tournaments : null };
   } catch (e) {
     error = e.status === 404 ? t("err_unknown_player") : errorText(e);
   }

@@ -151,6 +151,8 @@ export function renderProfile(S) {
     </section>
     ${variants.length ? variants : html`<section class="panel"><p class="muted">${t("no_variants")}</p></section>`}
     <section class="panel profile-matches"><h2>${t("finished_matches")}</h2>${renderMatches(d.matches || [], d)}</section>
+    ${d.tournaments && d.tournaments.length ? html`<section class="panel profile-tournaments" id="profile-tournaments"><h2>${t("t_history")}</h2>${
+      renderTournaments(d.tournaments)}</section>` : ""}
     ${msgLine(S)}
   </div>`;
 }
@@ -202,6 +204,16 @@ function renderMatches(matches, d) {
       ${m.record ? html`<span class="row"><a class="btn small" href="/analysis?table=${encodeURIComponent(m.table)}" data-analyse="${m.table}">${t("an_analyse")}</a>
       <button class="btn small" data-cmd="record:${i}" aria-label="${t("download_record")}" title="${t("download_record")}">${t("record_short")}</button></span>` : ""}</li>`;
   })}</ul>`;
+}
+
+/** The finished tournaments the player played in (GET /api/tournaments/history/{id}), with
+ *  his place and match points. */
+function renderTournaments(list) {
+  return html`<ul class="table-list tournament-history">${list.map((x) => html`<li data-tournament="${x.id}"><div>
+    <a href="/tournaments?id=${encodeURIComponent(x.id)}"><b>${x.name}</b></a> <small class="muted">${dateText(x.finished_at)}</small>
+    <div class="muted">${t("vname_" + x.variant)} · ${t("tfmt_" + x.format)} · ${
+      x.rank ? t("t_place_of", { n: x.rank, of: x.entries }) : t("t_unranked")}${
+      x.match_points !== null && x.match_points !== undefined ? html` · ${t("t_mp_n", { n: x.match_points })}` : ""}</div></div></li>`)}</ul>`;
 }
 
 // -- the leaderboard ---------------------------------------------------------------------

@@ -31,6 +31,7 @@ export const S = {
   profile: null, // the profile shown: {id, data, error}
   leaders: null, // the leaderboard shown: {variant, data, error}
   quick: null, // quick play's status (GET /api/quick), null without a player
+  myTournaments: [], // the player's tournaments not over, with his table now (GET /api/tournaments/mine)
   account: { note: null, msg: null, loginName: "" }, // the account panel's notes
   tableId: null,
   code: null, // the invite code of the private table shown (from its link or kept)

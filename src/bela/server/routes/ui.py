@@ -1,5 +1,6 @@
 """The pages of the browser client: the lobby, the score pad (and its service worker), the
-analysis board.  Their modules, styles and pictures are mounted at ``/web`` by the app."""
+analysis board, the tournaments.  Their modules, styles and pictures are mounted at ``/web``
+by the app."""
 
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ async def pad_worker() -> Response:
 async def analysis_page() -> HTMLResponse:
     """The analysis board of finished matches."""
     return HTMLResponse(_web_text("analysis.html"))
+
+
+@router.get("/tournaments", response_class=HTMLResponse)
+async def tournaments_page() -> HTMLResponse:
+    """The tournaments: their lists, one tournament (``?id=``), its projector screen."""
+    return HTMLResponse(_web_text("tournaments.html"))
 
 
 def _index_html() -> str:

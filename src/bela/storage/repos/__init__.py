@@ -7,5 +7,6 @@ from .pads import Pads
 from .players import Players
 from .ratings import Ratings
 from .tables import Tables
+from .tournaments import Tournaments
 
-__all__ = ["Accounts", "Pads", "Players", "Ratings", "Repo", "Tables"]
+__all__ = ["Accounts", "Pads", "Players", "Ratings", "Repo", "Tables", "Tournaments"]

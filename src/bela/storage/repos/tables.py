@@ -43,23 +43,24 @@ class Tables(Repo):
                      bot: str, owner_id: str | None, n_seats: int, *, private: bool,
                      invite_code: str | None, active_at: datetime,
                      turn_clock: int | None, rated: bool = False,
-                     origin: str | None = None) -> None:
+                     origin: str | None = None, boards: list[int] | None = None) -> None:
         with self.begin() as conn:
             conn.execute(insert(tables).values(
                 id=table_id, variant=variant, options=options, seed=seed, bot=bot,
                 status="open", owner_id=owner_id, created_at=now(), private=private,
                 invite_code=invite_code, active_at=active_at, turn_clock=turn_clock,
-                rated=rated, origin=origin))
+                rated=rated, origin=origin, boards=boards))
             conn.execute(insert(seats), [
                 {"table_id": table_id, "seat": s, "player_id": None, "is_bot": False, "name": ""}
                 for s in range(n_seats)])
 
     def set_seat(self, table_id: str, seat: int, player_id: str | None, is_bot: bool,
-                 name: str, active_at: datetime) -> None:
-        """Who sits in a seat; ``active_at``: the time of this change, kept for the table."""
+                 name: str, active_at: datetime, bot: str | None = None) -> None:
+        """Who sits in a seat (``bot``: a bot seat's own bot, else the table's);
+        ``active_at``: the time of this change, kept for the table."""
         with self.begin() as conn:
             conn.execute(update(seats).where(seats.c.table_id == table_id, seats.c.seat == seat)
-                         .values(player_id=player_id, is_bot=is_bot, name=name))
+                         .values(player_id=player_id, is_bot=is_bot, name=name, bot=bot))
             conn.execute(update(tables).where(tables.c.id == table_id)
                          .values(active_at=active_at))
 

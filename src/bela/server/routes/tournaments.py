@@ -1,0 +1,219 @@
+"""The tournaments' routes (docs/TOURNAMENTS.md): the list, a new tournament, a tournament's
+object, registration, the director's actions, the exports, a player's feed and history.
+
+The work is :mod:`bela.server.tournaments`' (the ``Director`` and the ``Scheduler`` the app
+puts in ``app.state``); the database's reads and writes run off the event loop, the
+changes of tables (a round's start, the end's closings) on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request, Response
+
+from ..auth import Player, Viewer
+from ..offload import json_bytes
+from ..tournaments import Director, Scheduler, views
+from ..tournaments.bodies import AcceptIn, EntryIn, PairIn, RegisterIn, TournamentIn
+from . import page_headers
+
+router = APIRouter()
+
+PAGE, MAX_PAGE = 50, 200
+LISTED = {"upcoming": ("registering", "closed"), "running": ("running", "paused"),
+          "finished": ("finished", "cancelled")}
+
+
+def _director(request: Request) -> Director:
+    director: Director = request.app.state.tournament_director
+    return director
+
+
+def _scheduler(request: Request) -> Scheduler:
+    scheduler: Scheduler = request.app.state.tournament_scheduler
+    return scheduler
+
+
+async def _answer(request: Request, tournament_id: str, viewer: dict[str, Any] | None,
+                  code: str | None = None) -> dict[str, Any]:
+    """The tournament object for ``viewer``."""
+    director = _director(request)
+
+    def build() -> dict[str, Any]:
+        row = director.load(tournament_id, viewer, code)
+        return views.tournament(director.db, row, viewer)
+
+    return await asyncio.to_thread(build)
+
+
+async def _change(request: Request, tournament_id: str, player: dict[str, Any],
+                  change: Callable[[], Any]) -> dict[str, Any]:
+    """Run a change of the tournament off the loop, then answer its object."""
+    await asyncio.to_thread(change)
+    return await _answer(request, tournament_id, player)
+
+
+@router.get("/api/tournaments")
+async def list_tournaments(
+        request: Request,
+        status: Literal["upcoming", "running", "finished"] = "upcoming",
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
+        offset: Annotated[int, Query(ge=0)] = 0) -> Response:
+    """A page of the public tournaments of a status group."""
+    rows = _director(request).rows
+    found, total = await asyncio.to_thread(rows.listing, LISTED[status], limit, offset,
+                                           status == "upcoming")
+    return Response(json_bytes([views.summary(r) for r in found]),
+                    media_type="application/json",
+                    headers=page_headers("/api/tournaments", limit, offset, total))
+
+
+@router.post("/api/tournaments")
+async def create_tournament(body: TournamentIn, p: Player, request: Request
+                            ) -> dict[str, Any]:
+    tournament_id = await asyncio.to_thread(_director(request).create, p, body)
+    return await _answer(request, tournament_id, p)
+
+
+@router.get("/api/tournaments/mine")
+async def my_tournaments(p: Player, request: Request) -> dict[str, Any]:
+    """The player's live feed: his tournaments not over and his table now."""
+    return await asyncio.to_thread(views.feed, _director(request).db, p["id"])
+
+
+@router.get("/api/tournaments/history/{player_id}")
+async def tournament_history(player_id: str, request: Request) -> dict[str, Any]:
+    return await asyncio.to_thread(views.history, _director(request).db, player_id[:32])
+
+
+@router.get("/api/tournaments/{tournament_id}")
+async def get_tournament(tournament_id: str, request: Request, v: Viewer,
+                         code: Annotated[str | None, Query(max_length=64)] = None
+                         ) -> dict[str, Any]:
+    return await _answer(request, tournament_id, v, code)
+
+
+@router.get("/api/tournaments/{tournament_id}/export.json")
+async def export_json(tournament_id: str, request: Request, v: Viewer,
+                      code: Annotated[str | None, Query(max_length=64)] = None
+                      ) -> dict[str, Any]:
+    director = _director(request)
+
+    def build() -> dict[str, Any]:
+        return views.export(director.db, director.load(tournament_id, v, code))
+
+    return await asyncio.to_thread(build)
+
+
+@router.get("/api/tournaments/{tournament_id}/export.csv")
+async def export_csv(tournament_id: str, request: Request, v: Viewer,
+                     code: Annotated[str | None, Query(max_length=64)] = None) -> Response:
+    obj = await _answer(request, tournament_id, v, code)
+    return Response(views.standings_csv(obj), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="{obj["id"]}.csv"'})
+
+
+# -- registration ----------------------------------------------------------------------------
+@router.post("/api/tournaments/{tournament_id}/register")
+async def register(tournament_id: str, body: RegisterIn, p: Player, request: Request
+                   ) -> dict[str, Any]:
+    d = _director(request)
+    await asyncio.to_thread(d.register, tournament_id, p, body.partner, body.seeking,
+                            body.code)
+    return await _answer(request, tournament_id, p, body.code)
+
+
+@router.post("/api/tournaments/{tournament_id}/accept")
+async def accept(tournament_id: str, body: AcceptIn, p: Player, request: Request
+                 ) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p,
+                         lambda: d.accept(tournament_id, p, body.entry))
+
+
+@router.post("/api/tournaments/{tournament_id}/withdraw")
+async def withdraw(tournament_id: str, p: Player, request: Request) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p, lambda: d.withdraw(tournament_id, p))
+
+
+@router.post("/api/tournaments/{tournament_id}/checkin")
+async def checkin(tournament_id: str, p: Player, request: Request) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p, lambda: d.checkin(tournament_id, p))
+
+
+# -- the director ----------------------------------------------------------------------------
+@router.post("/api/tournaments/{tournament_id}/entries")
+async def add_entry(tournament_id: str, body: EntryIn, p: Player, request: Request
+                    ) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p,
+                         lambda: d.add_entry(tournament_id, p, body.bot, body.players))
+
+
+@router.delete("/api/tournaments/{tournament_id}/entries/{entry_id}")
+async def remove_entry(tournament_id: str, entry_id: int, p: Player, request: Request
+                       ) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p,
+                         lambda: d.remove_entry(tournament_id, p, entry_id))
+
+
+@router.post("/api/tournaments/{tournament_id}/pair")
+async def pair(tournament_id: str, body: PairIn, p: Player, request: Request
+               ) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p,
+                         lambda: d.pair(tournament_id, p, body.entries))
+
+
+@router.post("/api/tournaments/{tournament_id}/close")
+async def close_registration(tournament_id: str, p: Player, request: Request
+                             ) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p,
+                         lambda: d.set_registration(tournament_id, p, False))
+
+
+@router.post("/api/tournaments/{tournament_id}/open")
+async def open_registration(tournament_id: str, p: Player, request: Request
+                            ) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p,
+                         lambda: d.set_registration(tournament_id, p, True))
+
+
+@router.post("/api/tournaments/{tournament_id}/start")
+async def start(tournament_id: str, p: Player, request: Request) -> dict[str, Any]:
+    """Start: round 1 is paired and its tables made before the answer."""
+    await asyncio.to_thread(_director(request).start, tournament_id, p)
+    await _scheduler(request).nudge(tournament_id)
+    return await _answer(request, tournament_id, p)
+
+
+@router.post("/api/tournaments/{tournament_id}/pause")
+async def pause(tournament_id: str, p: Player, request: Request) -> dict[str, Any]:
+    d = _director(request)
+    return await _change(request, tournament_id, p,
+                         lambda: d.set_paused(tournament_id, p, True))
+
+
+@router.post("/api/tournaments/{tournament_id}/resume")
+async def resume(tournament_id: str, p: Player, request: Request) -> dict[str, Any]:
+    await asyncio.to_thread(_director(request).set_paused, tournament_id, p, False)
+    await _scheduler(request).nudge(tournament_id)
+    return await _answer(request, tournament_id, p)
+
+
+@router.post("/api/tournaments/{tournament_id}/end")
+async def end(tournament_id: str, p: Player, request: Request) -> dict[str, Any]:
+    """End: the tables of its unfinished games are closed."""
+    d = _director(request)
+    tables = await _scheduler(request).locked(lambda: d.end(tournament_id, p))
+    await _scheduler(request).close_tables(tables)
+    return await _answer(request, tournament_id, p)
