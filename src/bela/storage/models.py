@@ -251,3 +251,17 @@ tournament_games = Table(
                          ["tournament_rounds.tournament_id", "tournament_rounds.round"]),
 )
 Index("ux_tournament_games_table", tournament_games.c.table_id, unique=True)
+
+# A line of table talk a player reported, with the lines before it (``context``: a list of
+# {player_id, name, text}), for the server's operator (docs/SECURITY.md, Talk).
+talk_reports = Table(
+    "talk_reports", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", String(32), nullable=False),
+    Column("reporter_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("reported_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("text", String(400), nullable=False),
+    Column("context", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_talk_reports_created", talk_reports.c.created_at)

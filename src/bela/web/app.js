@@ -14,6 +14,8 @@ import {
   declarePending, isOwner, makeNames, reasonText, redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { reducedMotion, sleep } from "./util.js";
+import { SHOWN_MS, applyTalk, resetTalk, talkCommands } from "./talk.js";
+import { play, setSound, soundOn, soundsOf } from "./sound.js";
 import { html, joinHtml, setHtml } from "./html.js";
 import { defaultVariant, variantFacts } from "./variants.js";
 import { S, applyStateMessage, resetTable } from "./state.js";
@@ -68,6 +70,8 @@ function renderHeader() {
   setHtml(h, html`<a class="brand" href="/" data-cmd="lobby">${deckLogo()} <span>${t("title")}</span></a>
     ${nav}
     <div class="prefs">${who}
+      <button type="button" class="btn small ghost sound-toggle" id="sound-toggle" data-cmd="sound-toggle" aria-pressed="${soundOn() ? "false" : "true"}"
+        title="${t(soundOn() ? "sound_on" : "sound_off")}" aria-label="${t("sound")}">${soundOn() ? "🔊" : "🔇"}</button>
       <label>${t("lang")} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
         html`<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`)}</select></label>
       <label>${t("deck")} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
@@ -720,6 +724,11 @@ async function fetchCode(id) {
 }
 
 function onMessage(msg) {
+  if (applyTalk(msg, performance.now())) { // talk: a phrase on its plate a few seconds, a line
+    if (msg.type === "said") setTimeout(() => { if (!S.busy) render(); }, SHOWN_MS + 50);
+    if (!S.busy) render();
+    return;
+  }
   if (msg.type === "welcome" || msg.type === "table") {
     applySummary(msg.table);
   } else if (msg.type === "state") {
@@ -750,7 +759,9 @@ function onMessage(msg) {
     if (msg.code === "invite_required") { S.tableError = t("err_invite_required"); return; }
     // the server's messages are English sentences for developers: say it in the UI's words
     const own = { not_your_turn: "not_your_turn", spectator: "spectator_cards",
-      illegal: "illegal_action", wrong_seat: "illegal_action" }[msg.code];
+      illegal: "illegal_action", wrong_seat: "illegal_action", deal_running: "err_deal_running",
+      guest_phrases_only: "err_guest_phrases_only", rate_limited: "err_rate_limited",
+      unknown_line: "err_unknown_line" }[msg.code];
     toast(own ? t(own) : msg.message, "error");
   }
 }
@@ -853,10 +864,20 @@ function tickAway() {
   if (left.length && S.tableId) awayTimer = setTimeout(tickAway, (Math.min(...left) - now) % 1000 + 15);
 }
 
+function myTurn() {
+  const v = S.view;
+  return !!v && v.seat !== null && v.turn === v.seat && S.status === "running" && v.phase !== "done";
+}
+
 function applyState(msg) {
+  const before = myTurn();
   applyStateMessage(msg);
+  soundsOf(msg.events || [], myTurn(), before).forEach(play);
   tickClock();
 }
+
+const CLOCK_WARN_MS = 5000; // the clock's sound: this long before one's own turn runs out
+let clockWarned = null;
 
 // -- the turn clock ---------------------------------------------------------------------
 let clockTimer = null;
@@ -869,6 +890,10 @@ function tickClock() {
   if (!S.clock || !S.tableId) return;
   updateClocks(S, root());
   const ms = S.clock.deadline - performance.now();
+  if (ms <= CLOCK_WARN_MS && ms > 0 && S.view && S.clock.seat === S.view.seat && clockWarned !== S.clock.deadline) {
+    clockWarned = S.clock.deadline;
+    play("clock");
+  }
   if (ms > 0) clockTimer = setTimeout(tickClock, (ms % 1000 || 1000) + 15);
 }
 
@@ -890,6 +915,7 @@ function route() {
     routed = true;
     disconnect();
     resetTable(id, id ? code || storedCode(id) : null);
+    resetTalk();
     tickClock(); // stops the countdown
     if (id) connect();
   }
@@ -991,7 +1017,8 @@ async function onCommand(cmd, el, ev) {
   commands ??= (() => {
     const app = { render, root, go, navigate, run, toast, errorText, loadTables, loadLeaders, applyQuick,
       saveRecord, dropAccountNote, accountMsg, playerChanged, applySummary, act, downloadRecord };
-    return { ...lobbyCommands(app), ...accountCommands(app), ...tableCommands(app) };
+    return { ...lobbyCommands(app), ...accountCommands(app), ...tableCommands(app),
+      ...talkCommands({ render, renderHeader, send, toast, setSound, soundOn }) };
   })();
   const handler = Object.hasOwn(commands, name) ? commands[name] : null;
   if (handler) await handler(arg, el, ev);
@@ -1057,6 +1084,11 @@ async function onSubmit(ev) {
     if (!g) return;
     S.account = { note: null, msg: null, loginName: "" };
     playerChanged(g);
+  } else if (form.dataset.form === "talk") {
+    const text = String(data.get("talk_text") || "").trim();
+    if (!text) return;
+    send({ type: "chat", text });
+    form.reset();
   } else if (form.dataset.form === "login") {
     const name = String(data.get("login_name") || "").trim();
     const password = String(data.get("login_password") || "");

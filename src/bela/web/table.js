@@ -3,6 +3,7 @@
 // dialogs.  Everything is rendered as HTML from the app state; app.js handles the events
 // (clicks on [data-card], [data-act] and [data-cmd]) by delegation.
 
+import { renderBubble, renderTalk, seatMuteButton } from "./talk.js";
 import { t, tn } from "./i18n.js";
 import {
   RANKS, cardSVG, cardBackSVG, isTrump, rankOf, sortHand, suitIcon, suitOf,
@@ -263,7 +264,7 @@ function renderWaitingRoom(S) {
     const side = teamOf(sum.facts, s.seat);
     const team = side !== null ? html`<span class="team team-${side}">${side ? "B" : "A"}</span>` : "";
     return html`<li class="seat-row" data-seat="${s.seat}">${team}<span class="seat-no">${t("seat_n", { n: s.seat + 1 })}</span>
-      <span class="who">${who}</span>${btn}</li>`;
+      <span class="who">${who}</span>${btn}${renderBubble(s.seat, performance.now())}</li>`;
   });
   const opts = sum.options;
   const rules = Object.entries(opts).filter(([k]) => k !== "target")
@@ -298,7 +299,8 @@ function renderWaitingRoom(S) {
     ${toast}
     ${invite}
     <p><button class="btn ghost" data-cmd="lobby">${t("back_lobby")}</button></p>
-  </section>`;
+  </section>
+  ${closed ? "" : renderTalk(S, mine !== null && mine !== undefined)}`;
 }
 
 /** What the parts of the game page are drawn from: the view, the names, where each seat sits. */
@@ -325,6 +327,7 @@ function renderGame(S) {
     <div class="status-line" role="status" aria-live="polite">${statusLine(ctx)}</div>
     <div class="actions">${renderActions(ctx)}</div>
     ${renderHand(ctx)}
+    ${renderTalk(S, v.seat !== null)}
   </div>
   ${S.ui.sheet ? renderSheetDialog(ctx) : ""}
   ${S.ui.lastTrick ? renderLastTrickDialog(ctx) : ""}
@@ -402,7 +405,9 @@ function renderSeat({ S, v, N, pos }, seat) {
     <div class="seat-head">${info.player_id
       ? html`<a class="seat-name" href="${profileHref(info.player_id)}" target="_blank" rel="noopener" title="${t("profile")}: ${info.name || ""}">${N.seatName(seat)}</a>`
       : html`<span class="seat-name">${N.seatName(seat)}</span>`}${tags}${
-      S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}</div>
+      S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}${
+      seat !== v.seat && info.kind ? seatMuteButton(seat) : ""}</div>
+    ${renderBubble(seat, performance.now())}
     ${backs}
     <div class="seat-info">${bids.length ? html`<div class="bids">${bids}</div>` : ""}${decl}${belas}${ex}</div>
   </div>`;

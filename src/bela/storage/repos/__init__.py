@@ -7,6 +7,8 @@ from .pads import Pads
 from .players import Players
 from .ratings import Ratings
 from .tables import Tables
+from .talk import Talk
 from .tournaments import Tournaments
 
-__all__ = ["Accounts", "Pads", "Players", "Ratings", "Repo", "Tables", "Tournaments"]
+__all__ = ["Accounts", "Pads", "Players", "Ratings", "Repo", "Tables", "Talk",
+           "Tournaments"]

@@ -1,0 +1,156 @@
+// @ts-check
+// Talk at the table (docs/PROTOCOL.md, Talk; docs/SECURITY.md, Talk): while a deal runs a
+// fixed set of phrases, the same buttons for every seat at every moment, shown a few
+// seconds on the sayer's plate; between deals and after the match free text (accounts
+// only), each line with report and block.  A seat can be muted for this visit, all talk
+// muted (remembered), a player blocked (remembered in this browser).  Every word of it is
+// drawn through html`` (escaped): no markup or link is ever made of what people write.
+
+import { t } from "./i18n.js";
+import { html } from "./html.js";
+import { loadPrefs, savePrefs } from "./prefs.js";
+
+// the server's phrases (bela.server.talk.PHRASES): tests/server/test_server_talk.py
+// checks the i18n files name exactly these
+export const PHRASES = ["bravo", "ajde", "sretno", "hvala", "oprosti", "dobro", "joj",
+  "smile", "laugh", "wow", "sad", "thumbs"];
+export const SHOWN_MS = 4000; // a phrase stays on its plate this long
+const KEEP = 60; // lines of free text kept on the page
+const BLOCKED = "bela.blocked";
+
+/** The talk of the table on this page. */
+export const talk = {
+  /** @type {Record<number, {phrase: string, until: number}>} */
+  said: {},
+  /** @type {Array<{id: number, seat: number | null, player_id: string, name: string, text: string, reported?: boolean}>} */
+  lines: [],
+  /** @type {Set<number>} seats muted for this visit */
+  muted: new Set(),
+};
+
+/** Forget the talk of the last table (a new table is opened). */
+export function resetTalk() {
+  talk.said = {};
+  talk.lines = [];
+  talk.muted = new Set();
+}
+
+/** Whether all talk is muted (remembered). */
+export function talkMuted() {
+  return loadPrefs().talk === false;
+}
+
+export function setTalkMuted(muted) {
+  savePrefs({ talk: !muted });
+}
+
+/** The players blocked in this browser. @returns {string[]} */
+export function blocked() {
+  try {
+    const list = JSON.parse(localStorage.getItem(BLOCKED) || "[]");
+    return Array.isArray(list) ? list.filter((x) => typeof x === "string") : [];
+  } catch { return []; }
+}
+
+export function block(playerId) {
+  const list = blocked();
+  if (!list.includes(playerId)) localStorage.setItem(BLOCKED, JSON.stringify([...list, playerId]));
+  talk.lines = talk.lines.filter((l) => l.player_id !== playerId);
+}
+
+/** A talk message of the server taken in: whether it was one ("said", "chat",
+ *  "reported"); ``now``: performance.now(). */
+export function applyTalk(msg, now) {
+  if (msg.type === "said") {
+    if (!talkMuted() && !talk.muted.has(msg.seat) && PHRASES.includes(msg.phrase)) {
+      talk.said[msg.seat] = { phrase: msg.phrase, until: now + SHOWN_MS };
+    }
+    return true;
+  }
+  if (msg.type === "chat") {
+    if (!talkMuted() && !blocked().includes(msg.player_id) && !talk.muted.has(msg.seat)) {
+      talk.lines = [...talk.lines, msg].slice(-KEEP);
+    }
+    return true;
+  }
+  if (msg.type === "reported") {
+    const line = talk.lines.find((l) => l.id === msg.id);
+    if (line) line.reported = true;
+    return true;
+  }
+  return false;
+}
+
+/** Whether a deal is being played (free text waits for its end): the same rule as the
+ *  server's (bela.server.talk.deal_running). */
+export function dealRunning(S) {
+  return S.status === "running" && !!S.view && S.view.phase !== "done";
+}
+
+/** The phrase on ``seat``'s plate, if one was said in the last seconds. */
+export function renderBubble(seat, now) {
+  const s = talk.said[seat];
+  if (!s || s.until <= now) return "";
+  return html`<div class="talk-bubble" data-said="${s.phrase}" role="status">${t("talk_phrase_" + s.phrase)}</div>`;
+}
+
+/** The mute button of another seat's plate. */
+export function seatMuteButton(seat) {
+  const muted = talk.muted.has(seat);
+  return html`<button type="button" class="talk-mute-seat" data-cmd="talk-mute-seat:${seat}" aria-pressed="${muted ? "true" : "false"}"
+    title="${t(muted ? "talk_unmute_seat" : "talk_mute_seat")}">${muted ? "🔇" : "💬"}</button>`;
+}
+
+/** The talk panel: the phrase buttons (a seated player), the lines of free text and, when
+ *  no deal runs, a line to write (accounts; guests are told they say phrases only). */
+export function renderTalk(S, seated) {
+  const muted = talkMuted();
+  const phrases = seated && !muted ? html`<div class="talk-phrases" role="group" aria-label="${t("talk_phrases")}">${
+    PHRASES.map((p) => html`<button type="button" class="btn small phrase" data-cmd="say:${p}">${t("talk_phrase_" + p)}</button>`)}</div>` : "";
+  const lines = muted ? "" : html`<ol class="talk-lines" aria-live="polite">${talk.lines.map((l) => html`<li class="talk-line" data-line="${l.id}">
+      <b class="talk-name">${l.name}</b> <span class="talk-text">${l.text}</span>${
+      l.player_id !== (S.guest && S.guest.player_id) && S.guest && S.guest.account ? html`
+      <button type="button" class="link-btn talk-report" data-cmd="talk-report:${l.id}"${l.reported ? " disabled" : ""}>${t(l.reported ? "talk_reported" : "talk_report")}</button>
+      <button type="button" class="link-btn talk-block" data-cmd="talk-block:${l.player_id}">${t("talk_block")}</button>` : ""}</li>`)}</ol>`;
+  /** @type {import("./html.js").SafeHtml | string} */
+  let write = "";
+  if (!muted && S.guest) {
+    if (!S.guest.account) write = html`<p class="muted talk-note">${t("talk_guest_phrases_only")}</p>`;
+    else if (dealRunning(S)) write = html`<p class="muted talk-note">${t("talk_between_deals")}</p>`;
+    else {
+      write = html`<form class="talk-form" data-form="talk" autocomplete="off">
+        <input name="talk_text" id="talk-text" maxlength="200" aria-label="${t("talk_write")}" placeholder="${t("talk_write")}">
+        <button class="btn small" type="submit">${t("talk_send")}</button></form>`;
+    }
+  }
+  return html`<section class="talk" aria-label="${t("talk_title")}">
+    <div class="talk-head"><b>${t("talk_title")}</b>
+      <button type="button" class="btn small ghost" data-cmd="talk-mute-all" aria-pressed="${muted ? "true" : "false"}">${t(muted ? "talk_unmute_all" : "talk_mute_all")}</button></div>
+    ${phrases}${lines}${write}</section>`;
+}
+
+/** The talk's and the sound's commands (data-cmd), given what they use of app.js.
+ *  @param {{render: () => void, renderHeader: () => void, send: (msg: object) => void,
+ *    toast: (text: string, kind?: string, ms?: number) => void,
+ *    setSound: (on: boolean) => void, soundOn: () => boolean}} app
+ *  @returns {Record<string, (arg: string) => unknown>} */
+export function talkCommands(app) {
+  return {
+    say: (arg) => { if (PHRASES.includes(arg)) app.send({ type: "say", phrase: arg }); },
+    "talk-mute-seat": (arg) => {
+      const seat = Number(arg);
+      if (talk.muted.has(seat)) talk.muted.delete(seat);
+      else { talk.muted.add(seat); delete talk.said[seat]; }
+      app.render();
+    },
+    "talk-mute-all": () => { setTalkMuted(!talkMuted()); talk.said = {}; app.render(); },
+    "talk-report": (arg) => app.send({ type: "report", id: Number(arg) }),
+    "talk-block": (arg) => {
+      const line = talk.lines.find((l) => l.player_id === arg);
+      block(arg);
+      if (line) app.toast(t("talk_blocked", { name: line.name }));
+      app.render();
+    },
+    "sound-toggle": () => { app.setSound(!app.soundOn()); app.renderHeader(); },
+  };
+}

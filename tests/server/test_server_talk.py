@@ -1,0 +1,183 @@
+"""Table talk (docs/SECURITY.md, Talk): the fixed phrases are the same for every seat in
+every state and reach every connection as one identical message; free text only between
+deals, from accounts, cleaned and filtered; rate limits per player and per address;
+reports reach storage with their context."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from server_helpers import Reader, choose, guest, server, start, table_with
+
+from bela.server.talk import PHRASES, offered
+
+PASSWORD = "konj-i-kraljica-7"
+ROOT = Path(__file__).parents[2]
+
+
+def _account(client: Any, name: str) -> dict[str, str]:
+    _token, h = guest(client, name)
+    r = client.post("/api/accounts", json={"password": PASSWORD}, headers=h)
+    assert r.status_code == 200, r.text
+    return h
+
+
+def _ws(client: Any, tid: str, h: dict[str, str] | None) -> Any:
+    token = "" if h is None else "?token=" + h["Authorization"].removeprefix("Bearer ")
+    return client.websocket_connect(f"/ws/tables/{tid}{token}")
+
+
+def _said_everywhere(readers: list[Reader]) -> str:
+    """The next phrase message of every reader: the same text for all."""
+    texts = set()
+    for r in readers:
+        r.until(lambda m: m["type"] in ("said", "error"))
+        texts.add(r.raw[-1])
+    assert len(texts) == 1, texts
+    return texts.pop()
+
+
+def test_the_phrases_are_one_set_the_web_names_in_both_languages() -> None:
+    assert offered() is PHRASES
+    for lang in ("hr", "en"):
+        strings = json.loads((ROOT / f"src/bela/web/i18n/{lang}.json").read_text("utf-8"))
+        named = {k.removeprefix("talk_phrase_") for k in strings
+                 if k.startswith("talk_phrase_")}
+        assert named == set(PHRASES), (lang, named ^ set(PHRASES))
+
+
+def test_every_seat_says_every_phrase_in_every_state_of_random_rounds(tmp_path: Path) -> None:
+    """A property over random rounds: at every state, each seat says a random phrase and
+    every connection (the four seats, a watcher) gets the same text at once; free text is
+    refused alike for every seat while the deal runs, taken after the match."""
+    with server(tmp_path, rate_talk="", rate_talk_address="") as client:
+        players = [_account(client, n) for n in ("Ana", "Bruno", "Cvita", "Duje")]
+        for seed in (3, 8, 21):
+            rng = random.Random(seed)
+            tid = table_with(client, "bela4", players, seed=seed, options={"target": 1})
+            with _ws(client, tid, players[0]) as w0, _ws(client, tid, players[1]) as w1, \
+                    _ws(client, tid, players[2]) as w2, _ws(client, tid, players[3]) as w3, \
+                    _ws(client, tid, None) as w4:
+                seats = [Reader(w) for w in (w0, w1, w2, w3)]
+                readers = [*seats, Reader(w4)]
+                for r in readers:
+                    r.until(lambda m: m["type"] == "welcome")
+                start(client, tid, players[0])
+                said = 0
+                for _ in range(400):
+                    st = None
+                    for r in readers:
+                        st = r.until(lambda m: m["type"] == "state")
+                    assert st is not None
+                    if st["status"] == "finished":
+                        break
+                    for seat, r in enumerate(seats):
+                        phrase = rng.choice(PHRASES)
+                        r.send({"type": "say", "phrase": phrase})
+                        text = _said_everywhere(readers)
+                        assert json.loads(text) == {"type": "said", "seat": seat,
+                                                    "phrase": phrase}
+                        said += 1
+                    if st["view"]["phase"] != "done":
+                        for r in seats:
+                            r.send({"type": "chat", "text": "imam dečka"})
+                            assert r.until(lambda m: m["type"] == "error")["code"] == \
+                                "deal_running"
+                    turn = seats[st["view"]["turn"]]
+                    own = turn.state
+                    assert own is not None and own["seq"] == st["seq"]
+                    if own["view"]["legal"] != ["keep"]:
+                        turn.send({"type": "act", "action": choose(own, rng),
+                                   "seq": own["seq"]})
+                else:
+                    raise AssertionError("the match did not end")
+                assert said > 40
+                seats[2].send({"type": "chat", "text": "dobra partija"})
+                for r in readers:
+                    line = r.until(lambda m: m["type"] == "chat")
+                    assert line["text"] == "dobra partija" and line["seat"] == 2
+
+
+def test_phrases_are_refused_alike_off_the_list_and_for_watchers(tmp_path: Path) -> None:
+    with server(tmp_path) as client:
+        _t, ana = guest(client, "Ana")
+        tid = table_with(client, "bela2", [ana], bots=True)
+        with _ws(client, tid, ana) as w, _ws(client, tid, None) as v:
+            me, watcher = Reader(w), Reader(v)
+            me.send({"type": "say", "phrase": "imam 7 srca"})
+            assert me.until(lambda m: m["type"] == "error")["code"] == "bad_phrase"
+            watcher.send({"type": "say", "phrase": "bravo"})
+            assert watcher.until(lambda m: m["type"] == "error")["code"] == "no_player"
+
+
+def test_talk_is_rate_limited_per_player_and_per_address(tmp_path: Path) -> None:
+    with server(tmp_path, rate_talk="3/minute", rate_talk_address="5/minute") as client:
+        _t, ana = guest(client, "Ana")
+        _t, bruno = guest(client, "Bruno")
+        tid = table_with(client, "bela4", [ana, bruno], bots=True)
+        with _ws(client, tid, ana) as wa, _ws(client, tid, bruno) as wb:
+            a, b = Reader(wa), Reader(wb)
+            for _ in range(3):
+                a.send({"type": "say", "phrase": "ajde"})
+                assert a.until(lambda m: m["type"] in ("said", "error"))["type"] == "said"
+            a.send({"type": "say", "phrase": "ajde"})
+            refusal = a.until(lambda m: m["type"] == "error")
+            assert refusal["code"] == "rate_limited", refusal
+            # Bruno has his own count, but the address's is shared: 2 more, then refused
+            for _ in range(2):
+                b.send({"type": "say", "phrase": "hvala"})
+                assert b.until(lambda m: m["type"] in ("said", "error"))["type"] == "said"
+            b.send({"type": "say", "phrase": "hvala"})
+            assert b.until(lambda m: m["type"] == "error")["code"] == "rate_limited"
+
+
+def test_free_text_is_cleaned_filtered_and_only_for_accounts(tmp_path: Path) -> None:
+    hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>\u202e\u0000 kreten'
+    with server(tmp_path, talk_words=("kreten",), talk_max_length=80) as client:
+        ana = _account(client, "Ana")
+        _t, gost = guest(client, "Gost")
+        tid = table_with(client, "bela4", [ana, gost], bots=False)
+        with _ws(client, tid, ana) as wa, _ws(client, tid, gost) as wg:
+            a, g = Reader(wa), Reader(wg)
+            g.send({"type": "chat", "text": "kupujem zlato"})
+            assert g.until(lambda m: m["type"] == "error")["code"] == "guest_phrases_only"
+            g.send({"type": "report", "id": 1})
+            assert g.until(lambda m: m["type"] == "error")["code"] == "guest_phrases_only"
+            a.send({"type": "chat", "text": hostile})
+            line = g.until(lambda m: m["type"] == "chat")
+            # the markup stays text (the web shows it escaped); controls and the word go
+            assert line["text"] == ('<img src=x onerror="alert(1)"><script>alert(2)'
+                                    '</script> ******')
+            assert line["name"] == "Ana" and line["seat"] == 0
+            a.send({"type": "chat", "text": "x" * 1001})
+            assert a.until(lambda m: m["type"] == "error")["code"] == "bad_message"
+            a.send({"type": "chat", "text": "y" * 500})
+            assert len(a.until(lambda m: m["type"] == "chat")["text"]) == 80
+            a.send({"type": "chat", "text": " \u200b\n "})
+            assert a.until(lambda m: m["type"] == "error")["code"] == "empty_text"
+
+
+def test_a_report_is_stored_with_the_lines_before_it(tmp_path: Path) -> None:
+    with server(tmp_path) as client:
+        ana, bruno = _account(client, "Ana"), _account(client, "Bruno")
+        tid = table_with(client, "bela4", [ana, bruno])
+        with _ws(client, tid, ana) as wa, _ws(client, tid, bruno) as wb:
+            a, b = Reader(wa), Reader(wb)
+            a.send({"type": "chat", "text": "bok"})
+            b.send({"type": "chat", "text": "ružna riječ"})
+            ids = [a.until(lambda m: m["type"] == "chat")["id"] for _ in range(2)]
+            a.send({"type": "report", "id": ids[0]})
+            assert a.until(lambda m: m["type"] == "error")["code"] == "own_line"
+            a.send({"type": "report", "id": 999})
+            assert a.until(lambda m: m["type"] == "error")["code"] == "unknown_line"
+            a.send({"type": "report", "id": ids[1]})
+            assert a.until(lambda m: m["type"] == "reported")["id"] == ids[1]
+        reports = client.app.state.db.talk.reports()
+        assert len(reports) == 1
+        report = reports[0]
+        assert report["table_id"] == tid and report["text"] == "ružna riječ"
+        assert [c["text"] for c in report["context"]] == ["bok", "ružna riječ"]
+        assert report["reporter_id"] != report["reported_id"]
