@@ -12,7 +12,7 @@ from typing import Any
 
 from server_helpers import Reader, choose, guest, server, start, table_with
 
-from bela.server.talk import PHRASES, offered
+from bela.server.talk import PHRASES, bot_phrase, offered
 
 PASSWORD = "konj-i-kraljica-7"
 ROOT = Path(__file__).parents[2]
@@ -181,3 +181,56 @@ def test_a_report_is_stored_with_the_lines_before_it(tmp_path: Path) -> None:
         assert report["table_id"] == tid and report["text"] == "ružna riječ"
         assert [c["text"] for c in report["context"]] == ["bok", "ružna riječ"]
         assert report["reporter_id"] != report["reported_id"]
+
+
+# -- the bots' phrases ----------------------------------------------------------------------
+def test_a_bot_says_bravo_to_the_other_sides_stiglja_and_well_played_at_the_end() -> None:
+    from bela.engine.enums import Outcome
+    from bela.engine.scoring import RoundResult
+
+    sides, bots = [0, 1, 0, 1], [False, True, False, True]
+    capot = RoundResult(Outcome.CAPOT, (252, 0), caller=0, contract=0)
+    assert bot_phrase(capot, None, sides, bots) == (1, "bravo")  # R23 against the bots
+    assert bot_phrase(RoundResult(Outcome.CAPOT, (0, 252), caller=1, contract=0), None,
+                      sides, bots) is None  # their own štiglja: no boasting
+    fell = RoundResult(Outcome.FALL, (0, 162), caller=3, contract=0)
+    assert bot_phrase(fell, None, sides, bots) == (1, "joj")  # R22: the bots' side fell
+    passed = RoundResult(Outcome.PASS, (100, 62), caller=0, contract=0)
+    assert bot_phrase(passed, None, sides, bots) is None
+    assert bot_phrase(None, 0, sides, bots) == (1, "dobro")
+    assert bot_phrase(None, 1, sides, bots) is None
+    assert bot_phrase(capot, None, sides, [False] * 4) is None
+
+
+def test_bots_speak_only_right_after_a_deal_or_the_match_has_ended(tmp_path: Path) -> None:
+    """Watching bots play matches: every phrase comes right after the state whose public
+    events end a deal or the match, never while a deal runs, at most one a deal."""
+    with server(tmp_path) as client:
+        _t, ana = guest(client, "Ana")
+        said = 0
+        for seed in range(1, 5):
+            r = client.post("/api/tables", json={"variant": "bela4", "seed": seed,
+                                                 "seat": None, "options": {"target": 501}},
+                            headers=ana)
+            tid = r.json()["id"]
+            assert client.post(f"/api/tables/{tid}/bots", headers=ana).status_code == 200
+            with _ws(client, tid, None) as w:
+                watcher = Reader(w)
+                watcher.until(lambda m: m["type"] == "welcome")
+                start(client, tid, ana)
+                watcher.until(lambda m: m["type"] == "state" and m["status"] == "finished")
+                for _ in range(3):  # a phrase after the last state, if any
+                    watcher.send({"type": "ping"})
+                    watcher.until(lambda m: m["type"] == "pong")
+            msgs = [json.loads(t) for t in watcher.raw]
+            before = None
+            for msg in msgs:
+                if msg["type"] == "said":
+                    assert before is not None and before["type"] == "state", msg
+                    ends = {e["type"] for e in before["events"]}
+                    assert ends & {"round_over", "match_won"}, (msg, ends)
+                    assert msg["phrase"] in PHRASES
+                    said += 1
+                if msg["type"] in ("state", "said"):
+                    before = msg
+        assert said >= 1

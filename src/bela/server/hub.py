@@ -114,6 +114,9 @@ class Hub:
         # went out (time.monotonic()), and the one waiting to go
         self._announced: dict[str, float] = {}
         self._waiting: dict[str, asyncio.TimerHandle] = {}
+        # told of every state sent, with its events, once every connection has it (the
+        # bots' phrases of bela.server.talk): None, nobody
+        self.after_state: Callable[[Table, tuple[Event, ...]], None] | None = None
 
     # -- membership --------------------------------------------------------------------------
     def add(self, table: Table, conn: Conn) -> None:
@@ -232,6 +235,8 @@ class Hub:
             if conn.seat not in texts:
                 texts[conn.seat] = self.state_text(table, conn.seat, events)
             conn.send(texts[conn.seat])
+        if self.after_state is not None and events:
+            self.after_state(table, events)
 
     def thinking_message(self, table: Table) -> dict[str, Any]:
         """The public mark of a bot that thinks longer than the bot delay (docs/PROTOCOL.md,

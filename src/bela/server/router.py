@@ -24,7 +24,7 @@ from .hub import Conn
 from .lobby import Lobby
 from .model import Table
 from .protocol import error
-from .talk import TableTalk, TalkRules
+from .talk import BotTalk, TableTalk, TalkRules
 
 Player = dict[str, Any]
 TableOp = Callable[[Lobby, Table, Player | None, dict[str, Any]], Awaitable[None]]
@@ -155,6 +155,7 @@ class Router:
         cfg = lobby.config
         self.talk = TableTalk(lobby.hub.conns, TalkRules(cfg.talk_max_length, cfg.talk_words),
                               lobby.store.db.talk.add_report)
+        lobby.hub.after_state = BotTalk(self.talk.say).after_state
         self.cluster = (Cluster(redis_url, instance, lobby, lobby.metrics, lease_ttl,
                                 self._serve) if redis_url else None)
         self._listed: list[str] | None = None  # the cluster's lobby list, as summaries' JSON
