@@ -39,6 +39,7 @@ players = Table(
     Column("name_key", String(64), nullable=True),
     Column("password_hash", String(255), nullable=True),
     Column("account_at", DateTime(timezone=True), nullable=True),  # when the name was claimed
+    Column("avatar", String(32), nullable=True),  # a drawn avatar's id (None: one by the id)
 )
 Index("ux_players_name_key", players.c.name_key, unique=True)
 
@@ -265,3 +266,12 @@ talk_reports = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 Index("ix_talk_reports_created", talk_reports.c.created_at)
+
+# A follow of one account by another: one way, a friend request; both ways, friends.
+follows = Table(
+    "follows", metadata,
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("other_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_follows_other", follows.c.other_id)

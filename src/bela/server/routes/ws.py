@@ -62,6 +62,8 @@ async def table_socket(websocket: WebSocket, table_id: str,
             session = await state.router.open(table_id, conn, code)
             address = address_key(websocket.client.host if websocket.client else None)
             speaker = Speaker(p or None, address, state.rate_limits)
+            if conn.player_id is not None:
+                state.presence.enter(conn.player_id, table_id)
         except (Refused, SQLAlchemyError) as exc:  # unknown table or token, private...
             refusal = exc if isinstance(exc, Refused) else storage_refusal(exc)
             conn.send(error(refusal.code, refusal.message))
@@ -70,6 +72,8 @@ async def table_socket(websocket: WebSocket, table_id: str,
         await _serve_socket(websocket, session, conn, cfg, speaker)
     finally:
         state.metrics.connections.dec()  # first: the awaits below may be cancelled
+        if session is not None and conn.player_id is not None:
+            state.presence.leave(conn.player_id, table_id)
         if session is not None:
             await session.close()
         conn.close()

@@ -1,0 +1,105 @@
+"""Friends, avatars and presence (issue 44): ``/api/friends``, ``/api/avatars``,
+``/api/presence``.  Friends are accounts' (a guest has none); avatars any player's."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from pydantic import Field, StrictStr
+
+from ..auth import Player
+from ..errors import Forbidden, InvalidInput, NotFound
+from ..protocol import _Body
+from ..talk.avatars import AVATARS
+
+router = APIRouter()
+MAX_IDS = 64  # players whose avatars one request asks
+
+
+class AvatarIn(_Body):
+    avatar: StrictStr | None = Field(max_length=32)
+
+
+class InviteIn(_Body):
+    table: StrictStr = Field(min_length=1, max_length=64)
+
+
+def _account(p: dict[str, Any]) -> None:
+    if not p["account"]:
+        raise Forbidden("not_account", "friends are for accounts: claim your name first")
+
+
+@router.get("/api/presence")
+async def presence(request: Request) -> dict[str, int]:
+    """How many players are connected to tables here."""
+    return {"online": request.app.state.presence.online()}
+
+
+@router.get("/api/avatars")
+async def avatars(request: Request,
+                  ids: Annotated[str, Query(max_length=MAX_IDS * 33)] = "") -> dict[str, Any]:
+    """The drawn avatars to choose from, and the chosen ones of the players ``ids``
+    (comma-separated; null: not chosen, the client draws one by the id)."""
+    wanted = [i for i in ids.split(",") if i][:MAX_IDS]
+    chosen = await asyncio.to_thread(request.app.state.db.avatars.avatars, wanted)
+    return {"avatars": list(AVATARS), "players": chosen}
+
+
+@router.put("/api/players/me/avatar")
+async def set_avatar(request: Request, p: Player, body: AvatarIn) -> dict[str, str | None]:
+    if body.avatar is not None and body.avatar not in AVATARS:
+        raise InvalidInput("bad_avatar", f"no avatar {body.avatar!r}")
+    await asyncio.to_thread(request.app.state.db.avatars.set_avatar, p["id"], body.avatar)
+    return {"avatar": body.avatar}
+
+
+@router.get("/api/friends")
+async def friends(request: Request, p: Player) -> dict[str, Any]:
+    """The player's friends (each ``online`` and the ``table`` he is at), the requests to
+    him and his own, and the invitations waiting for him."""
+    _account(p)
+    state = request.app.state
+    listed: dict[str, Any] = await asyncio.to_thread(state.db.friends.of, p["id"])
+    for f in listed["friends"]:
+        f["table"] = state.presence.where(f["player_id"])
+        f["online"] = f["table"] is not None
+    listed["invites"] = [{k: i[k] for k in ("from_id", "from_name", "table")}
+                         for i in state.presence.invites(p["id"])]
+    return listed
+
+
+@router.post("/api/friends/{other_id}")
+async def follow(request: Request, p: Player, other_id: str) -> dict[str, bool]:
+    """Ask ``other_id`` to be friends, or accept his request: whether they are friends."""
+    _account(p)
+    db = request.app.state.db
+    if other_id == p["id"]:
+        raise InvalidInput("self_friend", "you cannot befriend yourself")
+    other = await asyncio.to_thread(db.players.player, other_id)
+    if other is None or not other["account"]:
+        raise NotFound("unknown_player", "no account with that id")
+    return {"friends": await asyncio.to_thread(db.friends.follow, p["id"], other_id)}
+
+
+@router.delete("/api/friends/{other_id}")
+async def unfollow(request: Request, p: Player, other_id: str) -> dict[str, bool]:
+    """Remove a friend, decline his request or take one's own back."""
+    _account(p)
+    await asyncio.to_thread(request.app.state.db.friends.unfollow, p["id"], other_id)
+    return {"friends": False}
+
+
+@router.post("/api/friends/{other_id}/invite")
+async def invite(request: Request, p: Player, other_id: str, body: InviteIn) -> dict[str, bool]:
+    """Invite a friend to a table (the one the player is at)."""
+    _account(p)
+    state = request.app.state
+    listed = await asyncio.to_thread(state.db.friends.of, p["id"])
+    if other_id not in {f["player_id"] for f in listed["friends"]}:
+        raise Forbidden("not_friends", "invite your friends only")
+    if state.lobby.get(body.table) is None:
+        raise NotFound("unknown_table", "no such table here")
+    state.presence.invite(other_id, p, body.table)
+    return {"invited": True}
