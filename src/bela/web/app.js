@@ -16,6 +16,8 @@ import {
 import { reducedMotion, sleep } from "./util.js";
 import { SHOWN_MS, applyTalk, resetTalk, talkCommands } from "./talk.js";
 import { play, setSound, soundOn, soundsOf } from "./sound.js";
+import { loadAvatars } from "./avatars.js";
+import { friendCommands, loadFriends, renderFriendsPanel } from "./friends.js";
 import { html, joinHtml, setHtml } from "./html.js";
 import { defaultVariant, variantFacts } from "./variants.js";
 import { S, applyStateMessage, resetTable } from "./state.js";
@@ -48,7 +50,7 @@ const MIN_PASSWORD = 8, MAX_PASSWORD = 128;
 const FRIENDLY_ERRORS = ["not_owner", "invite_required", "too_many_tables", "rate_limited",
   "has_players", "bad_options", "bad_turn_clock", "table_moving", "cluster", "name_taken",
   "already_account", "weak_password", "bad_login", "unknown_player", "already_playing",
-  "not_account"];
+  "not_account", "not_friends", "bad_avatar"];
 
 /** A refused request in words: rate_limited with the Retry-After seconds when given. */
 export function errorText(e) {
@@ -189,6 +191,7 @@ function renderLobby() {
   return html`<div class="lobby">
     <section class="panel" id="guest-panel"><h2>${t("player")}</h2>${renderAccountPanel()}</section>
     <section class="panel" id="quick-panel"><h2>${t("quick_play")}</h2>${renderQuickPanel()}</section>
+    <section class="panel" id="friends-panel"><h2>${t("friends")}</h2><div id="friends-body">${renderFriendsPanel(S)}</div></section>
     <section class="panel" id="tables-panel"><h2>${t("open_tables")}
       <button class="btn small ghost" data-cmd="refresh">${t("refresh")}</button></h2>
       <div id="table-list">${renderTableList("open")}</div></section>
@@ -553,8 +556,15 @@ let tablesAsked = 0;
 
 /** The lobby list: the pages shown so far (the first alone until "more" is used), newest
  *  first; a table that moved to the next page while they were read is listed once. */
+/** The lobby's friends panel drawn again (the rest of the lobby stays as it is). */
+function refreshFriends() {
+  const el = document.getElementById("friends-body");
+  if (el) setHtml(el, renderFriendsPanel(S));
+}
+
 async function loadTables() {
   const asked = ++tablesAsked;
+  if (!S.tableId && S.page === "lobby") loadFriends(S.guest, refreshFriends);
   const pages = S.tablePages;
   try {
     const got = await Promise.all([...Array(pages).keys()].map((i) =>
@@ -688,6 +698,7 @@ let codeAsked = null;
  *  connection (no reconnecting to it); the creator of a private table keeps its code. */
 function applySummary(table) {
   S.summary = table;
+  loadAvatars((table.seats || []).map((s) => s.player_id), () => { if (!S.busy) render(); });
   // an absent player's grace: the bot takes his seat in autopilot_in seconds (from now)
   S.away = {};
   for (const s of table.seats || []) {
@@ -922,6 +933,7 @@ function route() {
   S.page = page;
   S.profileId = player;
   if (moved) {
+    loadFriends(S.guest, () => { if (!S.busy) render(); });
     if (page !== "table") S.toast = null;
     if (page === "lobby") { loadTables(); if (S.guest && !first) loadQuick(); }
     else if (page === "profile") loadProfile(player);
@@ -972,6 +984,7 @@ async function loadProfile(id) {
   }
   if (asked !== profileAsked) return;
   S.profile = { id, data, error };
+  if (data) loadAvatars([id], () => { if (S.page === "profile") render(); });
   if (S.page === "profile" && S.profileId === id) { renderHeader(); render(); focusHeading(); }
 }
 
@@ -996,6 +1009,7 @@ async function loadLeaders(variant, more = false) {
   }
   if (asked !== leadersAsked) return;
   S.leaders = { variant, data, error };
+  if (data) loadAvatars(data.entries.map((e) => e.player_id), () => { if (S.page === "leaders") render(); });
   if (S.page === "leaders") { renderHeader(); render(); focusHeading(); }
 }
 
@@ -1018,7 +1032,8 @@ async function onCommand(cmd, el, ev) {
     const app = { render, root, go, navigate, run, toast, errorText, loadTables, loadLeaders, applyQuick,
       saveRecord, dropAccountNote, accountMsg, playerChanged, applySummary, act, downloadRecord };
     return { ...lobbyCommands(app), ...accountCommands(app), ...tableCommands(app),
-      ...talkCommands({ render, renderHeader, send, toast, setSound, soundOn }) };
+      ...talkCommands({ render, renderHeader, send, toast, setSound, soundOn }),
+      ...friendCommands({ render, toast, run, reload: () => loadFriends(S.guest, render) }) };
   })();
   const handler = Object.hasOwn(commands, name) ? commands[name] : null;
   if (handler) await handler(arg, el, ev);

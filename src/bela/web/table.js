@@ -4,6 +4,8 @@
 // (clicks on [data-card], [data-act] and [data-cmd]) by delegation.
 
 import { renderBubble, renderTalk, seatMuteButton } from "./talk.js";
+import { avatarOf, avatarSVG, botFace } from "./avatars.js";
+import { renderInvite } from "./friends.js";
 import { t, tn } from "./i18n.js";
 import {
   RANKS, cardSVG, cardBackSVG, isTrump, rankOf, sortHand, suitIcon, suitOf,
@@ -264,7 +266,7 @@ function renderWaitingRoom(S) {
     const side = teamOf(sum.facts, s.seat);
     const team = side !== null ? html`<span class="team team-${side}">${side ? "B" : "A"}</span>` : "";
     return html`<li class="seat-row" data-seat="${s.seat}">${team}<span class="seat-no">${t("seat_n", { n: s.seat + 1 })}</span>
-      <span class="who">${who}</span>${btn}${renderBubble(s.seat, performance.now())}</li>`;
+      <span class="who">${seatFace(sum, s, 22)} ${who}</span>${btn}${renderBubble(s.seat, performance.now())}</li>`;
   });
   const opts = sum.options;
   const rules = Object.entries(opts).filter(([k]) => k !== "target")
@@ -298,6 +300,7 @@ function renderWaitingRoom(S) {
     ${hint ? html`<p class="muted">${hint}</p>` : ""}
     ${toast}
     ${invite}
+    ${open && mine !== null && mine !== undefined ? renderInvite(S) : ""}
     <p><button class="btn ghost" data-cmd="lobby">${t("back_lobby")}</button></p>
   </section>
   ${closed ? "" : renderTalk(S, mine !== null && mine !== undefined)}`;
@@ -365,6 +368,13 @@ function renderTopbar({ S, v, N }) {
   </div>`;
 }
 
+/** A seat's face: a bot's by the table's bot (its level), a player's drawn avatar. */
+export function seatFace(sum, info, size = 28) {
+  if (info.kind === "bot") return botFace(sum.bot, size, botName(sum.bot));
+  if (info.player_id) return avatarSVG(avatarOf(info.player_id), size, info.name || "");
+  return "";
+}
+
 /** The tag of a bot's seat: "bot" and the table's bot in words (a level: "Klupski igrač"). */
 function botTag(sum) {
   return sum.bot ? `${t("bot_label")} · ${botName(sum.bot)}` : t("bot_label");
@@ -402,7 +412,7 @@ function renderSeat({ S, v, N, pos }, seat) {
   const side = teamOf(N.facts, seat);
   const team = side !== null ? ` team-${side}` : "";
   return html`<div class="seat pos-${p}${v.turn === seat ? " turn" : ""}${seat === v.seat ? " me" : ""}${team}" data-seat="${seat}">
-    <div class="seat-head">${info.player_id
+    <div class="seat-head">${seatFace(sum, info, 24)}${info.player_id
       ? html`<a class="seat-name" href="${profileHref(info.player_id)}" target="_blank" rel="noopener" title="${t("profile")}: ${info.name || ""}">${N.seatName(seat)}</a>`
       : html`<span class="seat-name">${N.seatName(seat)}</span>`}${tags}${
       S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}${

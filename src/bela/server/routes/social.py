@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from pydantic import Field, StrictStr
 
-from ..auth import Player
+from ..auth import Player, Viewer
 from ..errors import Forbidden, InvalidInput, NotFound
 from ..protocol import _Body
 from ..talk.avatars import AVATARS
@@ -32,8 +32,10 @@ def _account(p: dict[str, Any]) -> None:
 
 
 @router.get("/api/presence")
-async def presence(request: Request) -> dict[str, int]:
-    """How many players are connected to tables here."""
+async def presence(request: Request, p: Viewer) -> dict[str, int]:
+    """How many players are online here (the asking player counts as online)."""
+    if p is not None:
+        request.app.state.presence.seen(p["id"])
     return {"online": request.app.state.presence.online()}
 
 
@@ -61,10 +63,11 @@ async def friends(request: Request, p: Player) -> dict[str, Any]:
     him and his own, and the invitations waiting for him."""
     _account(p)
     state = request.app.state
+    state.presence.seen(p["id"])
     listed: dict[str, Any] = await asyncio.to_thread(state.db.friends.of, p["id"])
     for f in listed["friends"]:
         f["table"] = state.presence.where(f["player_id"])
-        f["online"] = f["table"] is not None
+        f["online"] = state.presence.is_online(f["player_id"])
     listed["invites"] = [{k: i[k] for k in ("from_id", "from_name", "table")}
                          for i in state.presence.invites(p["id"])]
     return listed

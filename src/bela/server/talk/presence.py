@@ -1,8 +1,10 @@
 """Who is online, where, and the table invitations between friends.
 
-A player is online while one of his WebSockets is open at this server process; where he is:
-the table of his newest connection.  Invitations wait here for their player for
-:data:`INVITE_TTL` seconds, at most :data:`MAX_INVITES` each, the newest kept.
+A player is online while one of his WebSockets is open at this server process, or for
+:data:`SEEN_TTL` seconds after his page last asked for the presence or his friends (the
+lobby asks every few seconds); where he is: the table of his newest connection.
+Invitations wait here for their player for :data:`INVITE_TTL` seconds, at most
+:data:`MAX_INVITES` each, the newest kept.
 
 >>> p = Presence()
 >>> p.enter("ana", "t1"); p.enter("ana", "t2"); p.leave("ana", "t2")
@@ -16,6 +18,7 @@ import time
 from collections import Counter
 from typing import Any
 
+SEEN_TTL = 60.0
 INVITE_TTL = 600.0
 MAX_INVITES = 10
 
@@ -27,6 +30,7 @@ class Presence:
         self._tables: dict[str, Counter[str]] = {}  # player -> table -> connections
         self._latest: dict[str, str] = {}
         self._invites: dict[str, list[dict[str, Any]]] = {}
+        self._seen: dict[str, float] = {}  # player -> time.monotonic() of his last ask
 
     def enter(self, player_id: str, table_id: str) -> None:
         self._tables.setdefault(player_id, Counter())[table_id] += 1
@@ -45,9 +49,23 @@ class Presence:
         elif self._latest.get(player_id) not in tables:
             self._latest[player_id] = next(iter(tables))
 
+    def seen(self, player_id: str) -> None:
+        """The player's page asked: he is online for :data:`SEEN_TTL` seconds."""
+        self._seen[player_id] = time.monotonic()
+
+    def _recent(self) -> set[str]:
+        now = time.monotonic()
+        gone = [p for p, at in self._seen.items() if now - at >= SEEN_TTL]
+        for p in gone:
+            del self._seen[p]
+        return set(self._seen)
+
     def online(self) -> int:
-        """How many players are connected."""
-        return len(self._tables)
+        """How many players are online."""
+        return len(self._recent() | set(self._tables))
+
+    def is_online(self, player_id: str) -> bool:
+        return player_id in self._tables or player_id in self._recent()
 
     def where(self, player_id: str) -> str | None:
         """The table of the player's newest connection; None: he is not online."""
