@@ -234,3 +234,31 @@ def test_bots_speak_only_right_after_a_deal_or_the_match_has_ended(tmp_path: Pat
                 if msg["type"] in ("state", "said"):
                     before = msg
         assert said >= 1
+
+
+def test_the_operator_sets_the_word_filter_with_a_file(tmp_path: Path,
+                                                        monkeypatch: Any) -> None:
+    """``bela serve --talk-words FILE``: one word a line, blank lines skipped, given to the
+    server's config (the server stops at the bind: the app is what is checked)."""
+    import typer
+    from typer.testing import CliRunner
+
+    from bela.server import run
+
+    made: dict[str, Any] = {}
+
+    def fake_app(url: str, **options: Any) -> Any:
+        made.update(options)
+        raise ValueError("stop here")
+
+    from bela.server import app as app_module
+
+    monkeypatch.setattr(app_module, "create_app", fake_app)
+    words = tmp_path / "words.txt"
+    words.write_text("kreten\n\n  budala \n", encoding="utf-8")
+    app = typer.Typer()
+    app.command()(run.serve)
+    result = CliRunner().invoke(app, ["--db", f"sqlite:///{tmp_path / 'x.db'}",
+                                      "--talk-words", str(words)])
+    assert result.exit_code == 2, result.output
+    assert made["talk_words"] == ("kreten", "budala")
