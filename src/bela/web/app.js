@@ -191,7 +191,6 @@ function renderLobby() {
   return html`<div class="lobby">
     <section class="panel" id="guest-panel"><h2>${t("player")}</h2>${renderAccountPanel()}</section>
     <section class="panel" id="quick-panel"><h2>${t("quick_play")}</h2>${renderQuickPanel()}</section>
-    <section class="panel" id="friends-panel"><h2>${t("friends")}</h2><div id="friends-body">${renderFriendsPanel(S)}</div></section>
     <section class="panel" id="tables-panel"><h2>${t("open_tables")}
       <button class="btn small ghost" data-cmd="refresh">${t("refresh")}</button></h2>
       <div id="table-list">${renderTableList("open")}</div></section>
@@ -201,6 +200,7 @@ function renderLobby() {
     <section class="panel" id="tournaments-panel"><h2>${t("t_title")}</h2>
       <div id="my-tournaments">${renderMyTournaments()}</div>
       <p><a href="/tournaments" id="link-tournaments">${t("more_tournaments")}</a> – ${t("more_tournaments_why")}</p></section>
+    <section class="panel" id="friends-panel"><h2>${t("friends")}</h2><div id="friends-body">${renderFriendsPanel(S)}</div></section>
     ${S.guest ? html`<section class="panel" id="history-panel"><h2>${t("history")}</h2>
       <div id="history-list">${renderHistory()}</div></section>` : ""}
     <p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${

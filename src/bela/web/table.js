@@ -3,7 +3,7 @@
 // dialogs.  Everything is rendered as HTML from the app state; app.js handles the events
 // (clicks on [data-card], [data-act] and [data-cmd]) by delegation.
 
-import { renderBubble, renderTalk, seatMuteButton } from "./talk.js";
+import { renderBubble, renderTalk, renderTalkToggle } from "./talk.js";
 import { avatarOf, avatarSVG, botFace } from "./avatars.js";
 import { renderInvite } from "./friends.js";
 import { t, tn } from "./i18n.js";
@@ -330,8 +330,8 @@ function renderGame(S) {
     <div class="status-line" role="status" aria-live="polite">${statusLine(ctx)}</div>
     <div class="actions">${renderActions(ctx)}</div>
     ${renderHand(ctx)}
-    ${renderTalk(S, v.seat !== null)}
   </div>
+  ${renderTalk(S, v.seat !== null, true)}
   ${S.ui.sheet ? renderSheetDialog(ctx) : ""}
   ${S.ui.lastTrick ? renderLastTrickDialog(ctx) : ""}
   ${S.ui.claimAsk && v.claim_allowed && S.status === "running" ? renderClaimDialog() : ""}
@@ -364,7 +364,7 @@ function renderTopbar({ S, v, N }) {
     <div class="tb-mid">${contract} ${tricks}</div>
     <div class="tb-right"><span class="totals">${totals} <small>${t("target_short", { n: v.options.target })}</small></span>
       <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${t("last_trick")}</button>
-      <button class="btn small" data-cmd="sheet" aria-keyshortcuts="S">${t("sheet")}</button></div>
+      <button class="btn small" data-cmd="sheet" aria-keyshortcuts="S">${t("sheet")}</button> ${renderTalkToggle()}</div>
   </div>`;
 }
 
@@ -415,8 +415,7 @@ function renderSeat({ S, v, N, pos }, seat) {
     <div class="seat-head">${seatFace(sum, info, 24)}${info.player_id
       ? html`<a class="seat-name" href="${profileHref(info.player_id)}" target="_blank" rel="noopener" title="${t("profile")}: ${info.name || ""}">${N.seatName(seat)}</a>`
       : html`<span class="seat-name">${N.seatName(seat)}</span>`}${tags}${
-      S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}${
-      seat !== v.seat && info.kind ? seatMuteButton(seat) : ""}</div>
+      S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}</div>
     ${renderBubble(seat, performance.now())}
     ${backs}
     <div class="seat-info">${bids.length ? html`<div class="bids">${bids}</div>` : ""}${decl}${belas}${ex}</div>

@@ -26,6 +26,8 @@ export const talk = {
   lines: [],
   /** @type {Set<number>} seats muted for this visit */
   muted: new Set(),
+  open: false, // the game page's talk panel is shown (it floats over the table)
+  unseen: 0, // lines and phrases since the panel was last open
 };
 
 /** Forget the talk of the last table (a new table is opened). */
@@ -33,6 +35,8 @@ export function resetTalk() {
   talk.said = {};
   talk.lines = [];
   talk.muted = new Set();
+  talk.open = false;
+  talk.unseen = 0;
 }
 
 /** Whether all talk is muted (remembered). */
@@ -70,6 +74,7 @@ export function applyTalk(msg, now) {
   if (msg.type === "chat") {
     if (!talkMuted() && !blocked().includes(msg.player_id) && !talk.muted.has(msg.seat)) {
       talk.lines = [...talk.lines, msg].slice(-KEEP);
+      if (!talk.open) talk.unseen += 1;
     }
     return true;
   }
@@ -94,17 +99,28 @@ export function renderBubble(seat, now) {
   return html`<div class="talk-bubble" data-said="${s.phrase}" role="status">${t("talk_phrase_" + s.phrase)}</div>`;
 }
 
-/** The mute button of another seat's plate. */
-export function seatMuteButton(seat) {
+/** The mute button of another seat. */
+function seatMuteButton(seat, name) {
   const muted = talk.muted.has(seat);
-  return html`<button type="button" class="talk-mute-seat" data-cmd="talk-mute-seat:${seat}" aria-pressed="${muted ? "true" : "false"}"
-    title="${t(muted ? "talk_unmute_seat" : "talk_mute_seat")}">${muted ? "🔇" : "💬"}</button>`;
+  return html`<button type="button" class="btn small ghost talk-mute-seat" data-cmd="talk-mute-seat:${seat}" aria-pressed="${muted ? "true" : "false"}"
+    title="${t(muted ? "talk_unmute_seat" : "talk_mute_seat")}">${muted ? "🔇" : "🔈"} ${name}</button>`;
+}
+
+/** The game page's button that shows or hides the talk panel (with the lines unseen). */
+export function renderTalkToggle() {
+  return html`<button type="button" class="btn small talk-toggle" id="talk-toggle" data-cmd="talk-toggle" aria-expanded="${talk.open ? "true" : "false"}"
+    title="${t("talk_title")}">💬${talk.unseen ? html` <b class="talk-unseen">${talk.unseen}</b>` : ""}</button>`;
 }
 
 /** The talk panel: the phrase buttons (a seated player), the lines of free text and, when
- *  no deal runs, a line to write (accounts; guests are told they say phrases only). */
-export function renderTalk(S, seated) {
+ *  no deal runs, a line to write (accounts; guests are told they say phrases only), the
+ *  other seats' mutes.  ``floating``: the game page's, over the table, only while open. */
+export function renderTalk(S, seated, floating = false) {
+  if (floating && !talk.open) return "";
   const muted = talkMuted();
+  const me = S.view ? S.view.seat : null;
+  const others = ((S.summary && S.summary.seats) || []).filter((x) => x.kind && x.seat !== me);
+  const mutes = muted || !others.length ? "" : html`<div class="talk-mutes">${others.map((x) => seatMuteButton(x.seat, x.name || ""))}</div>`;
   const phrases = seated && !muted ? html`<div class="talk-phrases" role="group" aria-label="${t("talk_phrases")}">${
     PHRASES.map((p) => html`<button type="button" class="btn small phrase" data-cmd="say:${p}">${t("talk_phrase_" + p)}</button>`)}</div>` : "";
   const lines = muted ? "" : html`<ol class="talk-lines" aria-live="polite">${talk.lines.map((l) => html`<li class="talk-line" data-line="${l.id}">
@@ -123,10 +139,10 @@ export function renderTalk(S, seated) {
         <button class="btn small" type="submit">${t("talk_send")}</button></form>`;
     }
   }
-  return html`<section class="talk" aria-label="${t("talk_title")}">
+  return html`<section class="talk${floating ? " floating" : ""}" id="talk-panel" aria-label="${t("talk_title")}">
     <div class="talk-head"><b>${t("talk_title")}</b>
       <button type="button" class="btn small ghost" data-cmd="talk-mute-all" aria-pressed="${muted ? "true" : "false"}">${t(muted ? "talk_unmute_all" : "talk_mute_all")}</button></div>
-    ${phrases}${lines}${write}</section>`;
+    ${phrases}${lines}${write}${mutes}</section>`;
 }
 
 /** The talk's and the sound's commands (data-cmd), given what they use of app.js.
@@ -143,6 +159,7 @@ export function talkCommands(app) {
       else { talk.muted.add(seat); delete talk.said[seat]; }
       app.render();
     },
+    "talk-toggle": () => { talk.open = !talk.open; talk.unseen = 0; app.render(); },
     "talk-mute-all": () => { setTalkMuted(!talkMuted()); talk.said = {}; app.render(); },
     "talk-report": (arg) => app.send({ type: "report", id: Number(arg) }),
     "talk-block": (arg) => {
