@@ -262,3 +262,36 @@ def test_the_operator_sets_the_word_filter_with_a_file(tmp_path: Path,
                                       "--talk-words", str(words)])
     assert result.exit_code == 2, result.output
     assert made["talk_words"] == ("kreten", "budala")
+
+
+# -- the lobby's room -----------------------------------------------------------------------
+def test_the_lobby_room_carries_lines_guests_read_and_reports_are_stored(
+        tmp_path: Path) -> None:
+    with server(tmp_path) as client:
+        ana, bruno = _account(client, "Ana"), _account(client, "Bruno")
+        _t, gost = guest(client, "Gost")
+
+        def lobby(h: dict[str, str] | None) -> Any:
+            token = "" if h is None else "?token=" + h["Authorization"].removeprefix("Bearer ")
+            return client.websocket_connect(f"/ws/lobby{token}")
+
+        with lobby(ana) as wa, lobby(bruno) as wb, lobby(gost) as wg, lobby(None) as wn:
+            a, b, g, n = Reader(wa), Reader(wb), Reader(wg), Reader(wn)
+            g.send({"type": "chat", "text": "kupujem"})
+            assert g.until(lambda m: m["type"] == "error")["code"] == "guest_phrases_only"
+            n.send({"type": "chat", "text": "anonimac"})
+            assert n.until(lambda m: m["type"] == "error")["code"] == "no_player"
+            a.send({"type": "say", "phrase": "bravo"})
+            assert a.until(lambda m: m["type"] == "error")["code"] == "no_phrases_here"
+            a.send({"type": "act", "action": "JH"})
+            assert a.until(lambda m: m["type"] == "error")["code"] == "bad_message"
+            a.send({"type": "chat", "text": "<script>x</script> tko igra?"})
+            for r in (a, b, g, n):
+                line = r.until(lambda m: m["type"] == "chat")
+                assert line["text"] == "<script>x</script> tko igra?" and line["seat"] is None
+            b.send({"type": "report", "id": line["id"]})
+            assert b.until(lambda m: m["type"] == "reported")["id"] == line["id"]
+            with lobby(None) as late:  # a newcomer gets the last lines
+                assert Reader(late).until(lambda m: m["type"] == "chat")["id"] == line["id"]
+        report = client.app.state.db.talk.reports()[0]
+        assert report["table_id"] == "lobby" and report["text"].endswith("tko igra?")

@@ -79,3 +79,40 @@ def test_talk_is_relayed_between_instances_and_reports_are_stored(site: Site) ->
         rows = [dict(r._mapping) for r in conn.execute(select(talk_reports))]
     engine.dispose()
     assert [(r["table_id"], r["text"]) for r in rows] == [(tid, "<i>bok</i> Zorane")]
+
+
+def test_the_lobby_room_spans_the_instances(site: Site) -> None:
+    """A line written in the lobby at one instance reaches the lobby's connections at
+    another (told over Redis), and is reported there."""
+    import httpx
+
+    first, second = site.instances[0].url, site.instances[2].url
+
+    async def scenario() -> None:
+        from websockets.asyncio.client import connect
+
+        async with httpx.AsyncClient(timeout=10) as http:
+            tokens = []
+            for name in ("Vesna", "Zoran"):
+                token = (await http.post(f"{first}/api/guests", json={"name": name})
+                         ).json()["token"]
+                r = await http.post(f"{first}/api/accounts",
+                                    headers={"Authorization": f"Bearer {token}"},
+                                    json={"password": "lozinka-za-belu-7"})
+                assert r.status_code == 200, r.text
+                tokens.append(token)
+        here = connect(f"{first.replace('http://', 'ws://')}/ws/lobby?token={tokens[0]}",
+                       open_timeout=5, ping_interval=None)
+        there = connect(f"{second.replace('http://', 'ws://')}/ws/lobby?token={tokens[1]}",
+                        open_timeout=5, ping_interval=None)
+        async with here as vesna, there as zoran:
+            for ws in (vesna, zoran):  # both are in the room before the line
+                await ws.send(json.dumps({"type": "ping"}))
+                await _until(ws, "pong")
+            await vesna.send(json.dumps({"type": "chat", "text": "netko za belu?"}))
+            line = await _until(zoran, "chat")
+            assert line["text"] == "netko za belu?" and line["name"] == "Vesna"
+            await zoran.send(json.dumps({"type": "report", "id": line["id"]}))
+            assert (await _until(zoran, "reported"))["id"] == line["id"]
+
+    asyncio.run(scenario())

@@ -25,6 +25,7 @@ from .lobby import Lobby
 from .model import Table
 from .protocol import error
 from .talk import BotTalk, TableTalk, TalkRules
+from .talk.lobby_room import LobbyRoom
 
 Player = dict[str, Any]
 TableOp = Callable[[Lobby, Table, Player | None, dict[str, Any]], Awaitable[None]]
@@ -158,8 +159,16 @@ class Router:
         lobby.hub.after_state = BotTalk(self.talk.say).after_state
         self.cluster = (Cluster(redis_url, instance, lobby, lobby.metrics, lease_ttl,
                                 self._serve) if redis_url else None)
+        self.lobby_room = LobbyRoom(self.talk.rules, lobby.store.db.talk.add_report,
+                                    self._tell_lobby_line if self.cluster else None)
+        if self.cluster is not None:
+            self.cluster.on_lobby_line = self.lobby_room.heard
         self._listed: list[str] | None = None  # the cluster's lobby list, as summaries' JSON
         self._listed_at = 0.0
+
+    async def _tell_lobby_line(self, line: dict[str, Any]) -> None:
+        assert self.cluster is not None
+        await self.cluster.inbox.tell_everyone("lobby_line", line=line)
 
     # -- life ------------------------------------------------------------------------------
     async def start(self) -> None:

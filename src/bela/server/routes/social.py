@@ -4,15 +4,33 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
-from pydantic import Field, StrictStr
+from fastapi import APIRouter, Query, Request, WebSocket
+from pydantic import Field, StrictStr, ValidationError
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.websockets import WebSocketDisconnect
 
 from ..auth import Player, Viewer
-from ..errors import Forbidden, InvalidInput, NotFound
-from ..protocol import _Body
+from ..errors import Forbidden, InvalidInput, NotFound, Refused
+from ..hub import Conn
+from ..protocol import (
+    ChatMessage,
+    PingMessage,
+    ReportMessage,
+    SayMessage,
+    _Body,
+    client_message,
+    error,
+)
+from ..ratelimit import address_key
+from ..store import storage_refusal
+from ..talk import Speaker
 from ..talk.avatars import AVATARS
+from ..talk.lobby_room import LobbyRoom, LobbySession
+from . import errors_text, http_status
 
 router = APIRouter()
 MAX_IDS = 64  # players whose avatars one request asks
@@ -106,3 +124,65 @@ async def invite(request: Request, p: Player, other_id: str, body: InviteIn) -> 
         raise NotFound("unknown_table", "no such table here")
     state.presence.invite(other_id, p, body.table)
     return {"invited": True}
+
+
+@router.websocket("/ws/lobby")
+async def lobby_socket(websocket: WebSocket, token: str | None = None) -> None:
+    """The lobby's room (docs/PROTOCOL.md, Talk): the last lines, then every new one;
+    ``chat`` and ``report`` from accounts, ``ping``."""
+    state = websocket.app.state
+    await websocket.accept()
+
+    async def close_socket(code: int) -> None:
+        with contextlib.suppress(Exception):
+            await websocket.close(code=code)
+
+    conn = Conn(websocket.send_text, None, None, close_socket)
+    sender = asyncio.get_running_loop().create_task(conn.run_sender())
+    room: LobbyRoom = state.router.lobby_room
+    try:
+        try:
+            p = (await asyncio.to_thread(state.lobby.store.player_by_token, token,
+                                         state.config.token_ttl) if token else None)
+        except (Refused, SQLAlchemyError) as exc:
+            refusal = exc if isinstance(exc, Refused) else storage_refusal(exc)
+            conn.send(error(refusal.code, refusal.message))
+            conn.close(4000 + http_status(refusal))
+            return
+        conn.player_id = p["id"] if p else None
+        address = address_key(websocket.client.host if websocket.client else None)
+        speaker = Speaker(p, address, state.rate_limits)
+        session = LobbySession(room, conn)
+        room.join(conn)
+        while not conn.closed:
+            try:
+                text = await websocket.receive_text()
+            except (WebSocketDisconnect, RuntimeError, KeyError):
+                break
+            reply = await _lobby_message(text, state.config.max_message, speaker, session)
+            if reply is not None:
+                conn.send(reply)
+    finally:
+        room.leave(conn)
+        conn.close()
+        try:
+            await asyncio.wait_for(sender, timeout=1.0)
+        except (Exception, asyncio.CancelledError):
+            sender.cancel()
+
+
+async def _lobby_message(text: str, limit: int, speaker: Speaker,
+                         session: LobbySession) -> dict[str, Any] | None:
+    """One message of a lobby connection: the reply to send (``None``: nothing)."""
+    if len(text.encode("utf-8", "surrogatepass")) > limit:
+        return error("too_large", f"messages are limited to {limit} bytes")
+    try:
+        msg = client_message.validate_python(json.loads(text))
+    except (ValueError, RecursionError) as exc:
+        detail = errors_text(exc) if isinstance(exc, ValidationError) else "one JSON object"
+        return error("bad_message", detail)
+    if isinstance(msg, PingMessage):
+        return {"type": "pong"}
+    if isinstance(msg, SayMessage | ChatMessage | ReportMessage):
+        return await speaker.handle(msg, session)
+    return error("bad_message", "the lobby takes chat, report and ping")
