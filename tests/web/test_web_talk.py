@@ -145,3 +145,24 @@ def test_sounds_play_unless_muted_and_the_mute_is_remembered(browser: Any,
     assert plays() == []
     assert_no_errors(page)
     close_pages(page)
+
+
+def test_the_lobby_room_between_two_browsers(browser: Any, bela_url: str) -> None:
+    ana = _account(browser, bela_url, "Lovorka")
+    bruno = _account(browser, bela_url, "Lovro")
+    gost = open_page(browser, bela_url)
+    enter_name(gost, "Gostko")
+    for page in (ana, bruno, gost):
+        page.wait_for_selector("#lobby-talk-body")
+    assert gost.locator("#lobby-talk-text").count() == 0
+    assert gost.locator("#lobby-talk-body .talk-note").text_content() == HR["talk_guest_reads"]
+    wait_until(ana, lambda: ana.locator("#lobby-talk-text").count() == 1, 10)
+    ana.fill("#lobby-talk-text", HOSTILE)
+    ana.press("#lobby-talk-text", "Enter")
+    for page in (bruno, gost):
+        line = page.locator(f"#lobby-talk-body .talk-line:has-text('{HOSTILE[-5:]}') .talk-text")
+        line.first.wait_for()
+        assert line.first.text_content() == HOSTILE
+        assert page.evaluate("() => window.__xss") is None
+    assert_no_errors(ana, bruno, gost)
+    close_pages(ana, bruno, gost)

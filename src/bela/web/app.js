@@ -14,7 +14,9 @@ import {
   declarePending, isOwner, makeNames, reasonText, redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { reducedMotion, sleep } from "./util.js";
-import { SHOWN_MS, applyTalk, resetTalk, talkCommands } from "./talk.js";
+import {
+  SHOWN_MS, applyTalk, closeLobbyTalk, lobbyTalk, openLobbyTalk, renderLobbyTalk, resetTalk, sendLobbyTalk, talkCommands,
+} from "./talk.js";
 import { play, setSound, soundOn, soundsOf } from "./sound.js";
 import { loadAvatars } from "./avatars.js";
 import { friendCommands, loadFriends, renderFriendsPanel } from "./friends.js";
@@ -50,7 +52,7 @@ const MIN_PASSWORD = 8, MAX_PASSWORD = 128;
 const FRIENDLY_ERRORS = ["not_owner", "invite_required", "too_many_tables", "rate_limited",
   "has_players", "bad_options", "bad_turn_clock", "table_moving", "cluster", "name_taken",
   "already_account", "weak_password", "bad_login", "unknown_player", "already_playing",
-  "not_account", "not_friends", "bad_avatar"];
+  "not_account", "not_friends", "bad_avatar", "guest_phrases_only", "unknown_line"];
 
 /** A refused request in words: rate_limited with the Retry-After seconds when given. */
 export function errorText(e) {
@@ -200,6 +202,7 @@ function renderLobby() {
     <section class="panel" id="tournaments-panel"><h2>${t("t_title")}</h2>
       <div id="my-tournaments">${renderMyTournaments()}</div>
       <p><a href="/tournaments" id="link-tournaments">${t("more_tournaments")}</a> – ${t("more_tournaments_why")}</p></section>
+    <section class="panel" id="lobby-talk-panel"><h2>${t("talk_lobby")}</h2><div id="lobby-talk-body">${renderLobbyTalk(S)}</div></section>
     <section class="panel" id="friends-panel"><h2>${t("friends")}</h2><div id="friends-body">${renderFriendsPanel(S)}</div></section>
     ${S.guest ? html`<section class="panel" id="history-panel"><h2>${t("history")}</h2>
       <div id="history-list">${renderHistory()}</div></section>` : ""}
@@ -317,6 +320,7 @@ function accountMsg(text, kind = "error") {
  *  header, the lobby's lists and quick play follow. */
 function playerChanged(g) {
   S.guest = g;
+  if (!S.tableId && S.page === "lobby") openLobbyTalk(g && g.token, lobbyTalkChanged); // as who we are now
   S.ui.editName = false;
   S.ui.accountForm = null;
   S.history = null;
@@ -556,6 +560,13 @@ let tablesAsked = 0;
 
 /** The lobby list: the pages shown so far (the first alone until "more" is used), newest
  *  first; a table that moved to the next page while they were read is listed once. */
+/** The lobby's room drawn again (a line came); a refusal is said under it. */
+function lobbyTalkChanged(msg) {
+  const el = document.getElementById("lobby-talk-body");
+  if (el) setHtml(el, renderLobbyTalk(S));
+  if (msg.type === "error") showLobbyMessage(errorText({ code: msg.code, message: msg.message }), "error");
+}
+
 /** The lobby's friends panel drawn again (the rest of the lobby stays as it is). */
 function refreshFriends() {
   const el = document.getElementById("friends-body");
@@ -932,6 +943,8 @@ function route() {
   }
   S.page = page;
   S.profileId = player;
+  if (page === "lobby" && !lobbyTalk.ws) openLobbyTalk(S.guest && S.guest.token, lobbyTalkChanged);
+  else if (page !== "lobby") closeLobbyTalk();
   if (moved) {
     loadFriends(S.guest, () => { if (!S.busy) render(); });
     if (page !== "table") S.toast = null;
@@ -1099,6 +1112,11 @@ async function onSubmit(ev) {
     if (!g) return;
     S.account = { note: null, msg: null, loginName: "" };
     playerChanged(g);
+  } else if (form.dataset.form === "lobby-talk") {
+    const text = String(data.get("talk_text") || "").trim();
+    if (!text) return;
+    sendLobbyTalk({ type: "chat", text });
+    form.reset();
   } else if (form.dataset.form === "talk") {
     const text = String(data.get("talk_text") || "").trim();
     if (!text) return;
@@ -1136,6 +1154,7 @@ async function onSubmit(ev) {
     S.account = passingNote(t("claimed", { name: g.name }));
     S.ui.accountForm = null;
     S.guest = g;
+    openLobbyTalk(g.token, lobbyTalkChanged); // the room knows the account now
     renderHeader();
     render();
     document.getElementById("my-profile")?.focus();

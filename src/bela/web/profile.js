@@ -145,7 +145,7 @@ export function renderProfile(S) {
   const variants = (d.variants || []).map((v) => renderVariantStats(v, S.prefs.deck));
   return html`<div class="page profile-page" data-player="${d.player_id}">
     <section class="panel profile-head">
-      <h2>${d.bot ? botFace(d.bot, 40, name) : avatarSVG(avatarOf(d.player_id), 40, name)} <span class="profile-name">${name}</span> <span class="tag kind-${kind}">${t("kind_" + kind)}</span>${
+      <h2>${d.bot ? botFace(d.bot, 40, name) : avatarSVG(avatarOf(d.player_id), 40, name)}<span class="profile-name">${name}</span> <span class="tag kind-${kind}">${t("kind_" + kind)}</span>${
         mine ? html` <span class="tag you">${t("you")}</span>` : ""}</h2>
       <p>${since} ${friendButton(S, d)}</p>
       ${avatarChoice(S, d)}
@@ -237,7 +237,7 @@ export function renderLeaders(S) {
       const name = e.bot ? html`${botName(e.bot)} <span class="tag">${t("bot_label")}</span>` : e.name;
       const prov = e.provisional ? html` <span class="tag provisional" title="${t("provisional_hint")}">${t("provisional")}</span>` : "";
       return html`<tr data-player="${e.player_id}"${e.player_id === me ? html` class="me"` : ""}>
-        <td class="num">${e.rank}</td><td class="name">${e.bot ? botFace(e.bot, 20, botName(e.bot)) : avatarSVG(avatarOf(e.player_id), 20, e.name)} ${profileLink(e.player_id, name)}</td>
+        <td class="num">${e.rank}</td><td class="name">${e.bot ? botFace(e.bot, 20, botName(e.bot)) : avatarSVG(avatarOf(e.player_id), 20, e.name)}${profileLink(e.player_id, name)}</td>
         <td class="num"><b>${e.rating}</b>${prov}</td><td class="num">${e.games}</td><td class="num">${e.wins}</td></tr>`;
     });
     const rest = L.data.total - L.data.entries.length;

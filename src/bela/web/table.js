@@ -266,7 +266,7 @@ function renderWaitingRoom(S) {
     const side = teamOf(sum.facts, s.seat);
     const team = side !== null ? html`<span class="team team-${side}">${side ? "B" : "A"}</span>` : "";
     return html`<li class="seat-row" data-seat="${s.seat}">${team}<span class="seat-no">${t("seat_n", { n: s.seat + 1 })}</span>
-      <span class="who">${seatFace(sum, s, 22)} ${who}</span>${btn}${renderBubble(s.seat, performance.now())}</li>`;
+      <span class="who">${seatFace(sum, s, 22)}${who}</span>${btn}${renderBubble(s.seat, performance.now())}</li>`;
   });
   const opts = sum.options;
   const rules = Object.entries(opts).filter(([k]) => k !== "target")

@@ -60,6 +60,7 @@ export function block(playerId) {
   const list = blocked();
   if (!list.includes(playerId)) localStorage.setItem(BLOCKED, JSON.stringify([...list, playerId]));
   talk.lines = talk.lines.filter((l) => l.player_id !== playerId);
+  lobbyTalk.lines = lobbyTalk.lines.filter((l) => l.player_id !== playerId);
 }
 
 /** A talk message of the server taken in: whether it was one ("said", "chat",
@@ -112,6 +113,66 @@ export function renderTalkToggle() {
     title="${t("talk_title")}">💬${talk.unseen ? html` <b class="talk-unseen">${talk.unseen}</b>` : ""}</button>`;
 }
 
+/** Lines of free text, each with report and block for an account (not on one's own). */
+function renderLines(S, lines, reportCmd) {
+  return html`<ol class="talk-lines" aria-live="polite">${lines.map((l) => html`<li class="talk-line" data-line="${l.id}">
+      <b class="talk-name">${l.name}</b> <span class="talk-text">${l.text}</span>${
+      l.player_id !== (S.guest && S.guest.player_id) && S.guest && S.guest.account ? html`
+      <button type="button" class="link-btn talk-report" data-cmd="${reportCmd}:${l.id}"${l.reported ? " disabled" : ""}>${t(l.reported ? "talk_reported" : "talk_report")}</button>
+      <button type="button" class="link-btn talk-block" data-cmd="talk-block:${l.player_id}">${t("talk_block")}</button>` : ""}</li>`)}</ol>`;
+}
+
+// -- the lobby's room (/ws/lobby) --------------------------------------------------------
+export const lobbyTalk = {
+  /** @type {WebSocket | null} */
+  ws: null,
+  /** @type {Array<{id: number, seat: null, player_id: string, name: string, text: string, reported?: boolean}>} */
+  lines: [],
+};
+
+/** Open the lobby's room (``token``: the player's, if any); ``changed`` after each line. */
+export function openLobbyTalk(token, changed) {
+  closeLobbyTalk();
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/lobby${token ? `?token=${encodeURIComponent(token)}` : ""}`);
+  lobbyTalk.ws = ws;
+  lobbyTalk.lines = [];
+  ws.onmessage = (ev) => {
+    if (lobbyTalk.ws !== ws) return;
+    const msg = JSON.parse(ev.data);
+    if (msg.type === "chat" && !blocked().includes(msg.player_id)) lobbyTalk.lines = [...lobbyTalk.lines, msg].slice(-KEEP);
+    else if (msg.type === "reported") { const l = lobbyTalk.lines.find((x) => x.id === msg.id); if (l) l.reported = true; }
+    else if (msg.type !== "error") return;
+    changed(msg);
+  };
+}
+
+export function closeLobbyTalk() {
+  const ws = lobbyTalk.ws;
+  lobbyTalk.ws = null;
+  if (ws) { try { ws.close(); } catch { /* closed */ } }
+}
+
+/** Send a message on the lobby's room. */
+export function sendLobbyTalk(msg) {
+  const ws = lobbyTalk.ws;
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+}
+
+/** The lobby's room panel body: its lines and, for an account, a line to write. */
+export function renderLobbyTalk(S) {
+  if (talkMuted()) return html`<p class="muted">${t("talk_muted")}</p>`;
+  let write;
+  if (!S.guest) write = "";
+  else if (!S.guest.account) write = html`<p class="muted talk-note">${t("talk_guest_reads")}</p>`;
+  else {
+    write = html`<form class="talk-form" data-form="lobby-talk" autocomplete="off">
+      <input name="talk_text" id="lobby-talk-text" maxlength="200" aria-label="${t("talk_write")}" placeholder="${t("talk_write")}">
+      <button class="btn small" type="submit">${t("talk_send")}</button></form>`;
+  }
+  return html`${lobbyTalk.lines.length ? renderLines(S, lobbyTalk.lines, "lobby-report") : html`<p class="muted">${t("talk_empty")}</p>`}${write}`;
+}
+
 /** The talk panel: the phrase buttons (a seated player), the lines of free text and, when
  *  no deal runs, a line to write (accounts; guests are told they say phrases only), the
  *  other seats' mutes.  ``floating``: the game page's, over the table, only while open. */
@@ -123,11 +184,7 @@ export function renderTalk(S, seated, floating = false) {
   const mutes = muted || !others.length ? "" : html`<div class="talk-mutes">${others.map((x) => seatMuteButton(x.seat, x.name || ""))}</div>`;
   const phrases = seated && !muted ? html`<div class="talk-phrases" role="group" aria-label="${t("talk_phrases")}">${
     PHRASES.map((p) => html`<button type="button" class="btn small phrase" data-cmd="say:${p}">${t("talk_phrase_" + p)}</button>`)}</div>` : "";
-  const lines = muted ? "" : html`<ol class="talk-lines" aria-live="polite">${talk.lines.map((l) => html`<li class="talk-line" data-line="${l.id}">
-      <b class="talk-name">${l.name}</b> <span class="talk-text">${l.text}</span>${
-      l.player_id !== (S.guest && S.guest.player_id) && S.guest && S.guest.account ? html`
-      <button type="button" class="link-btn talk-report" data-cmd="talk-report:${l.id}"${l.reported ? " disabled" : ""}>${t(l.reported ? "talk_reported" : "talk_report")}</button>
-      <button type="button" class="link-btn talk-block" data-cmd="talk-block:${l.player_id}">${t("talk_block")}</button>` : ""}</li>`)}</ol>`;
+  const lines = muted ? "" : renderLines(S, talk.lines, "talk-report");
   /** @type {import("./html.js").SafeHtml | string} */
   let write = "";
   if (!muted && S.guest) {
@@ -162,8 +219,9 @@ export function talkCommands(app) {
     "talk-toggle": () => { talk.open = !talk.open; talk.unseen = 0; app.render(); },
     "talk-mute-all": () => { setTalkMuted(!talkMuted()); talk.said = {}; app.render(); },
     "talk-report": (arg) => app.send({ type: "report", id: Number(arg) }),
+    "lobby-report": (arg) => sendLobbyTalk({ type: "report", id: Number(arg) }),
     "talk-block": (arg) => {
-      const line = talk.lines.find((l) => l.player_id === arg);
+      const line = [...talk.lines, ...lobbyTalk.lines].find((l) => l.player_id === arg);
       block(arg);
       if (line) app.toast(t("talk_blocked", { name: line.name }));
       app.render();
