@@ -57,7 +57,7 @@ def test_the_schema_file_is_generated_from_the_models() -> None:
         "docs/protocol.schema.json is not what the message models make: "
         "run python tools/protocol_schema.py")
     assert _listed("ServerMessage") == set(message_kinds(ServerMessage))
-    assert _listed("ClientMessage") == {"act", "ping", "sync"}
+    assert _listed("ClientMessage") == {"act", "ping", "sync", "say", "chat", "report"}
 
 
 def test_the_schema_refuses_what_the_protocol_does_not_send() -> None:
@@ -172,6 +172,31 @@ def _game(client: Any, ana: dict[str, str], bruno: dict[str, str], variant: str,
         return me.raw + watcher.raw
 
 
+def _talk(client: Any) -> list[str]:
+    """Talk at an open table of two accounts: a line, a report of it, a phrase."""
+    heads = []
+    for name in ("Vesna", "Zoran"):
+        _token, h = guest(client, name)
+        r = client.post("/api/accounts", json={"password": "konj-i-kraljica-7"}, headers=h)
+        assert r.status_code == 200, r.text
+        heads.append(h)
+    r = client.post("/api/tables", json={"variant": "bela4", "seat": 0}, headers=heads[0])
+    tid = r.json()["id"]
+    assert client.post(f"/api/tables/{tid}/sit", json={"seat": 1},
+                       headers=heads[1]).status_code == 200
+    tokens = [h["Authorization"].removeprefix("Bearer ") for h in heads]
+    with client.websocket_connect(f"/ws/tables/{tid}?token={tokens[0]}") as ws0, \
+            client.websocket_connect(f"/ws/tables/{tid}?token={tokens[1]}") as ws1:
+        vesna, zoran = Reader(ws0), Reader(ws1)
+        vesna.send({"type": "chat", "text": "<b>bok</b>"})
+        line = zoran.until(lambda m: m["type"] == "chat")
+        zoran.send({"type": "report", "id": line["id"]})
+        zoran.until(lambda m: m["type"] == "reported")
+        zoran.send({"type": "say", "phrase": "sretno"})
+        vesna.until(lambda m: m["type"] == "said")
+        return vesna.raw + zoran.raw
+
+
 def _events(raw: list[str]) -> set[str]:
     return {e["type"] for text in raw for e in json.loads(text).get("events", ())}
 
@@ -187,6 +212,7 @@ def test_every_message_of_real_games_validates_against_the_schema(
         # an open table, listed till the end
         assert client.post("/api/tables", json={"variant": "bela3", "seat": 0},
                            headers=bruno).status_code == 200
+        raw += _talk(client)
         # bela4 with enforce off: Ana claims (R24) at her first chance
         raw += _game(client, ana, bruno, "bela4", {"target": 1, "enforce": "off"}, 10,
                      claim=True, refusals=codes)

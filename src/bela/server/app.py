@@ -36,11 +36,22 @@ from .ratelimit import RateLimits, address_key
 from .records import Records
 from .router import Router
 from .routes import error_body as error_body  # re-exported: the tests' refusal shape
-from .routes import errors_text, ops, players, refusal_response, tables, tournaments, ui, ws
+from .routes import (
+    errors_text,
+    ops,
+    players,
+    refusal_response,
+    social,
+    tables,
+    tournaments,
+    ui,
+    ws,
+)
 from .routes import http_status as http_status  # re-exported: the one place errors meet HTTP
 from .stopping import STEP_LIMIT, TERMINATION, ended, within
 from .store import Store, storage_refusal
 from .sweep import Sweeper
+from .talk.presence import Presence
 from .tournaments import Director, Scheduler
 
 log = logging.getLogger("bela.server")
@@ -336,6 +347,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.analysis = analyst
     app.state.bots = bots_pool
     app.state.rate_limits = rate_limits
+    app.state.presence = Presence()
     app.state.config = cfg
     app.state.metrics = metrics
     app.state.offload = offload
@@ -382,6 +394,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.include_router(pads.router)
     app.include_router(analysis.router)
     app.include_router(tournaments.router)
+    app.include_router(social.router)
 
     app.include_router(ws.router)
     app.include_router(ui.router)

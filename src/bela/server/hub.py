@@ -117,6 +117,9 @@ class Hub:
         # went out (time.monotonic()), and the one waiting to go
         self._announced: dict[str, float] = {}
         self._waiting: dict[str, asyncio.TimerHandle] = {}
+        # told of every state sent, with its events, once every connection has it (the
+        # bots' phrases of bela.server.talk): None, nobody
+        self.after_state: Callable[[Table, tuple[Event, ...]], None] | None = None
 
     # -- membership --------------------------------------------------------------------------
     def add(self, table: Table, conn: Conn) -> None:
@@ -263,6 +266,8 @@ class Hub:
         texts = self.state_texts(table, {conn.seat for conn in conns}, events)
         for conn in conns:
             conn.send(texts[conn.seat])
+        if self.after_state is not None and events:
+            self.after_state(table, events)
 
     def thinking_message(self, table: Table) -> dict[str, Any]:
         """The public mark of a bot that thinks longer than the bot delay (docs/PROTOCOL.md,

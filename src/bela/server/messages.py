@@ -20,7 +20,14 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from .protocol import ActMessage, PingMessage, SyncMessage
+from .protocol import (
+    ActMessage,
+    ChatMessage,
+    PingMessage,
+    ReportMessage,
+    SayMessage,
+    SyncMessage,
+)
 
 # A card as a RECORD.md code: the rank (7 8 9 T J Q K A) and the suit (H D S C).
 CardCode = Annotated[str, Field(pattern=r"^[789TJQKA][HDSC]$", examples=["JH"])]
@@ -385,14 +392,43 @@ class TournamentMessage(Out):
     entry: int
 
 
+class SaidMessage(Out):
+    """A seat said a phrase of the fixed set (docs/PROTOCOL.md, Talk)."""
+
+    type: Literal["said"]
+    seat: int
+    phrase: str
+
+
+class ChatLineMessage(Out):
+    """A line of free text said at the table between deals (``seat``: null for a
+    spectator); ``id`` names it in a report."""
+
+    type: Literal["chat"]
+    id: int
+    seat: int | None
+    player_id: str
+    name: str
+    text: str
+
+
+class ReportedMessage(Out):
+    """The line ``id`` the connection reported is stored for the operator."""
+
+    type: Literal["reported"]
+    id: int
+
+
 class ServerMessage(RootModel[Annotated[
         WelcomeMessage | TableMessage | StateMessage | ErrorMessage | PongMessage
-        | ThinkingMessage | TournamentMessage, Field(discriminator="type")]]):
+        | ThinkingMessage | TournamentMessage | SaidMessage | ChatLineMessage
+        | ReportedMessage, Field(discriminator="type")]]):
     """A message of the server to a WebSocket client (docs/PROTOCOL.md, Server → client)."""
 
 
-class ClientMessage(RootModel[Annotated[ActMessage | PingMessage | SyncMessage,
-                                        Field(discriminator="type")]]):
+class ClientMessage(RootModel[Annotated[
+        ActMessage | PingMessage | SyncMessage | SayMessage | ChatMessage | ReportMessage,
+        Field(discriminator="type")]]):
     """A message of a WebSocket client to the server (docs/PROTOCOL.md, Client → server)."""
 
 
@@ -400,7 +436,7 @@ def message_kinds(root: type[RootModel[Any]]) -> dict[str, type[BaseModel]]:
     """The models of a discriminated union of messages or events by their ``type``.
 
     >>> sorted(message_kinds(ServerMessage))
-    ['error', 'pong', 'state', 'table', 'thinking', 'welcome']
+    ['chat', 'error', 'pong', 'reported', 'said', 'state', 'table', 'thinking', 'welcome']
     """
     return {get_args(m.model_fields["type"].annotation)[0]: m
             for m in get_args(root.model_fields["root"].annotation)}

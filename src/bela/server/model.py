@@ -41,6 +41,12 @@ class ServerConfig:
     # guesser spread over many addresses is stopped as well)
     rate_logins: str = "10/minute;60/hour"
     rate_login_attempts: str = "20/hour"
+    # Table talk (docs/SECURITY.md, Talk): phrases and lines of free text per player and
+    # per address; free text's longest line and the operator's word filter (masked)
+    rate_talk: str = "5/10seconds;30/minute"
+    rate_talk_address: str = "15/10seconds;120/minute"
+    talk_max_length: int = 200
+    talk_words: tuple[str, ...] = ()
     tables_per_guest: int = 3  # open or running tables a guest created
     # Per client address and server process: WebSockets open at once, and HTTP requests
     # in flight at once (a slow body holds one); more are refused (429).  A request's body

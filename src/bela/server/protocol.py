@@ -136,11 +136,33 @@ class SyncMessage(_Body):
     type: Literal["sync"]
 
 
+class SayMessage(_Body):
+    """A phrase of the fixed set (:data:`bela.server.talk.PHRASES`), by its id."""
+
+    type: Literal["say"]
+    phrase: StrictStr = Field(min_length=1, max_length=32)
+
+
+class ChatMessage(_Body):
+    """A line of free text (only while no deal runs; the server cuts it to its limit)."""
+
+    type: Literal["chat"]
+    text: Text = Field(min_length=1, max_length=1000)
+
+
+class ReportMessage(_Body):
+    """Report the line of free text ``id`` to the server's operator."""
+
+    type: Literal["report"]
+    id: StrictInt
+
+
+ClientKinds = (ActMessage | PingMessage | SyncMessage | SayMessage | ChatMessage
+               | ReportMessage)
 # Any: a type form used as a value; mypy 1.20 reads TypeAdapter's TypeForm[T] parameter
 # back from its cache as type[T] and would reject the union on incremental runs
-ClientMessage: Any = Annotated[ActMessage | PingMessage | SyncMessage,
-                               Field(discriminator="type")]
-client_message: TypeAdapter[ActMessage | PingMessage | SyncMessage] = TypeAdapter(ClientMessage)
+ClientMessage: Any = Annotated[ClientKinds, Field(discriminator="type")]
+client_message: TypeAdapter[ClientKinds] = TypeAdapter(ClientMessage)
 
 
 # -- views ---------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ class RateLimits:
     """The server's named limits, each one or more ``limits`` items, counted by :meth:`hit`:
     ``requests``, ``guests``, ``tables``, ``logins``, ``websockets`` per client address,
     ``login_attempts`` per account name (each login, and each check of an old password,
-    before its password is verified)."""
+    before its password is verified), ``talk`` per player and ``talk_address`` per address
+    (phrases and lines of table talk)."""
 
     def __init__(self, config: ServerConfig) -> None:
         url = config.rate_limit_storage
@@ -75,7 +76,9 @@ class RateLimits:
                                ("tables", config.rate_tables),
                                ("logins", config.rate_logins),
                                ("websockets", config.rate_websockets),
-                               ("login_attempts", config.rate_login_attempts))}
+                               ("login_attempts", config.rate_login_attempts),
+                               ("talk", config.rate_talk),
+                               ("talk_address", config.rate_talk_address))}
 
     async def hit(self, name: str, key: str) -> None:
         """Count one ``name`` for ``key`` (an address, an account name); raises
@@ -119,4 +122,6 @@ _WHAT = {"requests": "requests from your address", "guests": "new guests from yo
          "tables": "new tables from your address",
          "logins": "logins and password changes from your address",
          "websockets": "WebSocket connections from your address",
-         "login_attempts": "logins with this name"}
+         "login_attempts": "logins with this name",
+         "talk": "phrases and lines from you",
+         "talk_address": "phrases and lines from your address"}

@@ -24,6 +24,8 @@ from .hub import Conn
 from .lobby import Lobby
 from .model import Table
 from .protocol import error
+from .talk import BotTalk, TableTalk, TalkRules
+from .talk.lobby_room import LobbyRoom
 
 Player = dict[str, Any]
 TableOp = Callable[[Lobby, Table, Player | None, dict[str, Any]], Awaitable[None]]
@@ -74,13 +76,25 @@ class Session(Protocol):
     async def act(self, token: str, seq: int | None) -> Reply: ...
     async def sync(self) -> None: ...
     async def close(self) -> None: ...
+    async def say(self, phrase: str) -> Reply: ...
+    async def chat(self, name: str, text: str) -> Reply: ...
+    async def report(self, line_id: int) -> Reply: ...
 
 
 class LocalSession:
     """A connection to a table run here."""
 
-    def __init__(self, lobby: Lobby, table: Table, conn: Conn) -> None:
-        self.lobby, self.table, self.conn = lobby, table, conn
+    def __init__(self, lobby: Lobby, talk: TableTalk, table: Table, conn: Conn) -> None:
+        self.lobby, self.talk, self.table, self.conn = lobby, talk, table, conn
+
+    async def say(self, phrase: str) -> Reply:
+        return self.talk.say(self.table, self.conn.seat, phrase)
+
+    async def chat(self, name: str, text: str) -> Reply:
+        return self.talk.chat(self.table, self.conn, name, text)
+
+    async def report(self, line_id: int) -> Reply:
+        return await self.talk.report(self.table, self.conn, line_id)
 
     async def act(self, token: str, seq: int | None) -> Reply:
         return await self.lobby.act(self.table, self.conn, token, seq)
@@ -111,6 +125,22 @@ class RelaySession:
         except Unavailable:
             pass
 
+    async def _talk(self, op: str, **args: Any) -> Reply:
+        try:
+            reply: Reply = await self.relay.call(op, **args)
+        except Unavailable as exc:
+            return error(exc.code, exc.message)
+        return reply
+
+    async def say(self, phrase: str) -> Reply:
+        return await self._talk("say", phrase=phrase)
+
+    async def chat(self, name: str, text: str) -> Reply:
+        return await self._talk("chat", name=name, text=text)
+
+    async def report(self, line_id: int) -> Reply:
+        return await self._talk("report", line_id=line_id)
+
     async def close(self) -> None:
         await self.cluster.relays.unrelay(self.relay)
 
@@ -123,10 +153,22 @@ class Router:
                  lease_ttl: float = 5.0) -> None:
         self.lobby = lobby
         self.instance = instance
+        cfg = lobby.config
+        self.talk = TableTalk(lobby.hub.conns, TalkRules(cfg.talk_max_length, cfg.talk_words),
+                              lobby.store.db.talk.add_report)
+        lobby.hub.after_state = BotTalk(self.talk.say).after_state
         self.cluster = (Cluster(redis_url, instance, lobby, lobby.metrics, lease_ttl,
                                 self._serve) if redis_url else None)
+        self.lobby_room = LobbyRoom(self.talk.rules, lobby.store.db.talk.add_report,
+                                    self._tell_lobby_line if self.cluster else None)
+        if self.cluster is not None:
+            self.cluster.on_lobby_line = self.lobby_room.heard
         self._listed: list[str] | None = None  # the cluster's lobby list, as summaries' JSON
         self._listed_at = 0.0
+
+    async def _tell_lobby_line(self, line: dict[str, Any]) -> None:
+        assert self.cluster is not None
+        await self.cluster.inbox.tell_everyone("lobby_line", line=line)
 
     # -- life ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -214,6 +256,12 @@ class Router:
         if op == "sync":
             self.lobby.sync(table, joined)
             return None
+        if op == "say":
+            return self.talk.say(table, joined.seat, args["phrase"])
+        if op == "chat":
+            return self.talk.chat(table, joined, args["name"], args["text"])
+        if op == "report":
+            return await self.talk.report(table, joined, args["line_id"])
         raise NotFound("unknown_call", f"no call {op!r}")
 
     # -- tables ----------------------------------------------------------------------------
@@ -264,7 +312,7 @@ class Router:
                 table = self.lobby.require(table_id)
                 self.lobby.seating.admit(table, conn, code)
                 await self.lobby.connect(table, conn)
-                return LocalSession(self.lobby, table, conn)
+                return LocalSession(self.lobby, self.talk, table, conn)
             assert self.cluster is not None
             try:
                 relay = await self.cluster.relays.relay(owner, table_id, conn, conn.player_id,

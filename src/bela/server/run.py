@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -40,6 +41,10 @@ def serve(
     no_rate_limits: bool = typer.Option(False, "--no-rate-limits", hidden=True,
                                         help="No rate limits per address, nor limits of the "
                                         "sockets open per address (load tests only)."),
+    talk_words: Path | None = typer.Option(
+        None, "--talk-words", exists=True, dir_okay=False,
+        help="A UTF-8 file of words (one a line) masked with * in the tables' free text "
+        "(docs/SECURITY.md, Talk)."),
     header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
                                          help="Seconds a client has to send a request's "
                                          "headers; then the connection is closed."),
@@ -121,9 +126,13 @@ def serve(
     logs.setup(log_format, log_level, name)
     limits: dict[str, Any] = ({"rate_requests": "", "rate_guests": "", "rate_tables": "",
                                "rate_websockets": "", "rate_logins": "",
-                               "rate_login_attempts": "",  # and the open sockets'
+                               "rate_login_attempts": "", "rate_talk": "",
+                               "rate_talk_address": "",  # and the open sockets'
                                "sockets_per_address": 1 << 20,
                                "requests_per_address": 1 << 20} if no_rate_limits else {})
+    if talk_words is not None:
+        limits["talk_words"] = tuple(w.strip() for w in talk_words.read_text("utf-8")
+                                     .splitlines() if w.strip())
     limits.update(answer_times(bot_answer))
     try:
         app = create_app(url, grace=grace, bot_delay=bot_delay, round_pause=round_pause,

@@ -18,7 +18,18 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.pool import StaticPool
 
-from .repos import Accounts, Pads, Players, Ratings, Repo, Tables, Tournaments
+from .repos import (
+    Accounts,
+    Avatars,
+    Friends,
+    Pads,
+    Players,
+    Ratings,
+    Repo,
+    Tables,
+    Talk,
+    Tournaments,
+)
 from .repos.accounts import NameTaken
 from .repos.base import hash_token, now
 from .repos.pads import PadQuota, PadRefused
@@ -140,6 +151,9 @@ class Database(Repo):
         self.ratings = Ratings(self.engine)
         self.pads = Pads(self.engine)
         self.tournaments = Tournaments(self.engine)
+        self.talk = Talk(self.engine)
+        self.friends = Friends(self.engine)
+        self.avatars = Avatars(self.engine)
 
     def _checkpoints(self, path: str, every: float) -> None:
         """Copy the WAL into the database now and then, off the server's event loop, so a

@@ -39,6 +39,7 @@ players = Table(
     Column("name_key", String(64), nullable=True),
     Column("password_hash", String(255), nullable=True),
     Column("account_at", DateTime(timezone=True), nullable=True),  # when the name was claimed
+    Column("avatar", String(32), nullable=True),  # a drawn avatar's id (None: one by the id)
 )
 Index("ux_players_name_key", players.c.name_key, unique=True)
 
@@ -251,3 +252,26 @@ tournament_games = Table(
                          ["tournament_rounds.tournament_id", "tournament_rounds.round"]),
 )
 Index("ux_tournament_games_table", tournament_games.c.table_id, unique=True)
+
+# A line of table talk a player reported, with the lines before it (``context``: a list of
+# {player_id, name, text}), for the server's operator (docs/SECURITY.md, Talk).
+talk_reports = Table(
+    "talk_reports", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", String(32), nullable=False),
+    Column("reporter_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("reported_id", String(32), ForeignKey("players.id"), nullable=False),
+    Column("text", String(400), nullable=False),
+    Column("context", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_talk_reports_created", talk_reports.c.created_at)
+
+# A follow of one account by another: one way, a friend request; both ways, friends.
+follows = Table(
+    "follows", metadata,
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("other_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_follows_other", follows.c.other_id)

@@ -14,6 +14,12 @@ import {
   declarePending, isOwner, makeNames, reasonText, redrawStatusLine, refusalOf, renderTablePage, turnClockText, updateClocks,
 } from "./table.js";
 import { reducedMotion, sleep } from "./util.js";
+import {
+  SHOWN_MS, applyTalk, closeLobbyTalk, lobbyTalk, openLobbyTalk, renderLobbyTalk, resetTalk, sendLobbyTalk, talkCommands,
+} from "./talk.js";
+import { play, setSound, soundOn, soundsOf } from "./sound.js";
+import { loadAvatars } from "./avatars.js";
+import { friendCommands, loadFriends, renderFriendsPanel } from "./friends.js";
 import { html, joinHtml, setHtml } from "./html.js";
 import { defaultVariant, variantFacts } from "./variants.js";
 import { S, applyStateMessage, resetTable } from "./state.js";
@@ -46,7 +52,7 @@ const MIN_PASSWORD = 8, MAX_PASSWORD = 128;
 const FRIENDLY_ERRORS = ["not_owner", "invite_required", "too_many_tables", "rate_limited",
   "has_players", "bad_options", "bad_turn_clock", "table_moving", "cluster", "name_taken",
   "already_account", "weak_password", "bad_login", "unknown_player", "already_playing",
-  "not_account"];
+  "not_account", "not_friends", "bad_avatar", "guest_phrases_only", "unknown_line"];
 
 /** A refused request in words: rate_limited with the Retry-After seconds when given. */
 export function errorText(e) {
@@ -68,6 +74,8 @@ function renderHeader() {
   setHtml(h, html`<a class="brand" href="/" data-cmd="lobby">${deckLogo()} <span>${t("title")}</span></a>
     ${nav}
     <div class="prefs">${who}
+      <button type="button" class="btn small ghost sound-toggle" id="sound-toggle" data-cmd="sound-toggle" aria-pressed="${soundOn() ? "false" : "true"}"
+        title="${t(soundOn() ? "sound_on" : "sound_off")}" aria-label="${t("sound")}">${soundOn() ? "🔊" : "🔇"}</button>
       <label>${t("lang")} <select id="lang-select" data-pref="lang">${LANGS.map((l) =>
         html`<option value="${l}" ${l === S.prefs.lang ? "selected" : ""}>${l.toUpperCase()}</option>`)}</select></label>
       <label>${t("deck")} <select id="deck-select" data-pref="deck">${DECKS.map((d) =>
@@ -194,6 +202,8 @@ function renderLobby() {
     <section class="panel" id="tournaments-panel"><h2>${t("t_title")}</h2>
       <div id="my-tournaments">${renderMyTournaments()}</div>
       <p><a href="/tournaments" id="link-tournaments">${t("more_tournaments")}</a> – ${t("more_tournaments_why")}</p></section>
+    <section class="panel" id="lobby-talk-panel"><h2>${t("talk_lobby")}</h2><div id="lobby-talk-body">${renderLobbyTalk(S)}</div></section>
+    <section class="panel" id="friends-panel"><h2>${t("friends")}</h2><div id="friends-body">${renderFriendsPanel(S)}</div></section>
     ${S.guest ? html`<section class="panel" id="history-panel"><h2>${t("history")}</h2>
       <div id="history-list">${renderHistory()}</div></section>` : ""}
     <p id="lobby-msg" class="lobby-msg${S.toast && S.toast.kind ? " " + S.toast.kind : ""}" role="status" aria-live="polite">${
@@ -310,6 +320,7 @@ function accountMsg(text, kind = "error") {
  *  header, the lobby's lists and quick play follow. */
 function playerChanged(g) {
   S.guest = g;
+  if (!S.tableId && S.page === "lobby") openLobbyTalk(g && g.token, lobbyTalkChanged); // as who we are now
   S.ui.editName = false;
   S.ui.accountForm = null;
   S.history = null;
@@ -549,8 +560,22 @@ let tablesAsked = 0;
 
 /** The lobby list: the pages shown so far (the first alone until "more" is used), newest
  *  first; a table that moved to the next page while they were read is listed once. */
+/** The lobby's room drawn again (a line came); a refusal is said under it. */
+function lobbyTalkChanged(msg) {
+  const el = document.getElementById("lobby-talk-body");
+  if (el) setHtml(el, renderLobbyTalk(S));
+  if (msg.type === "error") showLobbyMessage(errorText({ code: msg.code, message: msg.message }), "error");
+}
+
+/** The lobby's friends panel drawn again (the rest of the lobby stays as it is). */
+function refreshFriends() {
+  const el = document.getElementById("friends-body");
+  if (el) setHtml(el, renderFriendsPanel(S));
+}
+
 async function loadTables() {
   const asked = ++tablesAsked;
+  if (!S.tableId && S.page === "lobby") loadFriends(S.guest, refreshFriends);
   const pages = S.tablePages;
   try {
     const got = await Promise.all([...Array(pages).keys()].map((i) =>
@@ -684,6 +709,7 @@ let codeAsked = null;
  *  connection (no reconnecting to it); the creator of a private table keeps its code. */
 function applySummary(table) {
   S.summary = table;
+  loadAvatars((table.seats || []).map((s) => s.player_id), () => { if (!S.busy) render(); });
   // an absent player's grace: the bot takes his seat in autopilot_in seconds (from now)
   S.away = {};
   for (const s of table.seats || []) {
@@ -720,6 +746,11 @@ async function fetchCode(id) {
 }
 
 function onMessage(msg) {
+  if (applyTalk(msg, performance.now())) { // talk: a phrase on its plate a few seconds, a line
+    if (msg.type === "said") setTimeout(() => { if (!S.busy) render(); }, SHOWN_MS + 50);
+    if (!S.busy) render();
+    return;
+  }
   if (msg.type === "welcome" || msg.type === "table") {
     applySummary(msg.table);
   } else if (msg.type === "state") {
@@ -750,7 +781,9 @@ function onMessage(msg) {
     if (msg.code === "invite_required") { S.tableError = t("err_invite_required"); return; }
     // the server's messages are English sentences for developers: say it in the UI's words
     const own = { not_your_turn: "not_your_turn", spectator: "spectator_cards",
-      illegal: "illegal_action", wrong_seat: "illegal_action" }[msg.code];
+      illegal: "illegal_action", wrong_seat: "illegal_action", deal_running: "err_deal_running",
+      guest_phrases_only: "err_guest_phrases_only", rate_limited: "err_rate_limited",
+      unknown_line: "err_unknown_line" }[msg.code];
     toast(own ? t(own) : msg.message, "error");
   }
 }
@@ -853,10 +886,20 @@ function tickAway() {
   if (left.length && S.tableId) awayTimer = setTimeout(tickAway, (Math.min(...left) - now) % 1000 + 15);
 }
 
+function myTurn() {
+  const v = S.view;
+  return !!v && v.seat !== null && v.turn === v.seat && S.status === "running" && v.phase !== "done";
+}
+
 function applyState(msg) {
+  const before = myTurn();
   applyStateMessage(msg);
+  soundsOf(msg.events || [], myTurn(), before).forEach(play);
   tickClock();
 }
+
+const CLOCK_WARN_MS = 5000; // the clock's sound: this long before one's own turn runs out
+let clockWarned = null;
 
 // -- the turn clock ---------------------------------------------------------------------
 let clockTimer = null;
@@ -869,6 +912,10 @@ function tickClock() {
   if (!S.clock || !S.tableId) return;
   updateClocks(S, root());
   const ms = S.clock.deadline - performance.now();
+  if (ms <= CLOCK_WARN_MS && ms > 0 && S.view && S.clock.seat === S.view.seat && clockWarned !== S.clock.deadline) {
+    clockWarned = S.clock.deadline;
+    play("clock");
+  }
   if (ms > 0) clockTimer = setTimeout(tickClock, (ms % 1000 || 1000) + 15);
 }
 
@@ -890,12 +937,16 @@ function route() {
     routed = true;
     disconnect();
     resetTable(id, id ? code || storedCode(id) : null);
+    resetTalk();
     tickClock(); // stops the countdown
     if (id) connect();
   }
   S.page = page;
   S.profileId = player;
+  if (page === "lobby" && !lobbyTalk.ws) openLobbyTalk(S.guest && S.guest.token, lobbyTalkChanged);
+  else if (page !== "lobby") closeLobbyTalk();
   if (moved) {
+    loadFriends(S.guest, () => { if (!S.busy) render(); });
     if (page !== "table") S.toast = null;
     if (page === "lobby") { loadTables(); if (S.guest && !first) loadQuick(); }
     else if (page === "profile") loadProfile(player);
@@ -946,6 +997,7 @@ async function loadProfile(id) {
   }
   if (asked !== profileAsked) return;
   S.profile = { id, data, error };
+  if (data) loadAvatars([id], () => { if (S.page === "profile") render(); });
   if (S.page === "profile" && S.profileId === id) { renderHeader(); render(); focusHeading(); }
 }
 
@@ -970,6 +1022,7 @@ async function loadLeaders(variant, more = false) {
   }
   if (asked !== leadersAsked) return;
   S.leaders = { variant, data, error };
+  if (data) loadAvatars(data.entries.map((e) => e.player_id), () => { if (S.page === "leaders") render(); });
   if (S.page === "leaders") { renderHeader(); render(); focusHeading(); }
 }
 
@@ -991,7 +1044,9 @@ async function onCommand(cmd, el, ev) {
   commands ??= (() => {
     const app = { render, root, go, navigate, run, toast, errorText, loadTables, loadLeaders, applyQuick,
       saveRecord, dropAccountNote, accountMsg, playerChanged, applySummary, act, downloadRecord };
-    return { ...lobbyCommands(app), ...accountCommands(app), ...tableCommands(app) };
+    return { ...lobbyCommands(app), ...accountCommands(app), ...tableCommands(app),
+      ...talkCommands({ render, renderHeader, send, toast, setSound, soundOn }),
+      ...friendCommands({ render, toast, run, reload: () => loadFriends(S.guest, render) }) };
   })();
   const handler = Object.hasOwn(commands, name) ? commands[name] : null;
   if (handler) await handler(arg, el, ev);
@@ -1057,6 +1112,16 @@ async function onSubmit(ev) {
     if (!g) return;
     S.account = { note: null, msg: null, loginName: "" };
     playerChanged(g);
+  } else if (form.dataset.form === "lobby-talk") {
+    const text = String(data.get("talk_text") || "").trim();
+    if (!text) return;
+    sendLobbyTalk({ type: "chat", text });
+    form.reset();
+  } else if (form.dataset.form === "talk") {
+    const text = String(data.get("talk_text") || "").trim();
+    if (!text) return;
+    send({ type: "chat", text });
+    form.reset();
   } else if (form.dataset.form === "login") {
     const name = String(data.get("login_name") || "").trim();
     const password = String(data.get("login_password") || "");
@@ -1089,6 +1154,7 @@ async function onSubmit(ev) {
     S.account = passingNote(t("claimed", { name: g.name }));
     S.ui.accountForm = null;
     S.guest = g;
+    openLobbyTalk(g.token, lobbyTalkChanged); // the room knows the account now
     renderHeader();
     render();
     document.getElementById("my-profile")?.focus();

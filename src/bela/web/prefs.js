@@ -1,5 +1,5 @@
 // @ts-check
-// The player's display preferences (language, deck), shared by the lobby, the analysis
+// The player's display preferences (language, deck, sound), shared by the lobby, the analysis
 // board and the score pad: one localStorage entry.
 
 import { LANGS, defaultLang } from "./i18n.js";
@@ -19,6 +19,8 @@ export function loadPrefs() {
     lang: LANGS.includes(p.lang) ? p.lang : defaultLang(),
     deck: DECKS.includes(p.deck) ? p.deck : "hungarian",
     autoplay: p.autoplay !== false, // a lone legal card plays itself (at the table)
+    sound: p.sound !== false, // the table's sounds (sound.js), on unless muted
+    talk: p.talk !== false, // the table's talk (talk.js), shown unless muted
   };
 }
 

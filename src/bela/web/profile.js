@@ -4,6 +4,8 @@
 // HTML from the app state; app.js loads the data (GET /api/players/{id}, GET
 // /api/leaderboard) and handles the events ([data-cmd]) by delegation.
 
+import { avatarOf, avatarSVG, botFace } from "./avatars.js";
+import { avatarChoice, friendButton, renderFriendsPanel } from "./friends.js";
 import { lang, t, tn } from "./i18n.js";
 import { suitIcon } from "./cards.js";
 import { html, joinHtml } from "./html.js";
@@ -143,12 +145,14 @@ export function renderProfile(S) {
   const variants = (d.variants || []).map((v) => renderVariantStats(v, S.prefs.deck));
   return html`<div class="page profile-page" data-player="${d.player_id}">
     <section class="panel profile-head">
-      <h2><span class="profile-name">${name}</span> <span class="tag kind-${kind}">${t("kind_" + kind)}</span>${
+      <h2>${d.bot ? botFace(d.bot, 40, name) : avatarSVG(avatarOf(d.player_id), 40, name)}<span class="profile-name">${name}</span> <span class="tag kind-${kind}">${t("kind_" + kind)}</span>${
         mine ? html` <span class="tag you">${t("you")}</span>` : ""}</h2>
-      <p>${since}</p>
+      <p>${since} ${friendButton(S, d)}</p>
+      ${avatarChoice(S, d)}
       <p class="row"><a class="btn small" href="${leadersHref(firstVariant(d, S))}" data-cmd="leaders:${firstVariant(d, S)}">${t("leaderboard")}</a>
         <a class="btn small ghost" href="/" data-cmd="lobby">${t("back_lobby")}</a></p>
     </section>
+    ${mine ? html`<section class="panel profile-friends"><h2>${t("friends")}</h2>${renderFriendsPanel(S)}</section>` : ""}
     ${variants.length ? variants : html`<section class="panel"><p class="muted">${t("no_variants")}</p></section>`}
     <section class="panel profile-matches"><h2>${t("finished_matches")}</h2>${renderMatches(d.matches || [], d)}</section>
     ${d.tournaments && d.tournaments.length ? html`<section class="panel profile-tournaments" id="profile-tournaments"><h2>${t("t_history")}</h2>${
@@ -233,7 +237,7 @@ export function renderLeaders(S) {
       const name = e.bot ? html`${botName(e.bot)} <span class="tag">${t("bot_label")}</span>` : e.name;
       const prov = e.provisional ? html` <span class="tag provisional" title="${t("provisional_hint")}">${t("provisional")}</span>` : "";
       return html`<tr data-player="${e.player_id}"${e.player_id === me ? html` class="me"` : ""}>
-        <td class="num">${e.rank}</td><td class="name">${profileLink(e.player_id, name)}</td>
+        <td class="num">${e.rank}</td><td class="name">${e.bot ? botFace(e.bot, 20, botName(e.bot)) : avatarSVG(avatarOf(e.player_id), 20, e.name)}${profileLink(e.player_id, name)}</td>
         <td class="num"><b>${e.rating}</b>${prov}</td><td class="num">${e.games}</td><td class="num">${e.wins}</td></tr>`;
     });
     const rest = L.data.total - L.data.entries.length;

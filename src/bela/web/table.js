@@ -3,6 +3,9 @@
 // dialogs.  Everything is rendered as HTML from the app state; app.js handles the events
 // (clicks on [data-card], [data-act] and [data-cmd]) by delegation.
 
+import { renderBubble, renderTalk, renderTalkToggle } from "./talk.js";
+import { avatarOf, avatarSVG, botFace } from "./avatars.js";
+import { renderInvite } from "./friends.js";
 import { t, tn } from "./i18n.js";
 import {
   RANKS, cardSVG, cardBackSVG, isTrump, rankOf, sortHand, suitIcon, suitOf,
@@ -263,7 +266,7 @@ function renderWaitingRoom(S) {
     const side = teamOf(sum.facts, s.seat);
     const team = side !== null ? html`<span class="team team-${side}">${side ? "B" : "A"}</span>` : "";
     return html`<li class="seat-row" data-seat="${s.seat}">${team}<span class="seat-no">${t("seat_n", { n: s.seat + 1 })}</span>
-      <span class="who">${who}</span>${btn}</li>`;
+      <span class="who">${seatFace(sum, s, 22)}${who}</span>${btn}${renderBubble(s.seat, performance.now())}</li>`;
   });
   const opts = sum.options;
   const rules = Object.entries(opts).filter(([k]) => k !== "target")
@@ -297,8 +300,10 @@ function renderWaitingRoom(S) {
     ${hint ? html`<p class="muted">${hint}</p>` : ""}
     ${toast}
     ${invite}
+    ${open && mine !== null && mine !== undefined ? renderInvite(S) : ""}
     <p><button class="btn ghost" data-cmd="lobby">${t("back_lobby")}</button></p>
-  </section>`;
+  </section>
+  ${closed ? "" : renderTalk(S, mine !== null && mine !== undefined)}`;
 }
 
 /** What the parts of the game page are drawn from: the view, the names, where each seat sits. */
@@ -326,6 +331,7 @@ function renderGame(S) {
     <div class="actions">${renderActions(ctx)}</div>
     ${renderHand(ctx)}
   </div>
+  ${renderTalk(S, v.seat !== null, true)}
   ${S.ui.sheet ? renderSheetDialog(ctx) : ""}
   ${S.ui.lastTrick ? renderLastTrickDialog(ctx) : ""}
   ${S.ui.claimAsk && v.claim_allowed && S.status === "running" ? renderClaimDialog() : ""}
@@ -358,8 +364,15 @@ function renderTopbar({ S, v, N }) {
     <div class="tb-mid">${contract} ${tricks}</div>
     <div class="tb-right"><span class="totals">${totals} <small>${t("target_short", { n: v.options.target })}</small></span>
       <button class="btn small" data-cmd="lasttrick" aria-keyshortcuts="L">${t("last_trick")}</button>
-      <button class="btn small" data-cmd="sheet" aria-keyshortcuts="S">${t("sheet")}</button></div>
+      <button class="btn small" data-cmd="sheet" aria-keyshortcuts="S">${t("sheet")}</button> ${renderTalkToggle()}</div>
   </div>`;
+}
+
+/** A seat's face: a bot's by the table's bot (its level), a player's drawn avatar. */
+export function seatFace(sum, info, size = 28) {
+  if (info.kind === "bot") return botFace(sum.bot, size, botName(sum.bot));
+  if (info.player_id) return avatarSVG(avatarOf(info.player_id), size, info.name || "");
+  return "";
 }
 
 /** The tag of a bot's seat: "bot" and the table's bot in words (a level: "Klupski igrač"). */
@@ -399,10 +412,11 @@ function renderSeat({ S, v, N, pos }, seat) {
   const side = teamOf(N.facts, seat);
   const team = side !== null ? ` team-${side}` : "";
   return html`<div class="seat pos-${p}${v.turn === seat ? " turn" : ""}${seat === v.seat ? " me" : ""}${team}" data-seat="${seat}">
-    <div class="seat-head">${info.player_id
+    <div class="seat-head">${seatFace(sum, info, 24)}${info.player_id
       ? html`<a class="seat-name" href="${profileHref(info.player_id)}" target="_blank" rel="noopener" title="${t("profile")}: ${info.name || ""}">${N.seatName(seat)}</a>`
       : html`<span class="seat-name">${N.seatName(seat)}</span>`}${tags}${
       S.clock && S.clock.seat === seat ? clockBadge(S, "seat") : ""}</div>
+    ${renderBubble(seat, performance.now())}
     ${backs}
     <div class="seat-info">${bids.length ? html`<div class="bids">${bids}</div>` : ""}${decl}${belas}${ex}</div>
   </div>`;

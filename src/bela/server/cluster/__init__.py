@@ -102,6 +102,8 @@ class Cluster:
         self.lobby_list = LobbyList(self)
         self.inbox = Inbox(self, serve)
         self.relays = Relays(self)
+        # a lobby line said at another instance (bela.server.talk.LobbyRoom.heard)
+        self.on_lobby_line: Callable[[dict[str, Any]], None] | None = None
         lobby.on_change = self.lobby_list.changed
         lobby.on_drop = self.leases.dropped
         lobby.on_conflict = self.leases.conflict

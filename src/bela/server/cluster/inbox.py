@@ -107,6 +107,15 @@ class Inbox(Part):
         with contextlib.suppress(RedisError, OSError):
             await self.redis.publish(inbox(msg["from"]), json.dumps(out))
 
+    async def tell_everyone(self, kind: str, **fields: Any) -> None:
+        """A message of ``kind`` to every other instance (:data:`EVERYONE`); Redis out of
+        reach: lost (counted)."""
+        try:
+            await self.redis.publish(EVERYONE, json.dumps({"k": kind, "from": self.id,
+                                                           **fields}))
+        except (RedisError, OSError):
+            self.metrics.errors.labels(kind="cluster").inc()
+
     def forward(self, instance: str, item: dict[str, Any]) -> None:
         """Queue a message (``t``: text) or a close (``x``: code) for a connection held by
         ``instance``: sent with the others queued in the same turn of the loop, in order."""
@@ -185,6 +194,9 @@ class Inbox(Part):
                 reply.set_result(msg)
         elif kind == "call":
             self._job(self._answer(msg))
+        elif kind == "lobby_line" and msg["from"] != self.id:
+            if self.cluster.on_lobby_line is not None:
+                self.cluster.on_lobby_line(msg["line"])
         elif kind == "close_player" and msg["from"] != self.id:
             closed = self.cluster.relays.close_player(msg["player"], msg["code"])
             if closed:

@@ -16,9 +16,20 @@ from starlette.websockets import WebSocketDisconnect
 from ..errors import Refused
 from ..hub import Conn
 from ..model import ServerConfig
-from ..protocol import ActMessage, PingMessage, SyncMessage, client_message, error
+from ..protocol import (
+    ActMessage,
+    ChatMessage,
+    PingMessage,
+    ReportMessage,
+    SayMessage,
+    SyncMessage,
+    client_message,
+    error,
+)
+from ..ratelimit import address_key
 from ..router import Session
 from ..store import storage_refusal
+from ..talk import Speaker
 from . import errors_text, http_status
 
 router = APIRouter()
@@ -49,14 +60,20 @@ async def table_socket(websocket: WebSocket, table_id: str,
                  if token else None)
             conn.player_id = p["id"] if p else None
             session = await state.router.open(table_id, conn, code)
+            address = address_key(websocket.client.host if websocket.client else None)
+            speaker = Speaker(p or None, address, state.rate_limits)
+            if conn.player_id is not None:
+                state.presence.enter(conn.player_id, table_id)
         except (Refused, SQLAlchemyError) as exc:  # unknown table or token, private...
             refusal = exc if isinstance(exc, Refused) else storage_refusal(exc)
             conn.send(error(refusal.code, refusal.message))
             conn.close(4000 + http_status(refusal))  # 4404, 4401, 4403, 4503
             return
-        await _serve_socket(websocket, session, conn, cfg)
+        await _serve_socket(websocket, session, conn, cfg, speaker)
     finally:
         state.metrics.connections.dec()  # first: the awaits below may be cancelled
+        if session is not None and conn.player_id is not None:
+            state.presence.leave(conn.player_id, table_id)
         if session is not None:
             await session.close()
         conn.close()
@@ -69,7 +86,7 @@ async def table_socket(websocket: WebSocket, table_id: str,
 
 
 async def _serve_socket(websocket: WebSocket, session: Session, conn: Conn,
-                        cfg: ServerConfig) -> None:
+                        cfg: ServerConfig, speaker: Speaker) -> None:
     """Read a connection's messages until it closes: each answered (actions, syncs, pings),
     at most ``max_rate`` a second."""
     loop = asyncio.get_running_loop()
@@ -104,16 +121,16 @@ async def _serve_socket(websocket: WebSocket, session: Session, conn: Conn,
                 conn.send(error("too_many", f"at most {cfg.max_rate} messages a second; "
                                 "the others were ignored"))
             continue
-        reply = await _handle(session, msg, cfg.max_message, sync)
+        reply = await _handle(session, msg, cfg.max_message, sync, speaker)
         if reply is not None:
             conn.send(reply)
 
 
 async def _handle(session: Session, msg: Mapping[str, Any], limit: int,
-                  sync: Callable[[], Awaitable[dict[str, Any] | None]]
-                  ) -> dict[str, Any] | None:
+                  sync: Callable[[], Awaitable[dict[str, Any] | None]],
+                  speaker: Speaker) -> dict[str, Any] | None:
     """One client message: the reply to send (``None``: nothing to say); ``sync`` answers
-    a sync."""
+    a sync, ``speaker`` takes talk (bela.server.talk)."""
     raw = msg.get("text")
     if raw is None:
         data = msg.get("bytes") or b""
@@ -138,5 +155,7 @@ async def _handle(session: Session, msg: Mapping[str, Any], limit: int,
         return {"type": "pong"}
     if isinstance(parsed, ActMessage):
         return await session.act(parsed.action, parsed.seq)
+    if isinstance(parsed, SayMessage | ChatMessage | ReportMessage):
+        return await speaker.handle(parsed, session)
     assert isinstance(parsed, SyncMessage)
     return await sync()

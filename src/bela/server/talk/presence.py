@@ -1,0 +1,91 @@
+"""Who is online, where, and the table invitations between friends.
+
+A player is online while one of his WebSockets is open at this server process, or for
+:data:`SEEN_TTL` seconds after his page last asked for the presence or his friends (the
+lobby asks every few seconds); where he is: the table of his newest connection.
+Invitations wait here for their player for :data:`INVITE_TTL` seconds, at most
+:data:`MAX_INVITES` each, the newest kept.
+
+>>> p = Presence()
+>>> p.enter("ana", "t1"); p.enter("ana", "t2"); p.leave("ana", "t2")
+>>> p.online(), p.where("ana"), p.where("bruno")
+(1, 't1', None)
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+SEEN_TTL = 60.0
+INVITE_TTL = 600.0
+MAX_INVITES = 10
+
+
+class Presence:
+    """The players connected to this process, and the invitations waiting for players."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, Counter[str]] = {}  # player -> table -> connections
+        self._latest: dict[str, str] = {}
+        self._invites: dict[str, list[dict[str, Any]]] = {}
+        self._seen: dict[str, float] = {}  # player -> time.monotonic() of his last ask
+
+    def enter(self, player_id: str, table_id: str) -> None:
+        self._tables.setdefault(player_id, Counter())[table_id] += 1
+        self._latest[player_id] = table_id
+
+    def leave(self, player_id: str, table_id: str) -> None:
+        tables = self._tables.get(player_id)
+        if tables is None:
+            return
+        tables[table_id] -= 1
+        if tables[table_id] <= 0:
+            del tables[table_id]
+        if not tables:
+            del self._tables[player_id]
+            self._latest.pop(player_id, None)
+        elif self._latest.get(player_id) not in tables:
+            self._latest[player_id] = next(iter(tables))
+
+    def seen(self, player_id: str) -> None:
+        """The player's page asked: he is online for :data:`SEEN_TTL` seconds."""
+        self._seen[player_id] = time.monotonic()
+
+    def _recent(self) -> set[str]:
+        now = time.monotonic()
+        gone = [p for p, at in self._seen.items() if now - at >= SEEN_TTL]
+        for p in gone:
+            del self._seen[p]
+        return set(self._seen)
+
+    def online(self) -> int:
+        """How many players are online."""
+        return len(self._recent() | set(self._tables))
+
+    def is_online(self, player_id: str) -> bool:
+        return player_id in self._tables or player_id in self._recent()
+
+    def where(self, player_id: str) -> str | None:
+        """The table of the player's newest connection; None: he is not online."""
+        return self._latest.get(player_id)
+
+    def invite(self, player_id: str, sender: dict[str, Any], table_id: str) -> None:
+        """Invite ``player_id`` to ``table_id`` from ``sender`` (``id``, ``name``)."""
+        now = time.time()
+        waiting = [i for i in self.invites(player_id)
+                   if not (i["from_id"] == sender["id"] and i["table"] == table_id)]
+        waiting.append({"from_id": sender["id"], "from_name": sender["name"],
+                        "table": table_id, "at": now})
+        self._invites[player_id] = waiting[-MAX_INVITES:]
+
+    def invites(self, player_id: str) -> list[dict[str, Any]]:
+        """The invitations waiting for ``player_id``, oldest first."""
+        now = time.time()
+        kept = [i for i in self._invites.get(player_id, ()) if now - i["at"] < INVITE_TTL]
+        if kept:
+            self._invites[player_id] = kept
+        else:
+            self._invites.pop(player_id, None)
+        return list(kept)
