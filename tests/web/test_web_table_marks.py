@@ -121,11 +121,13 @@ def test_a_lone_legal_card_plays_itself_unless_turned_off(browser: Any, bela_url
     card = v["legal"][0]
     page, fake = _at_fake(browser, bela_url, lambda pid: Fake(pid, seat))
     assert page.locator("#autoplay-check").is_checked()  # on by default
+    sent = time.monotonic()  # the pause (app.js AUTOPLAY_MS, 600 ms) begins after this
     fake.state(5, v)
     page.wait_for_selector(f".hand [data-card='{card}'].legal")
-    shown = time.monotonic()
     wait_until(page, lambda: fake.acts() != [], what="the lone card played by itself")
-    assert time.monotonic() - shown > 0.3  # a short pause first: the player may still click
+    # a short pause first (the player may still click): measured from before the state was
+    # sent, so a slow machine only lengthens it
+    assert time.monotonic() - sent > 0.5
     assert fake.acts() == [{"type": "act", "action": card, "seq": 5}]
     page.click(f".hand [data-card='{card}']")  # a late click sends nothing more
     received(page, fake)

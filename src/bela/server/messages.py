@@ -435,8 +435,9 @@ class ClientMessage(RootModel[Annotated[
 def message_kinds(root: type[RootModel[Any]]) -> dict[str, type[BaseModel]]:
     """The models of a discriminated union of messages or events by their ``type``.
 
-    >>> sorted(message_kinds(ServerMessage))
-    ['chat', 'error', 'pong', 'reported', 'said', 'state', 'table', 'thinking', 'welcome']
+    >>> sorted(message_kinds(ServerMessage))  # doctest: +NORMALIZE_WHITESPACE
+    ['chat', 'error', 'pong', 'reported', 'said', 'state', 'table', 'thinking',
+     'tournament', 'welcome']
     """
     return {get_args(m.model_fields["type"].annotation)[0]: m
             for m in get_args(root.model_fields["root"].annotation)}
