@@ -97,10 +97,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("seats") as batch:
-        batch.drop_column("bot")
-    with op.batch_alter_table("tables") as batch:
-        batch.drop_column("boards")
+    # ALTER TABLE ... DROP COLUMN (SQLite 3.35+, PostgreSQL): a batch would copy the table
+    # and drop the old one, which the rows that name a table (seats, events) forbid
+    op.execute("ALTER TABLE seats DROP COLUMN bot")
+    op.execute("ALTER TABLE tables DROP COLUMN boards")
     op.drop_index("ux_tournament_games_table", "tournament_games")
     op.drop_table("tournament_games")
     op.drop_table("tournament_rounds")

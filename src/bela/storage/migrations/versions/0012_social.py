@@ -43,8 +43,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("players") as batch:
-        batch.drop_column("avatar")
+    # ALTER TABLE ... DROP COLUMN (SQLite 3.35+, PostgreSQL): a batch would copy ``players``
+    # and drop the old table, which the rows of other tables that name a player forbid
+    op.execute("ALTER TABLE players DROP COLUMN avatar")
     op.drop_index("ix_follows_other", "follows")
     op.drop_table("follows")
     op.drop_index("ix_talk_reports_created", "talk_reports")
