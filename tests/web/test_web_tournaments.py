@@ -77,8 +77,22 @@ def _create(page: Any, name: str, variant: str, **fields: str) -> str:
     return str(_tour(page)["id"])
 
 
-def _entries(page: Any, status: str) -> int:
-    return page.locator(f".entries-table tr[data-status={status}]").count()
+# The page's answers to its polls held back (``ms``), and each count of registered entries
+# it draws noted in ``window.__drawn``: a poll sent before a change and answered after it
+# must not draw the tournament as it was before the change.
+SLOW_POLLS = """(ms) => {
+  const fetch0 = window.fetch;
+  window.fetch = (url, init) => {
+    const got = fetch0(url, init);
+    const get = !init || !init.method || init.method === "GET";
+    const poll = get && /[/]api[/]tournaments[/][^/?]+$/.test(String(url).split("?")[0]);
+    return poll ? got.then((r) => new Promise((ok) => setTimeout(() => ok(r), ms))) : got;
+  };
+  window.__drawn = [];
+  const count = () => document.querySelectorAll(".entries-table tr[data-status=registered]").length;
+  new MutationObserver(() => window.__drawn.push(count())).observe(
+    document.getElementById("t-app"), { childList: true, subtree: true });
+}"""
 
 
 def test_a_tournament_from_registration_to_standings(browser: Any, own_bela_url: str) -> None:
@@ -111,13 +125,16 @@ def test_a_tournament_from_registration_to_standings(browser: Any, own_bela_url:
     director.wait_for_function("() => document.querySelectorAll("
                                "'.entries-table tr[data-status=registered]').length === 1")
     # four bot entries, one of them removed again: three bots and the player
-    for _ in range(4):
-        n = _entries(director, "registered")
+    director.evaluate(SLOW_POLLS, 700)
+    for n in range(2, 6):
         director.select_option("#t-bot-level", "beginner")
         director.click("#t-add-bot")
         director.wait_for_function("(n) => document.querySelectorAll("
                                    "'.entries-table tr[data-status=registered]').length === n",
-                                   arg=n + 1)
+                                   arg=n)
+    time.sleep(1.5)  # the polls sent before the last change are answered
+    drawn = director.evaluate("() => window.__drawn")
+    assert drawn == sorted(drawn) and drawn[-1] == 5, drawn  # never a step back
     bot = next(e for e in _tour(director)["entries"] if e["bot"])
     director.click(f"[data-cmd='remove:{bot['id']}']")
     director.wait_for_selector(f".entries-table tr[data-entry='{bot['id']}'][data-status=removed]")

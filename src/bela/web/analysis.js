@@ -222,8 +222,11 @@ async function loadPosition() {
     A.posBusy = false;
     A.posError = errorText(e);
     render();
-    // the analysis is busy (a review holds it): asked again once it had time, unless moved on
-    if (e.code === "too_busy") setTimeout(() => { if (mine === ticket) loadPosition(); }, 1000 * (e.retryAfter || 2));
+    // the analysis is busy (a review holds it), or the address asked too fast: asked again
+    // once it had time, unless moved on
+    if (e.code === "too_busy" || (e.code === "rate_limited" && e.retryAfter > 0)) {
+      setTimeout(() => { if (mine === ticket) loadPosition(); }, 1000 * (e.retryAfter || 2));
+    }
   }
 }
 

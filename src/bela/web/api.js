@@ -26,13 +26,18 @@ export function storeGuest(g) {
   else localStorage.removeItem(KEY);
 }
 
-async function request(method, path, body, again = true) {
+/** A poll's answer waited for at most this long: a request lost on the way fails (the
+ *  next poll asks again) instead of holding the page's polling up for good. */
+export const POLL_TIMEOUT_MS = 15000;
+
+async function request(method, path, body, again = true, timeoutMs = 0) {
   const headers = {};
   const g = storedGuest();
   if (g) headers.Authorization = `Bearer ${g.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const r = await fetch(path, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    signal: timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined,
   });
   let data = null;
   try {
@@ -45,7 +50,7 @@ async function request(method, path, body, again = true) {
     if (r.status === 401 && e.code === "token_expired" && g && again) {
       // an expired guest: a new one with the same name, then this request once more (an
       // account's name is taken: its player is logged out instead, renewGuest says so)
-      if (await renewGuest(g)) return request(method, path, body, false);
+      if (await renewGuest(g)) return request(method, path, body, false, timeoutMs);
     } else if (r.status === 401 && e.code === "bad_token" && g && g.account) {
       accountEnded(g); // logged out (everywhere, or a new password elsewhere)
     }
@@ -56,13 +61,15 @@ async function request(method, path, body, again = true) {
   return { data, headers: r.headers };
 }
 
-export async function api(method, path, body) {
-  return (await request(method, path, body)).data;
+/** The answer of a REST call (``timeoutMs`` > 0: failed with a ``TimeoutError`` when it
+ *  takes longer). */
+export async function api(method, path, body, timeoutMs = 0) {
+  return (await request(method, path, body, true, timeoutMs)).data;
 }
 
 /** A page of a list (GET): its items and the length of the whole list (X-Total-Count). */
-export async function apiPage(path) {
-  const { data, headers } = await request("GET", path);
+export async function apiPage(path, timeoutMs = 0) {
+  const { data, headers } = await request("GET", path, undefined, true, timeoutMs);
   const items = Array.isArray(data) ? data : [];
   const total = Number.parseInt(headers.get("X-Total-Count") || "", 10);
   return { items, total: Number.isFinite(total) ? total : items.length };

@@ -10,7 +10,7 @@
 
 import { LANGS, setLang, t, tn } from "./i18n.js";
 import { loadPrefs, savePrefs } from "./prefs.js";
-import { api, apiPage, checkGuest, newGuest, storedGuest } from "./api.js";
+import { api, apiPage, checkGuest, newGuest, POLL_TIMEOUT_MS, storedGuest } from "./api.js";
 import { html, setHtml } from "./html.js";
 import { botName } from "./profile.js";
 import { defaultVariant, variantFacts } from "./variants.js";
@@ -44,6 +44,8 @@ const T = {
   tour: null, // the tournament object
   tourError: null,
   tourText: "", // its JSON: a poll that brings nothing new draws nothing
+  asked: 0, // requests for the tournament sent (polls and changes), numbered
+  shown: 0, // the number of the request whose answer is drawn
   lists: { upcoming: null, running: null, finished: null },
   mine: [], // GET /api/tournaments/mine
   msg: null, // {text, kind}
@@ -415,15 +417,20 @@ let polling = false;
 async function loadTournament() {
   try {
     const q = T.code ? `?code=${encodeURIComponent(T.code)}` : "";
-    const tour = await api("GET", `/api/tournaments/${encodeURIComponent(T.id)}${q}`);
-    setTour(tour);
+    const asked = ++T.asked;
+    const tour = await api("GET", `/api/tournaments/${encodeURIComponent(T.id)}${q}`, undefined, POLL_TIMEOUT_MS);
+    setTour(tour, asked);
   } catch (e) {
     if (!T.tour) { T.tourError = e.status === 404 ? t("terr_unknown_tournament") : errorText(e); render(); }
   }
 }
 
-/** A new tournament object: drawn when it differs from the one shown. */
-function setTour(tour) {
+/** A new tournament object, the answer to request number ``asked``: drawn when it differs
+ *  from the one shown, unless a later request's answer is shown already (a poll sent
+ *  before a change and answered after it would draw the tournament as it was). */
+function setTour(tour, asked) {
+  if (asked < T.shown) return;
+  T.shown = asked;
   const text = JSON.stringify(tour);
   T.tourError = null;
   if (text === T.tourText) return;
@@ -436,7 +443,7 @@ function setTour(tour) {
 async function loadLists() {
   const got = await Promise.all(LISTS.map(async (kind) => {
     try {
-      return (await apiPage(`/api/tournaments?status=${kind}&limit=${LIST_LIMIT}`)).items;
+      return (await apiPage(`/api/tournaments?status=${kind}&limit=${LIST_LIMIT}`, POLL_TIMEOUT_MS)).items;
     } catch {
       return T.lists[kind];
     }
@@ -449,7 +456,7 @@ async function loadLists() {
 async function loadMine() {
   if (!T.guest) { T.mine = []; return; }
   try {
-    const feed = await api("GET", "/api/tournaments/mine");
+    const feed = await api("GET", "/api/tournaments/mine", undefined, POLL_TIMEOUT_MS);
     const text = JSON.stringify(feed.tournaments);
     if (text !== JSON.stringify(T.mine)) { T.mine = feed.tournaments; render(); }
   } catch { /* keep the old feed */ }
@@ -476,8 +483,9 @@ function say(text, kind = "") {
 async function change(method, path, body) {
   say(null);
   try {
+    const asked = ++T.asked;
     const tour = await api(method, `/api/tournaments/${encodeURIComponent(T.id)}${path}`, body);
-    setTour(tour);
+    setTour(tour, asked);
     loadMine();
     return true;
   } catch (e) {
