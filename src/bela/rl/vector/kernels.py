@@ -1178,6 +1178,44 @@ def network_action(x: np.ndarray, mask: np.ndarray, W: np.ndarray, sizes: np.nda
 
 
 @njit
+def policy_action(S: np.ndarray, b: int, seat: int, m: np.ndarray, x: np.ndarray,
+                  policy: int, W: np.ndarray, sizes: np.ndarray, R: np.ndarray,
+                  rng: np.ndarray, h0: np.ndarray, h1: np.ndarray) -> int:
+    """The action of ``policy`` for ``seat`` of game ``b`` (``m`` its mask; ``x`` its
+    observation, read by a network only): the network's best legal action, the greedy one
+    (:func:`greedy_action`) or a uniform random legal action."""
+    if policy == POLICY_NETWORK:
+        return network_action(x, m, W, sizes, h0, h1)
+    if policy == POLICY_GREEDY:
+        return greedy_action(S, b, seat, m, R, rng)
+    count = 0
+    for i in range(m.shape[0]):
+        count += m[i]
+    k = rand_below(rng, b, count)
+    for i in range(m.shape[0]):
+        if m[i]:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
+
+
+@njit
+def act_all(S: np.ndarray, rng: np.ndarray, policy: int, W: np.ndarray, sizes: np.ndarray,
+            R: np.ndarray, masks: np.ndarray, obs: np.ndarray, out: np.ndarray) -> None:
+    """:func:`policy_action` in every game for its seat to act (``masks`` / ``obs``: that
+    seat's, as :func:`step_all` leaves them) into ``out``."""
+    wide = obs.shape[1]
+    for i in range(sizes.shape[0]):
+        wide = max(wide, sizes[i])
+    h0 = np.zeros(wide, np.float32)
+    h1 = np.zeros(wide, np.float32)
+    for b in range(S.shape[0]):
+        out[b] = policy_action(S, b, S[b, TURN], masks[b], obs[b], policy, W, sizes, R, rng,
+                               h0, h1)
+
+
+@njit
 def _first_legal(mask: np.ndarray) -> int:
     for a in range(mask.shape[0]):
         if mask[a]:
@@ -1193,21 +1231,10 @@ def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner
     """The other seats act until the learner is to act or the match ends (after_action)."""
     while S[b, TURN] != learner:
         seat = S[b, TURN]
-        count = mask_row(S, b, seat, m, R, held)
+        mask_row(S, b, seat, m, R, held)
         if policy == POLICY_NETWORK:
             observe_row(S, b, seat, x, R)
-            a = network_action(x, m, W, sizes, h0, h1)
-        elif policy == POLICY_GREEDY:
-            a = greedy_action(S, b, seat, m, R, orng)
-        else:
-            k = rand_below(orng, b, count)
-            a = -1
-            for i in range(m.shape[0]):
-                if m[i]:
-                    if k == 0:
-                        a = i
-                        break
-                    k -= 1
+        a = policy_action(S, b, seat, m, x, policy, W, sizes, R, orng, h0, h1)
         apply(S, b, a, R, held)
         end = after_action(S, rng, b, R, rewards)
         if end != 0:
