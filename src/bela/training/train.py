@@ -51,6 +51,7 @@ from ..bots.learned.features import (
     raspas_index,
     suit_orders,
 )
+from ..bots.learned.fitting import Adam, backprop, trace
 from ..bots.learned.network import Array, Mlp, save_models
 from ..engine.variants import get_variant
 from .data import Samples, check_target, play_samples
@@ -156,61 +157,16 @@ def resolve_config(folder: Path, given: dict[str, Any]) -> TrainConfig:
     return stored
 
 
-# -- the optimiser ---------------------------------------------------------------------------
-
-class Adam:
-    """Adam on the network's weight and bias arrays (in place)."""
-
-    def __init__(self, net: Mlp, lr: float, state: dict[str, Array] | None = None,
-                 prefix: str = "") -> None:
-        self.net, self.lr = net, lr
-        params = self.params()
-        self.m = [np.zeros_like(p) for p in params]
-        self.v = [np.zeros_like(p) for p in params]
-        self.t = 0
-        if state is not None:
-            self.t = int(state[f"{prefix}adam_t"])
-            self.m = [state[f"{prefix}adam_m{i}"].astype(np.float32) for i in range(len(params))]
-            self.v = [state[f"{prefix}adam_v{i}"].astype(np.float32) for i in range(len(params))]
-
-    def params(self) -> list[Array]:
-        return [*self.net.ws, *self.net.bs]
-
-    def state(self, prefix: str = "") -> dict[str, Any]:
-        out: dict[str, Any] = {f"{prefix}adam_t": np.asarray(self.t)}
-        for i, (m, v) in enumerate(zip(self.m, self.v, strict=True)):
-            out[f"{prefix}adam_m{i}"], out[f"{prefix}adam_v{i}"] = m, v
-        return out
-
-    def step(self, grads: list[Array], b1: float = 0.9, b2: float = 0.999,
-             eps: float = 1e-8) -> None:
-        self.t += 1
-        lr = self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)
-        for p, g, m, v in zip(self.params(), grads, self.m, self.v, strict=True):
-            m *= b1
-            m += (1 - b1) * g
-            v *= b2
-            v += (1 - b2) * g * g
-            p -= lr * m / (np.sqrt(v) + eps)
-
-
 def loss_and_grads(net: Mlp, x: Array, y: Array, legal: npt.NDArray[np.bool_],
                    level: float | None = None) -> tuple[float, list[Array]]:
     """Squared error over the legal cards of a batch, and its gradients (weights first,
-    then biases, as :meth:`Adam.params`).
+    then biases, as :meth:`~bela.bots.learned.fitting.Adam.params`).
 
     With ``level`` each row's error is split into its mean over the row's legal cards and
     the differences from that mean, and the mean counts only ``level`` times: a card's
     choice depends on the differences, while the level (how many points the side takes
     whatever it plays) carries most of the noise of the hidden cards."""
-    acts = [x]
-    h = x
-    last = len(net.ws) - 1
-    for i, (w, b) in enumerate(zip(net.ws, net.bs, strict=True)):
-        h = h @ w + b
-        if i < last:
-            h = np.maximum(h, 0.0)
-        acts.append(h)
+    acts, h = trace(net, x)
     count = max(int(legal.sum()), 1)
     diff = np.where(legal, h - y, 0.0).astype(np.float32)
     if level is None:
@@ -223,14 +179,7 @@ def loss_and_grads(net: Mlp, x: Array, y: Array, legal: npt.NDArray[np.bool_],
         loss = float(((centred * centred).sum() + level * (k * mean * mean).sum()) / count)
         grad = (np.where(legal, centred + level * mean, 0.0) * (2.0 / count)).astype(
             np.float32)
-    gws: list[Array] = [np.empty(0, np.float32)] * len(net.ws)
-    gbs: list[Array] = [np.empty(0, np.float32)] * len(net.ws)
-    for i in range(last, -1, -1):
-        gws[i] = acts[i].T @ grad
-        gbs[i] = grad.sum(axis=0)
-        if i:
-            grad = (grad @ net.ws[i].T) * (acts[i] > 0)
-    return loss, [*gws, *gbs]
+    return loss, backprop(net, acts, grad)
 
 
 def evaluate(net: Mlp, s: Samples) -> dict[str, float]:
