@@ -279,13 +279,14 @@ def test_gymnasiums_episode_statistics_wrapper_sums_each_match() -> None:
 def test_the_greedy_opponent_plays_the_compiled_self_plays_greedy_card(variant: str) -> None:
     """At every card decision of random matches, :func:`greedy_card` picks the card that
     :mod:`bela.training.selfplay`'s greedy policy picks (in the solver's card numbering,
-    with the variant's play teams; raspas its own rule)."""
+    with its rule arrays and keys and the variant's play teams; raspas its own rule)."""
     from bela.engine.variants import get_variant
     from bela.solver import kernels as SK
-    from bela.training.selfplay import _greedy, _renumber, _tables
+    from bela.solver.greedy import greedy_card
+    from bela.training.selfplay import _renumber, _tables
 
     v = get_variant(variant)
-    rules, to_kernel, to_engine = _tables(SK.DUTY_BELA if v.iber else SK.DUTY_BELOT2)
+    rules, to_kernel, to_engine, keys = _tables(SK.DUTY_BELA if v.iber else SK.DUTY_BELOT2)
     g = VecGames(variant, 8)
     step = g.reset(seed=5)
     checked = 0
@@ -301,9 +302,9 @@ def test_the_greedy_opponent_plays_the_compiled_self_plays_greedy_card(variant: 
             teams = v.play_teams(caller if caller >= 0 else None)
             win = int(row[K.WIN])
             same = pos > 0 and teams[int(row[K.WSEAT])] == teams[seat]
-            theirs = _greedy(_renumber(legal, to_kernel[ct]), pos,
-                             int(to_kernel[ct][win]) if pos else -1, same, int(row[K.RASPAS]),
-                             rules[ct])
+            beats = int(rules[ct][SK.R_BEATS + to_kernel[ct][win]]) if pos else 0
+            theirs = greedy_card(_renumber(legal, to_kernel[ct]), pos == 0, beats, same,
+                                 bool(row[K.RASPAS]), keys[ct])
             assert mine == to_engine[ct][theirs]
             checked += 1
         step = g.step(g.sample())

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...solver.greedy import greedy_card as shared_greedy_card
 from ...solver.kernels import low_index, njit, popcount
 from .tables import (
     B_CALL_GAINS,
@@ -1073,42 +1074,18 @@ POLICY_RANDOM, POLICY_NETWORK, POLICY_GREEDY = 0, 1, 2
 
 
 @njit
-def _by_key(mask: int, R: np.ndarray, ct: int, costliest: bool) -> int:
-    """The card of a non-empty mask with the lowest (``costliest``: highest) greedy key,
-    the first in card order among equals."""
-    best = -1
-    best_key = 0
-    m = mask
-    while m != 0:
-        bit = m & -m
-        m ^= bit
-        c = low_index(bit)
-        k = R[F_KEY + 32 * ct + c]
-        if best < 0 or (k > best_key if costliest else k < best_key):
-            best = c
-            best_key = k
-    return best
-
-
-@njit
 def greedy_card(S: np.ndarray, b: int, seat: int, legal: int, R: np.ndarray) -> int:
-    """The compiled self-play's greedy card (:func:`bela.training.selfplay._greedy`):
-    leading, the cheapest card; when the own team wins the trick so far, the cheapest; else
-    the cheapest card that wins it, or the cheapest when none does.  Raspas: the costliest
-    card that does not win the trick so far, else the cheapest."""
+    """The compiled self-play's greedy card (:func:`bela.solver.greedy.greedy_card`) of
+    ``seat`` in game ``b``, with the contract's keys in the engine's numbering
+    (:func:`bela.solver.greedy.greedy_keys`, in the rule array) and its play teams."""
     ct = S[b, CONTRACT]
-    if S[b, NTR] == 0:
-        return _by_key(legal, R, ct, False)
-    beats = R[F_BEATS + 32 * ct + S[b, WIN]]
-    if S[b, RASPAS]:
-        losers = legal & ~beats
-        return _by_key(losers, R, ct, True) if losers != 0 else _by_key(legal, R, ct, False)
     caller = S[b, CALLER]
     row = F_TEAMS + 4 * (4 if caller < 0 else caller)
-    winners = legal & beats
-    if R[row + S[b, WSEAT]] == R[row + seat] or winners == 0:
-        return _by_key(legal, R, ct, False)
-    return _by_key(winners, R, ct, False)
+    leading = S[b, NTR] == 0
+    beats = 0 if leading else R[F_BEATS + 32 * ct + S[b, WIN]]
+    same_team = not leading and R[row + S[b, WSEAT]] == R[row + seat]
+    return shared_greedy_card(legal, leading, beats, same_team, S[b, RASPAS] != 0,
+                              R[F_KEY + 32 * ct:F_KEY + 32 * ct + 32])
 
 
 @njit
