@@ -123,11 +123,16 @@ def play_games(variant: str, deals: int, batch: int, policy: str | Mlp, seed: in
     played = np.stack(history)
     steps = len(history) * batch
 
+    made: dict[tuple[int, int], Deal] = {}  # a match's first deals recur in later chunks
+
     def deal(b: int, i: int) -> Deal:
-        (hands, extra, dealer), start = dealt[b][i]
-        end = dealt[b][i + 1][1]
-        return Deal(tuple(tuple(h) for h in hands), {k: tuple(x) for k, x in extra.items()},
-                    dealer, tuple(played[start:end, b].tolist()))
+        if (b, i) not in made:
+            (hands, extra, dealer), start = dealt[b][i]
+            end = dealt[b][i + 1][1]
+            made[b, i] = Deal(tuple(tuple(h) for h in hands),
+                              {k: tuple(x) for k, x in extra.items()}, dealer,
+                              tuple(played[start:end, b].tolist()))
+        return made[b, i]
 
     chunks = []
     for k in range(0, deals, chunk):
