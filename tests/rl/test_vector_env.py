@@ -322,3 +322,40 @@ def test_greedy_opponents_play_legal_matches_to_their_end() -> None:
     assert ends > 0
     with pytest.raises(ValueError, match="random, greedy or a network"):
         BelaVectorEnv("bela4", 2, opponents="heuristic")
+
+
+def test_every_seat_acts_by_a_compiled_policy() -> None:
+    """:meth:`VecGames.act`: random, greedy and a network's choices are legal actions of
+    the seat to act; greedy cards are :func:`greedy_card`'s, a network's its best legal
+    output; the same seed, the same choices."""
+    g = VecGames("bela4", 6)
+    with pytest.raises(ValueError, match="reset"):
+        g.act("greedy")
+    net = Mlp.initial([g.obs.shape[1], 8, g.masks.shape[1]], np.random.default_rng(1), {})
+    step = g.reset(seed=7)
+    cards = 0
+    for i in range(150):
+        policy = ("random", "greedy", net)[i % 3]
+        acts = g.act(policy)
+        assert step.masks[np.arange(6), acts].all()
+        if policy is net:
+            out = net.forward(step.obs)
+            assert (acts == np.where(step.masks > 0, out, -np.inf).argmax(axis=1)).all()
+        elif policy == "greedy":
+            for b in range(6):
+                if g.state[b, K.PHASE] == PHASES.index("play") and acts[b] < 32 and not (
+                        step.masks[b, g.space.declare_at:].any()):
+                    legal = sum(1 << c for c in range(32) if step.masks[b, c])
+                    card = K.greedy_card(g.state, b, int(step.seats[b]), legal, g.rules)
+                    assert acts[b] == card
+                    cards += 1
+        step = g.step(acts)
+    assert cards > 20
+    a, b = VecGames("bela4", 6), VecGames("bela4", 6)
+    a.reset(seed=3)
+    b.reset(seed=3)
+    assert (a.act("random") == b.act("random")).all()
+    with pytest.raises(ValueError, match="random, greedy or a network"):
+        a.act("heuristic")
+    with pytest.raises(ValueError, match="inputs"):
+        a.act(Mlp.initial([5, 3], np.random.default_rng(0), {}))
