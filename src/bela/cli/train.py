@@ -59,7 +59,7 @@ def train(
         "network; default) or 'vector' (the compiled vector environment, every iteration by "
         "--vector-players; needs pip install 'bela\\[rl]')."),
     vector_players: str | None = typer.Option(
-        None, help="--source vector: the players, 'random', 'greedy' (default) or a policy "
+        None, help="--source vector: the players, 'random' (default), 'greedy' or a policy "
         "file of python -m bela.rl.vector.a2c --out."),
     vector_batch: int | None = typer.Option(
         None, min=1, help="--source vector: matches stepped at once (default 256)."),

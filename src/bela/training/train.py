@@ -106,7 +106,7 @@ class TrainConfig:
     features: int = FEATURES_VERSION  # the inputs' layout (bela.bots.learned.features)
     target: str = "points"  # what a card's label is (bela.training.data): points or score
     source: str = "bots"  # who plays the deals: the bots, or the vector env (training.vector)
-    vector_players: str = "greedy"  # the vector env's policy: random, greedy or a policy file
+    vector_players: str = "random"  # the vector env's policy: random, greedy or a policy file
     vector_batch: int = 256  # the vector env's matches stepped at once
 
     def check(self) -> None:
