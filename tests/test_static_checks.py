@@ -69,7 +69,7 @@ LAYERS = {
     "bots": {"engine", "solver"},
     "analysis": {"engine", "solver", "bots"},
     "rl": {"engine", "solver", "bots"},
-    "training": {"engine", "solver", "bots"},
+    "training": {"engine", "solver", "bots", "rl"},  # the vector env's games (train --source)
     "storage": {"engine"},
     "tournament": {"engine"},
     "server": {"engine", "solver", "bots", "analysis", "storage", "tournament"},

@@ -279,13 +279,14 @@ def test_gymnasiums_episode_statistics_wrapper_sums_each_match() -> None:
 def test_the_greedy_opponent_plays_the_compiled_self_plays_greedy_card(variant: str) -> None:
     """At every card decision of random matches, :func:`greedy_card` picks the card that
     :mod:`bela.training.selfplay`'s greedy policy picks (in the solver's card numbering,
-    with the variant's play teams; raspas its own rule)."""
+    with its rule arrays and keys and the variant's play teams; raspas its own rule)."""
     from bela.engine.variants import get_variant
     from bela.solver import kernels as SK
-    from bela.training.selfplay import _greedy, _renumber, _tables
+    from bela.solver.greedy import greedy_card
+    from bela.training.selfplay import _renumber, _tables
 
     v = get_variant(variant)
-    rules, to_kernel, to_engine = _tables(SK.DUTY_BELA if v.iber else SK.DUTY_BELOT2)
+    rules, to_kernel, to_engine, keys = _tables(SK.DUTY_BELA if v.iber else SK.DUTY_BELOT2)
     g = VecGames(variant, 8)
     step = g.reset(seed=5)
     checked = 0
@@ -301,9 +302,9 @@ def test_the_greedy_opponent_plays_the_compiled_self_plays_greedy_card(variant: 
             teams = v.play_teams(caller if caller >= 0 else None)
             win = int(row[K.WIN])
             same = pos > 0 and teams[int(row[K.WSEAT])] == teams[seat]
-            theirs = _greedy(_renumber(legal, to_kernel[ct]), pos,
-                             int(to_kernel[ct][win]) if pos else -1, same, int(row[K.RASPAS]),
-                             rules[ct])
+            beats = int(rules[ct][SK.R_BEATS + to_kernel[ct][win]]) if pos else 0
+            theirs = greedy_card(_renumber(legal, to_kernel[ct]), pos == 0, beats, same,
+                                 bool(row[K.RASPAS]), keys[ct])
             assert mine == to_engine[ct][theirs]
             checked += 1
         step = g.step(g.sample())
@@ -321,3 +322,40 @@ def test_greedy_opponents_play_legal_matches_to_their_end() -> None:
     assert ends > 0
     with pytest.raises(ValueError, match="random, greedy or a network"):
         BelaVectorEnv("bela4", 2, opponents="heuristic")
+
+
+def test_every_seat_acts_by_a_compiled_policy() -> None:
+    """:meth:`VecGames.act`: random, greedy and a network's choices are legal actions of
+    the seat to act; greedy cards are :func:`greedy_card`'s, a network's its best legal
+    output; the same seed, the same choices."""
+    g = VecGames("bela4", 6)
+    with pytest.raises(ValueError, match="reset"):
+        g.act("greedy")
+    net = Mlp.initial([g.obs.shape[1], 8, g.masks.shape[1]], np.random.default_rng(1), {})
+    step = g.reset(seed=7)
+    cards = 0
+    for i in range(150):
+        policy = ("random", "greedy", net)[i % 3]
+        acts = g.act(policy)
+        assert step.masks[np.arange(6), acts].all()
+        if policy is net:
+            out = net.forward(step.obs)
+            assert (acts == np.where(step.masks > 0, out, -np.inf).argmax(axis=1)).all()
+        elif policy == "greedy":
+            for b in range(6):
+                if g.state[b, K.PHASE] == PHASES.index("play") and acts[b] < 32 and not (
+                        step.masks[b, g.space.declare_at:].any()):
+                    legal = sum(1 << c for c in range(32) if step.masks[b, c])
+                    card = K.greedy_card(g.state, b, int(step.seats[b]), legal, g.rules)
+                    assert acts[b] == card
+                    cards += 1
+        step = g.step(acts)
+    assert cards > 20
+    a, b = VecGames("bela4", 6), VecGames("bela4", 6)
+    a.reset(seed=3)
+    b.reset(seed=3)
+    assert (a.act("random") == b.act("random")).all()
+    with pytest.raises(ValueError, match="random, greedy or a network"):
+        a.act("heuristic")
+    with pytest.raises(ValueError, match="inputs"):
+        a.act(Mlp.initial([5, 3], np.random.default_rng(0), {}))

@@ -213,3 +213,17 @@ def test_bad_batches_are_refused() -> None:
     with pytest.raises(ValueError, match="deal 0"):  # a card in the trick and a hand
         Batch.make("bela2", [[1, 2]], [0], [1], trick=[[0]])
     Batch.make("bela2", [[1, 0]], [0], [1], trick=[[1]])  # seat 1 led, seat 0 to play
+
+
+def test_the_greedy_keys_in_the_kernels_numbering() -> None:
+    """The greedy policy's keys, renumbered for the kernel: a card's points, then trump or
+    not, then its place in its suit (the kernel numbers a suit's cards by strength)."""
+    from bela.solver import kernels as K
+
+    for kind in (K.DUTY_BELA, K.DUTY_BELOT2):
+        rules, _, _, keys = selfplay._tables(kind)
+        for ct in range(len(rules)):
+            r = rules[ct]
+            want = [int(r[K.R_POINTS + c]) * 32 + (int(r[K.R_TRUMPS]) >> c & 1) * 8 + (c & 7)
+                    for c in range(32)]
+            assert keys[ct].tolist() == want

@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 
 from bela.bots.learned import Mlp, load_models, save_models
 from bela.bots.learned.features import feature_size
+from bela.bots.learned.fitting import Adam
 from bela.cli.main import app
 from bela.training.data import Samples, card_labels, play_samples
 from bela.training.train import (
-    Adam,
     TrainConfig,
     Trainer,
     TrainingError,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -24,7 +25,9 @@ HELP = (
     "with a larger --iterations to go on (the schedule may change; the variant, network, "
     "window, seed, feature layout and target stay the folder's). The model to play is "
     "FOLDER/model.npz: bela play --bot learned:model=FOLDER/model.npz, or "
-    "bela arena --bots learned:model=FOLDER/model.npz,pimc.")
+    "bela arena --bots learned:model=FOLDER/model.npz,pimc. --source vector plays the deals "
+    "in the compiled vector environment (random, greedy or a policy network at every seat) "
+    "and replays them through the engine to label them.")
 
 
 def train(
@@ -51,6 +54,15 @@ def train(
         None, help="What a card's label is (a new folder): 'points', the card points its "
         "side takes (default), or 'score', the round's score margin (two sides: pass or "
         "fall, declarations, bela)."),
+    source: str | None = typer.Option(
+        None, help="Who plays the deals (a new folder): 'bots' (the heuristic, then the "
+        "network; default) or 'vector' (the compiled vector environment, every iteration by "
+        "--vector-players; needs pip install 'bela\\[rl]')."),
+    vector_players: str | None = typer.Option(
+        None, help="--source vector: the players, 'random' (default), 'greedy' or a policy "
+        "file of python -m bela.rl.vector.a2c --out."),
+    vector_batch: int | None = typer.Option(
+        None, min=1, help="--source vector: matches stepped at once (default 256)."),
     workers: int | None = typer.Option(
         None, "--workers", min=1, help="Processes playing deals (default: all cores)."),
     ray: str | None = typer.Option(
@@ -70,6 +82,9 @@ def train(
         except ValueError:
             raise typer.BadParameter(f"{hidden!r} is not a list of numbers",
                                      param_hint="--hidden") from None
+    if source == "vector" and importlib.util.find_spec("numba") is None:
+        raise typer.BadParameter(f"the vector environment needs Numba: {install_extra('rl')}",
+                                 param_hint="--source")
     if ray is not None and not ray_available():
         raise typer.BadParameter(f"Ray is not installed: {install_extra('dist')}",
                                  param_hint="--ray")
@@ -77,7 +92,8 @@ def train(
         config = resolve_config(folder, {
             "variant": variant, "iterations": iterations, "deals": deals, "epochs": epochs,
             "hidden": sizes, "explore": explore, "window": window, "seed": seed,
-            "target": target})
+            "target": target, "source": source, "vector_players": vector_players,
+            "vector_batch": vector_batch})
         config.check()
     except TrainingError as exc:
         typer.echo(f"Error: {exc}", err=True)

@@ -4,5 +4,6 @@ fitter (:mod:`.fit`, ``python -m bela.training.fit``, whose output is the profil
 weights, :mod:`bela.bots.profiles`) and the compiled self-play simulator (:mod:`.selfplay`,
 ``bela bench --run selfplay``).
 
-It imports the engine, the solver and the bots; nothing but the CLI imports it.
+It imports the engine, the solver, the bots and the learning environments (the vector
+environment's games, :mod:`.vector`); nothing but the CLI imports it.
 """

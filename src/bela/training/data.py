@@ -119,12 +119,7 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
             return play_samples(variant, deals, seed, with_settings(bot, f"model={path}"),
                                 explore, features=features, target=target)
     rng = random.Random(seed)
-    judge = PimcBot(seed)
-    bids = not get_variant(variant).discards
-    xs: list[npt.NDArray[np.float32]] = []
-    vals: list[npt.NDArray[np.float32]] = []
-    bid_xs: list[npt.NDArray[np.float32]] = []
-    bid_ys: list[float] = []
+    labels = Labeller(variant, seed, features, target)
     match: Match | None = None
     played = 0
     while played < deals:
@@ -134,34 +129,65 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
                                for _ in range(match.variant.seats)]
         rnd = match.deal()
         while not rnd.is_over:
-            seat = rnd.turn
-            view = seat_view(match, seat)
-            plays = [a for a in view.legal if isinstance(a, Play)]
-            cards = {a.card for a in plays}
-            calls = [a for a in view.legal if isinstance(a, Call)]
-            if bids and rnd.phase == "bidding" and calls:
-                for call in calls:
-                    bid_xs.append(bid_features(view, call.contract))
-                    bid_ys.append(judge.margin(view, tuple(rnd.hands), call.contract))
-            if rnd.phase == "play" and len(cards) > 1 and len(plays) == len(view.legal):
-                x, turn = play_features(view, features)
-                row = np.full(32, np.nan, dtype=np.float32)
-                for card, value in card_labels(rnd, view, target).items():
-                    row[turn_card(card, turn)] = value
-                xs.append(x)
-                vals.append(row)
-                if rng.random() < explore:
-                    card = rng.choice(sorted(cards))
-                    match.apply(next(a for a in plays if a.card == card))
-                    continue
-            match.apply(bots[seat].act(view))
+            view = seat_view(match, rnd.turn)
+            if labels.record(rnd, view) and rng.random() < explore:
+                plays = [a for a in view.legal if isinstance(a, Play)]
+                card = rng.choice(sorted({a.card for a in plays}))
+                match.apply(next(a for a in plays if a.card == card))
+                continue
+            match.apply(bots[rnd.turn].act(view))
         played += 1
-    empty = Samples.empty(variant, features)
-    return Samples(variant,
-                   np.asarray(xs, dtype=np.float16) if xs else empty.x,
-                   np.asarray(vals) if vals else empty.values,
-                   np.asarray(bid_xs, dtype=np.float16) if bid_xs else empty.bid_x,
-                   np.asarray(bid_ys, dtype=np.float32))
+    return labels.samples()
+
+
+class Labeller:
+    """Collects the labelled positions of the decisions it is shown (:meth:`record`): what
+    :func:`play_samples` keeps of the rounds it plays, and what the trainer keeps of the
+    vector environment's games (:mod:`bela.training.vector`) replayed through the engine.
+    ``seed``: the bidding judge's (:class:`~bela.bots.pimc.PimcBot`)."""
+
+    def __init__(self, variant: str, seed: int, features: int = FEATURES_VERSION,
+                 target: str = "points") -> None:
+        check_target(variant, target)
+        self.variant, self.features, self.target = variant, features, target
+        self.judge = PimcBot(seed)
+        self.bids = not get_variant(variant).discards
+        self.xs: list[npt.NDArray[np.float32]] = []
+        self.vals: list[npt.NDArray[np.float32]] = []
+        self.bid_xs: list[npt.NDArray[np.float32]] = []
+        self.bid_ys: list[float] = []
+
+    def record(self, rnd: Round, view: SeatView) -> bool:
+        """Keep the decision of the seat to act in ``rnd`` (``view``: its view): each
+        contract it may order, with its margin in the true deal; a card to choose (no
+        declaration pending), with each legal card's label (:func:`card_labels`).  True
+        when a card decision was kept."""
+        calls = [a for a in view.legal if isinstance(a, Call)]
+        if self.bids and rnd.phase == "bidding" and calls:
+            for call in calls:
+                self.bid_xs.append(bid_features(view, call.contract))
+                self.bid_ys.append(self.judge.margin(view, tuple(rnd.hands), call.contract))
+        plays = [a for a in view.legal if isinstance(a, Play)]
+        if rnd.phase != "play" or len({a.card for a in plays}) < 2 or (
+                len(plays) != len(view.legal)):
+            return False
+        x, turn = play_features(view, self.features)
+        row = np.full(32, np.nan, dtype=np.float32)
+        for card, value in card_labels(rnd, view, self.target).items():
+            row[turn_card(card, turn)] = value
+        self.xs.append(x)
+        self.vals.append(row)
+        return True
+
+    def samples(self) -> Samples:
+        """Everything kept so far."""
+        empty = Samples.empty(self.variant, self.features)
+        return Samples(self.variant,
+                       np.asarray(self.xs, dtype=np.float16) if self.xs else empty.x,
+                       np.asarray(self.vals) if self.vals else empty.values,
+                       np.asarray(self.bid_xs, dtype=np.float16) if self.bid_xs
+                       else empty.bid_x,
+                       np.asarray(self.bid_ys, dtype=np.float32))
 
 
 TARGETS = ("points", "score")

@@ -3,7 +3,8 @@
 :func:`play_batch` plays the rest of the card play of many deals at once, inside one
 compiled loop, every seat choosing its card by a simple policy: ``"random"`` (a uniform
 random legal card, from an in-kernel xorshift64* generator seeded per call) or ``"greedy"``
-(deterministic, see :func:`_greedy`).  It knows the rules only through the solver's kernels
+(deterministic, :func:`bela.solver.greedy.greedy_card`, which the vector environment's
+greedy opponents play too).  It knows the rules only through the solver's kernels
 (:mod:`bela.solver.kernels`): the rule array built from the engine's own ``PlayTable``
 (points R2, R3, R36; trick winners R20, R36), :func:`~bela.solver.kernels.legal_cards` for
 the duties (R16-R19, R36), the kernel card numbering; tests/training/test_selfplay.py replays
@@ -47,11 +48,11 @@ from ..engine.rules import NO_TRUMPS, play_table
 from ..engine.state import Round
 from ..engine.variants import get_variant
 from ..solver import kernels as K
+from ..solver.greedy import greedy_card, greedy_keys
 from ..solver.kernels import (
     LAST_TRICK,
     R_BEATS,
     R_POINTS,
-    R_TRUMPS,
     legal_cards,
     low_index,
     njit,
@@ -69,73 +70,16 @@ _S12, _S25, _S27, _S32 = np.uint64(12), np.uint64(25), np.uint64(27), np.uint64(
 
 
 @cache
-def _tables(kind: int) -> tuple[Int64s, Int64s, Int64s]:
-    """The rule arrays of the six contracts for a duty kind, and the card numberings
-    engine -> kernel and kernel -> engine per contract (rows indexed by contract)."""
+def _tables(kind: int) -> tuple[Int64s, Int64s, Int64s, Int64s]:
+    """The rule arrays of the six contracts for a duty kind, the card numberings
+    engine -> kernel and kernel -> engine, and the greedy policy's card keys in the
+    kernel's numbering (:func:`bela.solver.greedy.greedy_keys`), rows indexed by contract."""
     contracts = range(NO_TRUMPS + 1)
     rules = np.stack([K.rule_array(c, kind) for c in contracts])
     to_kernel = np.array([K.layout(c).to_kernel for c in contracts], dtype=np.int64)
     to_engine = np.array([K.layout(c).to_engine for c in contracts], dtype=np.int64)
-    return rules, to_kernel, to_engine
-
-
-@njit
-def _key(c: int, R: np.ndarray) -> int:
-    """How much a card costs to give away: its points, then trump or not, then strength."""
-    return int(R[R_POINTS + c] * 32 + ((R[R_TRUMPS] >> c) & 1) * 8 + (c & 7))
-
-
-@njit
-def _cheapest(mask: int, R: np.ndarray) -> int:
-    """The card of a non-empty mask with the lowest :func:`_key` (the lowest card first)."""
-    best = -1
-    best_key = 1 << 30
-    m = mask
-    while m != 0:
-        b = m & -m
-        m ^= b
-        c = low_index(b)
-        k = _key(c, R)
-        if k < best_key:
-            best = c
-            best_key = k
-    return best
-
-
-@njit
-def _costliest(mask: int, R: np.ndarray) -> int:
-    """The card of a non-empty mask with the highest :func:`_key`."""
-    best = -1
-    best_key = -1
-    m = mask
-    while m != 0:
-        b = m & -m
-        m ^= b
-        c = low_index(b)
-        k = _key(c, R)
-        if k > best_key:
-            best = c
-            best_key = k
-    return best
-
-
-@njit
-def _greedy(legal: int, pos: int, win: int, same_team: bool, misere: int,
-            R: np.ndarray) -> int:
-    """The greedy policy's card: leading, the cheapest card; when the trick is the own
-    team's so far, the cheapest card; else the cheapest card that wins the trick so far,
-    or the cheapest card when none does.  Raspas (``misere``): the costliest card that
-    does not win the trick so far, else the cheapest card."""
-    if pos == 0:
-        return _cheapest(legal, R)
-    beats = R[R_BEATS + win]
-    if misere:
-        losers = legal & ~beats
-        return _costliest(losers, R) if losers != 0 else _cheapest(legal, R)
-    winners = legal & beats
-    if same_team or winners == 0:
-        return _cheapest(legal, R)
-    return _cheapest(winners, R)
+    keys = np.take_along_axis(greedy_keys(), to_engine, axis=1)
+    return rules, to_kernel, to_engine, keys
 
 
 @njit
@@ -164,14 +108,16 @@ def _join_trick(c: int, seat: int, pos: int, lead: int, win: int, wseat: int,
 @njit
 def _simulate(H: np.ndarray, contracts: np.ndarray, leaders: np.ndarray, trick: np.ndarray,
               teams: np.ndarray, raspas: np.ndarray, points: np.ndarray, tricks: np.ndarray,
-              RT: np.ndarray, TK: np.ndarray, TE: np.ndarray, policy: int, seed: int,
+              RT: np.ndarray, TK: np.ndarray, TE: np.ndarray, GK: np.ndarray, policy: int,
+              seed: int,
               record: int, cards: np.ndarray, legal_out: np.ndarray) -> int:
     """Play every deal of the batch to its end; returns the number of cards played, or
     ``-1 - b`` when deal ``b``'s seat to play has no card (hands that do not fit a round).
 
     ``H`` (engine masks), ``contracts``, ``leaders``, ``trick`` (engine cards, -1 padded),
     ``teams``, ``raspas``: the deals; ``points`` / ``tricks`` (per seat) are added to;
-    ``RT`` / ``TK`` / ``TE``: the rule arrays and numberings per contract (:func:`_tables`);
+    ``RT`` / ``TK`` / ``TE`` / ``GK``: the rule arrays, numberings and greedy keys per
+    contract (:func:`_tables`);
     ``record``: 0 nothing, 1 the cards played into ``cards`` (engine numbering), 2 also
     their legal cards into ``legal_out`` (engine masks)."""
     n = H.shape[1]
@@ -220,8 +166,9 @@ def _simulate(H: np.ndarray, contracts: np.ndarray, leaders: np.ndarray, trick: 
                     m &= m - 1
                 c = low_index(m & -m)
             else:
-                c = _greedy(legal, pos, win, pos > 0 and teams[b, wseat] == teams[b, seat],
-                            misere, R)
+                c = greedy_card(legal, pos == 0, R[R_BEATS + win] if pos > 0 else 0,
+                                pos > 0 and teams[b, wseat] == teams[b, seat], misere != 0,
+                                GK[ci])
             if record:
                 cards[b, i] = te[c]
                 if record > 1:
@@ -403,7 +350,7 @@ def play_batch(batch: Batch, policy: str = "random", seed: int = 0, record: bool
         raise ValueError(f"unknown policy {policy!r} (known: {', '.join(POLICIES)})")
     v = get_variant(batch.variant)
     kind = K.DUTY_BELA if v.iber else K.DUTY_BELOT2
-    rules, to_kernel, to_engine = _tables(kind)
+    rules, to_kernel, to_engine, keys = _tables(kind)
     size = len(batch)
     rec = 2 if record_legal else 1 if record else 0
     width = int(_popcounts(batch.hands).sum(axis=1).max()) if rec and size else 0
@@ -415,7 +362,7 @@ def play_batch(batch: Batch, policy: str = "random", seed: int = 0, record: bool
     with np.errstate(over="ignore"):  # the generator's wrapping product, without Numba
         played = int(_simulate(batch.hands, batch.contracts, batch.leaders, batch.trick,
                                batch.teams, batch.raspas, points, tricks, rules, to_kernel,
-                               to_engine, POLICIES[policy], state - (state >> 63 << 64), rec,
+                               to_engine, keys, POLICIES[policy], state - (state >> 63 << 64), rec,
                                cards, legal))
     if played < 0:
         raise ValueError(f"deal {-1 - played}: the hands and the trick do not fit one round")

@@ -22,6 +22,11 @@ against the best card of the true deal).  Stopped at any point, the same command
 where it stood: chunks already played are kept, an epoch restarts.
 
 Positions are played in parallel over processes (``workers``) or on a Ray cluster.
+
+``source="vector"`` plays the deals in the compiled vector environment instead
+(:mod:`bela.training.vector`: ``vector_batch`` matches at once, every seat by
+``vector_players``, every iteration), then replays them through the engine in the workers
+and labels their decisions as above; the fitting and the model file are the same.
 """
 
 from __future__ import annotations
@@ -46,9 +51,12 @@ from ..bots.learned.features import (
     raspas_index,
     suit_orders,
 )
+from ..bots.learned.fitting import Adam, backprop, trace
 from ..bots.learned.network import Array, Mlp, save_models
 from ..engine.variants import get_variant
 from .data import Samples, check_target, play_samples
+from .vector import POLICIES as VECTOR_POLICIES
+from .vector import label_chunk, load_policy, play_games
 
 SCALE = 100.0  # values are fitted in units of 100 card points
 CHUNK_DEALS = 25
@@ -97,6 +105,9 @@ class TrainConfig:
     seed: int = 0
     features: int = FEATURES_VERSION  # the inputs' layout (bela.bots.learned.features)
     target: str = "points"  # what a card's label is (bela.training.data): points or score
+    source: str = "bots"  # who plays the deals: the bots, or the vector env (training.vector)
+    vector_players: str = "random"  # the vector env's policy: random, greedy or a policy file
+    vector_batch: int = 256  # the vector env's matches stepped at once
 
     def check(self) -> None:
         get_variant(self.variant)
@@ -110,10 +121,22 @@ class TrainConfig:
             check_target(self.variant, self.target)
         except ValueError as exc:
             raise TrainingError(str(exc)) from None
+        if self.source not in SOURCES:
+            raise TrainingError(f"source must be {' or '.join(SOURCES)}, not {self.source!r}")
+        if self.source == "vector":
+            if self.vector_batch < 1:
+                raise TrainingError("vector_batch must be at least 1")
+            if self.vector_players not in VECTOR_POLICIES and not Path(
+                    self.vector_players).is_file():
+                raise TrainingError("the vector players are random, greedy or a policy file "
+                                    "(python -m bela.rl.vector.a2c --out FILE), not "
+                                    f"{self.vector_players!r}")
 
+
+SOURCES = ("bots", "vector")
 
 # what a training folder keeps
-FIXED = ("variant", "hidden", "window", "seed", "features", "target")
+FIXED = ("variant", "hidden", "window", "seed", "features", "target", "source")
 
 
 def resolve_config(folder: Path, given: dict[str, Any]) -> TrainConfig:
@@ -134,61 +157,16 @@ def resolve_config(folder: Path, given: dict[str, Any]) -> TrainConfig:
     return stored
 
 
-# -- the optimiser ---------------------------------------------------------------------------
-
-class Adam:
-    """Adam on the network's weight and bias arrays (in place)."""
-
-    def __init__(self, net: Mlp, lr: float, state: dict[str, Array] | None = None,
-                 prefix: str = "") -> None:
-        self.net, self.lr = net, lr
-        params = self.params()
-        self.m = [np.zeros_like(p) for p in params]
-        self.v = [np.zeros_like(p) for p in params]
-        self.t = 0
-        if state is not None:
-            self.t = int(state[f"{prefix}adam_t"])
-            self.m = [state[f"{prefix}adam_m{i}"].astype(np.float32) for i in range(len(params))]
-            self.v = [state[f"{prefix}adam_v{i}"].astype(np.float32) for i in range(len(params))]
-
-    def params(self) -> list[Array]:
-        return [*self.net.ws, *self.net.bs]
-
-    def state(self, prefix: str = "") -> dict[str, Any]:
-        out: dict[str, Any] = {f"{prefix}adam_t": np.asarray(self.t)}
-        for i, (m, v) in enumerate(zip(self.m, self.v, strict=True)):
-            out[f"{prefix}adam_m{i}"], out[f"{prefix}adam_v{i}"] = m, v
-        return out
-
-    def step(self, grads: list[Array], b1: float = 0.9, b2: float = 0.999,
-             eps: float = 1e-8) -> None:
-        self.t += 1
-        lr = self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)
-        for p, g, m, v in zip(self.params(), grads, self.m, self.v, strict=True):
-            m *= b1
-            m += (1 - b1) * g
-            v *= b2
-            v += (1 - b2) * g * g
-            p -= lr * m / (np.sqrt(v) + eps)
-
-
 def loss_and_grads(net: Mlp, x: Array, y: Array, legal: npt.NDArray[np.bool_],
                    level: float | None = None) -> tuple[float, list[Array]]:
     """Squared error over the legal cards of a batch, and its gradients (weights first,
-    then biases, as :meth:`Adam.params`).
+    then biases, as :meth:`~bela.bots.learned.fitting.Adam.params`).
 
     With ``level`` each row's error is split into its mean over the row's legal cards and
     the differences from that mean, and the mean counts only ``level`` times: a card's
     choice depends on the differences, while the level (how many points the side takes
     whatever it plays) carries most of the noise of the hidden cards."""
-    acts = [x]
-    h = x
-    last = len(net.ws) - 1
-    for i, (w, b) in enumerate(zip(net.ws, net.bs, strict=True)):
-        h = h @ w + b
-        if i < last:
-            h = np.maximum(h, 0.0)
-        acts.append(h)
+    acts, h = trace(net, x)
     count = max(int(legal.sum()), 1)
     diff = np.where(legal, h - y, 0.0).astype(np.float32)
     if level is None:
@@ -201,14 +179,7 @@ def loss_and_grads(net: Mlp, x: Array, y: Array, legal: npt.NDArray[np.bool_],
         loss = float(((centred * centred).sum() + level * (k * mean * mean).sum()) / count)
         grad = (np.where(legal, centred + level * mean, 0.0) * (2.0 / count)).astype(
             np.float32)
-    gws: list[Array] = [np.empty(0, np.float32)] * len(net.ws)
-    gbs: list[Array] = [np.empty(0, np.float32)] * len(net.ws)
-    for i in range(last, -1, -1):
-        gws[i] = acts[i].T @ grad
-        gbs[i] = grad.sum(axis=0)
-        if i:
-            grad = (grad @ net.ws[i].T) * (acts[i] > 0)
-    return loss, [*gws, *gbs]
+    return loss, backprop(net, acts, grad)
 
 
 def evaluate(net: Mlp, s: Samples) -> dict[str, float]:
@@ -278,7 +249,8 @@ class Trainer:
         for k, (name, sizes) in enumerate(self._shapes().items()):
             meta = {"variant": cfg.variant, "scale": SCALE, "net": name,
                     "inputs": "play_features" if name == "play" else "bid_features",
-                    "features": cfg.features, "target": cfg.target}
+                    "features": cfg.features, "target": cfg.target,
+                    **({"source": "vector"} if cfg.source == "vector" else {})}
             if state is None or f"{name}.w0" not in state:
                 net = Mlp.initial(sizes, np.random.default_rng(cfg.seed + k), meta)
                 adams[name] = Adam(net, cfg.lr)
@@ -338,24 +310,63 @@ class Trainer:
         """Play the iteration's deals (only the chunks not on disk yet)."""
         todo = [c for c in self._chunks(it) if not c[0].exists()]
         cfg = self.config
+        if cfg.source == "vector":
+            self._generate_vector(it, todo)
+            return
         self.report.task(f"iteration {it + 1}/{cfg.iterations}: playing deals", cfg.deals)
         self.report.advance(cfg.deals - sum(n for _, n, _ in todo))
         bot, model = self._bot(it)
-        for path, n, samples in self._play(todo, bot, model):
+        args = [(cfg.variant, n, seed, bot, cfg.explore, model, cfg.features, cfg.target)
+                for _, n, seed in todo]
+        for path, n, samples in self._map(play_samples, todo, args):
             samples.save(path)
             self.report.advance(n)
 
-    def _play(self, todo: list[tuple[Path, int, int]], bot: str, model: bytes | None
-              ) -> Iterator[tuple[Path, int, Samples]]:
+    def _generate_vector(self, it: int, todo: list[tuple[Path, int, int]]) -> None:
+        """The iteration's deals played in the vector environment
+        (:func:`bela.training.vector.play_games`, every iteration by ``vector_players``),
+        then replayed through the engine and labelled in the workers
+        (:func:`~bela.training.vector.label_chunk`); a log line with the speeds."""
         cfg = self.config
-        args = [(cfg.variant, n, seed, bot, cfg.explore, model, cfg.features, cfg.target)
-                for _, n, seed in todo]
+        if not todo:
+            return
+        name = f"iteration {it + 1}/{cfg.iterations}"
+        self.report.note(f"{name}: playing {cfg.deals:,} deals in the vector environment "
+                         f"({cfg.vector_batch} matches at once, {cfg.vector_players} players)")
+        seed = int(np.random.SeedSequence([cfg.seed, it]).generate_state(1)[0])
+        try:
+            policy = load_policy(cfg.vector_players)
+        except ValueError as exc:
+            raise TrainingError(str(exc)) from None
+        chunks, speed = play_games(cfg.variant, cfg.deals, cfg.vector_batch, policy, seed,
+                                   cfg.explore, CHUNK_DEALS)
+        self.report.note(f"{name}: {speed['deals'] / speed['seconds']:,.0f} deals "
+                         f"({speed['steps'] / speed['seconds']:,.0f} actions) a second")
+        self.report.task(f"{name}: labelling the deals", cfg.deals)
+        self.report.advance(cfg.deals - sum(n for _, n, _ in todo))
+        index = {path: k for k, (path, _, _) in enumerate(self._chunks(it))}
+        args = [(cfg.variant, chunks[index[path]], seed, cfg.features, cfg.target)
+                for path, _, seed in todo]
+        began, positions = time.perf_counter(), 0
+        for path, n, samples in self._map(label_chunk, todo, args):
+            samples.save(path)
+            positions += len(samples)
+            self.report.advance(n)
+        labelling = time.perf_counter() - began
+        self._log({"iteration": it, "source": "vector", "players": cfg.vector_players,
+                   "deals": speed["deals"], "steps": speed["steps"],
+                   "generation_s": speed["seconds"], "positions": positions,
+                   "labelling_s": labelling, "time": time.time()})
+        self.report.note(f"{name}: {positions:,} positions labelled, "
+                         f"{positions / max(labelling, 1e-9):,.0f} a second")
+
+    def _map(self, fn: Callable[..., Samples], todo: list[tuple[Path, int, int]],
+             args: list[tuple[Any, ...]]) -> Iterator[tuple[Path, int, Samples]]:
+        """``fn(*a)`` for each chunk of ``todo`` and its arguments, in this process, in the
+        workers or on Ray, as each one is done."""
         if self.ray:
             import ray
 
-            # every parameter: else ray.remote's overloads take a shorter form
-            fn: Callable[[str, int, int, str, float, bytes | None, int, str], Samples] = (
-                play_samples)
             task = ray.remote(fn)
             refs = {task.remote(*a): c for a, c in zip(args, todo, strict=True)}
             pending = list(refs)
@@ -366,10 +377,10 @@ class Trainer:
             return
         if self.workers == 1:
             for (path, n, _), a in zip(todo, args, strict=True):
-                yield path, n, play_samples(*a)
+                yield path, n, fn(*a)
             return
         with ProcessPoolExecutor(self.workers, mp_context=get_context("spawn")) as pool:
-            futures = {pool.submit(play_samples, *a): c for a, c in zip(args, todo,
+            futures = {pool.submit(fn, *a): c for a, c in zip(args, todo,
                                                                         strict=True)}
             for fut in as_completed(futures):
                 path, n, _ = futures[fut]

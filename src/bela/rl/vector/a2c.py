@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...bots.learned.fitting import Adam, backprop, trace
 from ...bots.learned.network import Array, Mlp
 from .gym import BelaVectorEnv
 
@@ -70,58 +71,6 @@ class PgConfig:
             raise ValueError(f"opponents must be random or greedy, not {self.opponents!r}")
 
 
-class Adam:
-    """Adam on a network's weights and biases, in place (the learned bot's trainer,
-    :class:`bela.training.train.Adam`, updates the same way; the layers keep ``rl`` from
-    importing ``training``)."""
-
-    def __init__(self, net: Mlp, lr: float) -> None:
-        self.net, self.lr, self.t = net, lr, 0
-        self.m = [np.zeros_like(p) for p in self.params()]
-        self.v = [np.zeros_like(p) for p in self.params()]
-
-    def params(self) -> list[Array]:
-        return [*self.net.ws, *self.net.bs]
-
-    def step(self, grads: list[Array], b1: float = 0.9, b2: float = 0.999,
-             eps: float = 1e-8) -> None:
-        self.t += 1
-        lr = self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)
-        for p, g, m, v in zip(self.params(), grads, self.m, self.v, strict=True):
-            m *= b1
-            m += (1 - b1) * g
-            v *= b2
-            v += (1 - b2) * g * g
-            p -= lr * m / (np.sqrt(v) + eps)
-
-
-def _forward(net: Mlp, x: Array) -> tuple[list[Array], Array]:
-    """Every layer's input and the output of ``net`` (ReLU hidden layers)."""
-    acts = [x]
-    h = x
-    last = len(net.ws) - 1
-    for i, (w, b) in enumerate(zip(net.ws, net.bs, strict=True)):
-        h = h @ w + b
-        if i < last:
-            h = np.maximum(h, 0.0)
-        acts.append(h)
-    return acts, h
-
-
-def _backward(net: Mlp, acts: list[Array], grad: Array) -> list[Array]:
-    """The gradients (weights, then biases: :meth:`Adam.params`) of ``net`` for the output
-    gradient ``grad``."""
-    last = len(net.ws) - 1
-    gws: list[Array] = [np.empty(0, np.float32)] * len(net.ws)
-    gbs: list[Array] = [np.empty(0, np.float32)] * len(net.ws)
-    for i in range(last, -1, -1):
-        gws[i] = acts[i].T @ grad
-        gbs[i] = grad.sum(axis=0)
-        if i:
-            grad = (grad @ net.ws[i].T) * (acts[i] > 0)
-    return [*gws, *gbs]
-
-
 def masked_softmax(logits: Array, mask: npt.NDArray[np.int8]) -> Array:
     """Probabilities over the legal actions (0 elsewhere)."""
     z = np.where(mask > 0, logits, -np.inf)
@@ -143,7 +92,7 @@ def policy_loss(policy: Mlp, x: Array, mask: npt.NDArray[np.int8],
                 ) -> tuple[float, Array, list[Array]]:
     """The policy-gradient loss ``mean(-adv * log p(act) - entropy * H(p))`` over a batch,
     each row's entropy, and the loss's gradients (:meth:`Adam.params` order)."""
-    acts_in, logits = _forward(policy, x)
+    acts_in, logits = trace(policy, x)
     p = masked_softmax(logits, mask)
     n = x.shape[0]
     onehot = np.zeros_like(p)
@@ -154,7 +103,7 @@ def policy_loss(policy: Mlp, x: Array, mask: npt.NDArray[np.int8],
     g_pg = (p - onehot) * adv[:, None]  # d(-adv log p(act)) / d logits
     g_ent = p * (logp + ent[:, None])  # d(-H) / d logits
     grad = (np.where(mask > 0, g_pg + entropy * g_ent, 0.0) / n).astype(x.dtype)
-    return loss, ent.astype(np.float32), _backward(policy, acts_in, grad)
+    return loss, ent.astype(np.float32), backprop(policy, acts_in, grad)
 
 
 def evaluate(policy: Mlp, variant: str, envs: int, steps: int, seed: int,
@@ -164,7 +113,7 @@ def evaluate(policy: Mlp, variant: str, envs: int, steps: int, seed: int,
     obs, _ = env.reset(seed=seed)
     total, deals = 0.0, 0
     for _ in range(steps):
-        _, logits = _forward(policy, obs["observation"])
+        _, logits = trace(policy, obs["observation"])
         acts = np.where(obs["action_mask"] > 0, logits, -np.inf).argmax(axis=1)
         obs, rewards, _, _, _ = env.step(acts)
         total += float(rewards.sum())
@@ -212,7 +161,7 @@ def train(cfg: PgConfig, report: Callable[[dict[str, Any]], None] | None = None
         env_time = 0.0
         for t in range(T):
             xs[t], ms[t] = obs["observation"], obs["action_mask"]
-            _, logits = _forward(policy, xs[t])
+            _, logits = trace(policy, xs[t])
             acts[t] = _sample(masked_softmax(logits, ms[t]), rng)
             start = time.perf_counter()
             obs, r, term, trunc, _ = env.step(acts[t])
@@ -220,9 +169,9 @@ def train(cfg: PgConfig, report: Callable[[dict[str, Any]], None] | None = None
             rews[t] = r / SCALE
             dones[t] = term | trunc
         x = xs.reshape(T * B, n_obs)
-        v_acts, values = _forward(critic, x)
+        v_acts, values = trace(critic, x)
         v = values.reshape(T, B)
-        _, last = _forward(critic, obs["observation"])
+        _, last = trace(critic, obs["observation"])
         adv = np.zeros((T, B), np.float32)
         gae = np.zeros(B, np.float32)
         nxt = last[:, 0]
@@ -239,7 +188,7 @@ def train(cfg: PgConfig, report: Callable[[dict[str, Any]], None] | None = None
         _, ent, grads = policy_loss(policy, x, mask, acts.reshape(-1), a, cfg.entropy)
         opt_p.step(grads)
         verr = (values[:, 0] - ret).astype(np.float32)
-        opt_v.step(_backward(critic, v_acts,
+        opt_v.step(backprop(critic, v_acts,
                              ((cfg.value_weight * 2.0 / (T * B)) * verr[:, None]).astype(
                                  np.float32)))
         line = {"iteration": it + 1, "seconds": time.perf_counter() - began,

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...bots.learned.network import Mlp
 from ...engine.cards import Card
 from ...engine.errors import InvalidDeal
 from ...engine.variants import get_variant
@@ -53,6 +54,22 @@ def _seeds(seed: int | None, n: int) -> npt.NDArray[np.uint64]:
     """``n`` nonzero generator states from ``seed`` (fresh entropy for None)."""
     state = np.random.SeedSequence(seed).generate_state(n, np.uint64)
     return state | np.uint64(1)
+
+
+POLICIES = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY}
+
+
+def _flat_network(net: Mlp | None, inputs: int, outputs: int
+                  ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+    """The network's weights flat (per layer its matrix, then its biases) and its widths."""
+    if net is None:
+        return np.zeros(1, np.float32), np.zeros(1, np.int64)
+    sizes = net.sizes
+    if sizes[0] != inputs or sizes[-1] != outputs:
+        raise ValueError(f"the network maps {sizes[0]} inputs to {sizes[-1]} outputs; this "
+                         f"environment needs {inputs} to {outputs}")
+    parts = [a.ravel() for w, b in zip(net.ws, net.bs, strict=True) for a in (w, b)]
+    return np.concatenate(parts).astype(np.float32), np.asarray(sizes, np.int64)
 
 
 class VecGames:
@@ -118,6 +135,38 @@ class VecGames:
         """A uniform random legal action per game (from the seeded action generator)."""
         out = np.zeros(self.batch, np.int64)
         K.sample_masked(self.masks, self.action_rng, out)
+        return out
+
+    def compiled_policy(self, policy: str | Mlp
+                        ) -> tuple[int, npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+        """What the kernels take for ``policy``: ``"random"``, ``"greedy"`` or a network
+        from the observation to one output per action (its kind, flat weights, widths)."""
+        if isinstance(policy, str):
+            if policy not in POLICIES:
+                raise ValueError(f"a policy is {', '.join(POLICIES)} or a network (Mlp), "
+                                 f"not {policy!r}")
+            return (POLICIES[policy], *_flat_network(None, 0, 0))
+        return (K.POLICY_NETWORK,
+                *_flat_network(policy, self.obs.shape[1], self.masks.shape[1]))
+
+    def act(self, policy: str | Mlp = "greedy") -> npt.NDArray[np.int64]:
+        """Each game's action for its seat to act by ``policy`` (:meth:`compiled_policy`:
+        uniform random, the greedy opponents' of :class:`~bela.rl.vector.gym.BelaVectorEnv`
+        or a network's best legal action), random choices from the seeded action
+        generator.
+
+        >>> g = VecGames("bela2", 4)
+        >>> _ = g.reset(seed=3)
+        >>> acts = g.act("greedy")
+        >>> bool(all(g.masks[np.arange(4), acts]))
+        True
+        """
+        if not self._started:
+            raise ValueError("reset() the games before asking for their actions")
+        kind, weights, sizes = self.compiled_policy(policy)
+        out = np.zeros(self.batch, np.int64)
+        K.act_all(self.state, self.action_rng, kind, weights, sizes, self.rules, self.masks,
+                  self.obs, out)
         return out
 
     def observe(self, seat: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:

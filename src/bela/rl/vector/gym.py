@@ -40,19 +40,6 @@ from .games import VecGames, _seeds
 Observation = dict[str, npt.NDArray[Any]]
 
 
-def _flat_network(net: Mlp | None, inputs: int, outputs: int
-                  ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
-    """The network's weights flat (per layer its matrix, then its biases) and its widths."""
-    if net is None:
-        return np.zeros(1, np.float32), np.zeros(1, np.int64)
-    sizes = net.sizes
-    if sizes[0] != inputs or sizes[-1] != outputs:
-        raise ValueError(f"the opponents' network maps {sizes[0]} inputs to {sizes[-1]} "
-                         f"outputs; this environment needs {inputs} to {outputs}")
-    parts = [a.ravel() for w, b in zip(net.ws, net.bs, strict=True) for a in (w, b)]
-    return np.concatenate(parts).astype(np.float32), np.asarray(sizes, np.int64)
-
-
 class BelaVectorEnv(VectorEnv):
     """One learning ``seat`` in ``num_envs`` matches of ``variant`` (the module's docstring);
     ``options``, ``reward``, ``zero_sum``, ``max_deals`` as in :class:`bela.rl.env.BelaEnv`."""
@@ -67,13 +54,7 @@ class BelaVectorEnv(VectorEnv):
         g = self.games
         if not 0 <= seat < g.seats_n:
             raise ValueError(f"{g.variant} has no seat {seat}")
-        policies = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY}
-        if isinstance(opponents, str) and opponents not in policies:
-            raise ValueError(f"opponents must be {', '.join(policies)} or a network "
-                             f"(Mlp), not {opponents!r}")
-        net = None if isinstance(opponents, str) else opponents
-        self.policy = policies[opponents] if isinstance(opponents, str) else K.POLICY_NETWORK
-        self.weights, self.sizes = _flat_network(net, g.obs.shape[1], g.masks.shape[1])
+        self.policy, self.weights, self.sizes = g.compiled_policy(opponents)
         self.seat, self.illegal_penalty = seat, float(illegal_penalty)
         self.num_envs = num_envs
         obs_space, act_space = _spaces(g.variant)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...solver.greedy import greedy_card as shared_greedy_card
 from ...solver.kernels import low_index, njit, popcount
 from .tables import (
     B_CALL_GAINS,
@@ -1073,42 +1074,18 @@ POLICY_RANDOM, POLICY_NETWORK, POLICY_GREEDY = 0, 1, 2
 
 
 @njit
-def _by_key(mask: int, R: np.ndarray, ct: int, costliest: bool) -> int:
-    """The card of a non-empty mask with the lowest (``costliest``: highest) greedy key,
-    the first in card order among equals."""
-    best = -1
-    best_key = 0
-    m = mask
-    while m != 0:
-        bit = m & -m
-        m ^= bit
-        c = low_index(bit)
-        k = R[F_KEY + 32 * ct + c]
-        if best < 0 or (k > best_key if costliest else k < best_key):
-            best = c
-            best_key = k
-    return best
-
-
-@njit
 def greedy_card(S: np.ndarray, b: int, seat: int, legal: int, R: np.ndarray) -> int:
-    """The compiled self-play's greedy card (:func:`bela.training.selfplay._greedy`):
-    leading, the cheapest card; when the own team wins the trick so far, the cheapest; else
-    the cheapest card that wins it, or the cheapest when none does.  Raspas: the costliest
-    card that does not win the trick so far, else the cheapest."""
+    """The compiled self-play's greedy card (:func:`bela.solver.greedy.greedy_card`) of
+    ``seat`` in game ``b``, with the contract's keys in the engine's numbering
+    (:func:`bela.solver.greedy.greedy_keys`, in the rule array) and its play teams."""
     ct = S[b, CONTRACT]
-    if S[b, NTR] == 0:
-        return _by_key(legal, R, ct, False)
-    beats = R[F_BEATS + 32 * ct + S[b, WIN]]
-    if S[b, RASPAS]:
-        losers = legal & ~beats
-        return _by_key(losers, R, ct, True) if losers != 0 else _by_key(legal, R, ct, False)
     caller = S[b, CALLER]
     row = F_TEAMS + 4 * (4 if caller < 0 else caller)
-    winners = legal & beats
-    if R[row + S[b, WSEAT]] == R[row + seat] or winners == 0:
-        return _by_key(legal, R, ct, False)
-    return _by_key(winners, R, ct, False)
+    leading = S[b, NTR] == 0
+    beats = 0 if leading else R[F_BEATS + 32 * ct + S[b, WIN]]
+    same_team = not leading and R[row + S[b, WSEAT]] == R[row + seat]
+    return shared_greedy_card(legal, leading, beats, same_team, S[b, RASPAS] != 0,
+                              R[F_KEY + 32 * ct:F_KEY + 32 * ct + 32])
 
 
 @njit
@@ -1178,6 +1155,44 @@ def network_action(x: np.ndarray, mask: np.ndarray, W: np.ndarray, sizes: np.nda
 
 
 @njit
+def policy_action(S: np.ndarray, b: int, seat: int, m: np.ndarray, x: np.ndarray,
+                  policy: int, W: np.ndarray, sizes: np.ndarray, R: np.ndarray,
+                  rng: np.ndarray, h0: np.ndarray, h1: np.ndarray) -> int:
+    """The action of ``policy`` for ``seat`` of game ``b`` (``m`` its mask; ``x`` its
+    observation, read by a network only): the network's best legal action, the greedy one
+    (:func:`greedy_action`) or a uniform random legal action."""
+    if policy == POLICY_NETWORK:
+        return network_action(x, m, W, sizes, h0, h1)
+    if policy == POLICY_GREEDY:
+        return greedy_action(S, b, seat, m, R, rng)
+    count = 0
+    for i in range(m.shape[0]):
+        count += m[i]
+    k = rand_below(rng, b, count)
+    for i in range(m.shape[0]):
+        if m[i]:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
+
+
+@njit
+def act_all(S: np.ndarray, rng: np.ndarray, policy: int, W: np.ndarray, sizes: np.ndarray,
+            R: np.ndarray, masks: np.ndarray, obs: np.ndarray, out: np.ndarray) -> None:
+    """:func:`policy_action` in every game for its seat to act (``masks`` / ``obs``: that
+    seat's, as :func:`step_all` leaves them) into ``out``."""
+    wide = obs.shape[1]
+    for i in range(sizes.shape[0]):
+        wide = max(wide, sizes[i])
+    h0 = np.zeros(wide, np.float32)
+    h1 = np.zeros(wide, np.float32)
+    for b in range(S.shape[0]):
+        out[b] = policy_action(S, b, S[b, TURN], masks[b], obs[b], policy, W, sizes, R, rng,
+                               h0, h1)
+
+
+@njit
 def _first_legal(mask: np.ndarray) -> int:
     for a in range(mask.shape[0]):
         if mask[a]:
@@ -1193,21 +1208,10 @@ def _opponents(S: np.ndarray, rng: np.ndarray, orng: np.ndarray, b: int, learner
     """The other seats act until the learner is to act or the match ends (after_action)."""
     while S[b, TURN] != learner:
         seat = S[b, TURN]
-        count = mask_row(S, b, seat, m, R, held)
+        mask_row(S, b, seat, m, R, held)
         if policy == POLICY_NETWORK:
             observe_row(S, b, seat, x, R)
-            a = network_action(x, m, W, sizes, h0, h1)
-        elif policy == POLICY_GREEDY:
-            a = greedy_action(S, b, seat, m, R, orng)
-        else:
-            k = rand_below(orng, b, count)
-            a = -1
-            for i in range(m.shape[0]):
-                if m[i]:
-                    if k == 0:
-                        a = i
-                        break
-                    k -= 1
+        a = policy_action(S, b, seat, m, x, policy, W, sizes, R, orng, h0, h1)
         apply(S, b, a, R, held)
         end = after_action(S, rng, b, R, rewards)
         if end != 0:

@@ -32,6 +32,7 @@ from ...engine.rules import NO_TRUMPS, play_table
 from ...engine.state import Round
 from ...engine.variants import get_variant
 from ...engine.variants.base import TableOptions, Variant
+from ...solver.greedy import greedy_keys
 from ..spaces import BELA_CARDS, BIDS, PHASES, ActionSpace, observation_size
 
 Int64s = npt.NDArray[np.int64]
@@ -278,19 +279,6 @@ def exchange_table(v: Variant) -> Int64s:
         for t in range(33):
             for r in range(2):
                 out[c, t, r] = v.exchange_possible(c, None if t == 32 else t, bool(r))
-    return out
-
-
-def greedy_keys() -> Int64s:
-    """Per contract and card, how much the card costs to give away: its points, then trump
-    or not, then its place in its suit (the order of :func:`bela.training.selfplay._key`,
-    from the engine's play tables)."""
-    out = np.zeros((NO_TRUMPS + 1, 32), np.int64)
-    for c in range(NO_TRUMPS + 1):
-        t = play_table(c)
-        for card in range(32):
-            trump = t.trump_mask >> card & 1
-            out[c, card] = t.points[card] * 32 + trump * 8 + t.strength[card] - 8 * trump
     return out
 
 
