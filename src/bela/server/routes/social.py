@@ -51,10 +51,10 @@ def _account(p: dict[str, Any]) -> None:
 
 @router.get("/api/presence")
 async def presence(request: Request, p: Viewer) -> dict[str, int]:
-    """How many players are online here (the asking player counts as online)."""
+    """How many players are online, at every instance (the asking player counts)."""
     if p is not None:
-        request.app.state.presence.seen(p["id"])
-    return {"online": request.app.state.presence.online()}
+        await request.app.state.presence.seen(p["id"])
+    return {"online": await request.app.state.presence.online()}
 
 
 @router.get("/api/avatars")
@@ -81,13 +81,13 @@ async def friends(request: Request, p: Player) -> dict[str, Any]:
     him and his own, and the invitations waiting for him."""
     _account(p)
     state = request.app.state
-    state.presence.seen(p["id"])
+    await state.presence.seen(p["id"])
     listed: dict[str, Any] = await asyncio.to_thread(state.db.friends.of, p["id"])
+    found = await state.presence.find([f["player_id"] for f in listed["friends"]])
     for f in listed["friends"]:
-        f["table"] = state.presence.where(f["player_id"])
-        f["online"] = state.presence.is_online(f["player_id"])
+        f["online"], f["table"] = found[f["player_id"]]
     listed["invites"] = [{k: i[k] for k in ("from_id", "from_name", "table")}
-                         for i in state.presence.invites(p["id"])]
+                         for i in await state.presence.invites(p["id"])]
     return listed
 
 
@@ -120,9 +120,8 @@ async def invite(request: Request, p: Player, other_id: str, body: InviteIn) -> 
     listed = await asyncio.to_thread(state.db.friends.of, p["id"])
     if other_id not in {f["player_id"] for f in listed["friends"]}:
         raise Forbidden("not_friends", "invite your friends only")
-    if state.lobby.get(body.table) is None:
-        raise NotFound("unknown_table", "no such table here")
-    state.presence.invite(other_id, p, body.table)
+    await state.router.table_op("summary", body.table, p)  # 404 unknown_table
+    await state.presence.invite(other_id, p, body.table)
     return {"invited": True}
 
 
