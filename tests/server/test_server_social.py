@@ -95,3 +95,44 @@ def test_avatars_are_chosen_from_the_drawn_set(tmp_path: Path) -> None:
         assert r.status_code == 422 and r.json()["error"]["code"] == "bad_avatar"
         assert client.put("/api/players/me/avatar", json={"avatar": None},
                           headers=ana).json() == {"avatar": None}
+
+
+def test_a_profile_lists_only_accepted_friends_with_names_and_avatars(tmp_path: Path) -> None:
+    with server(tmp_path) as client:
+        ana_id, ana = _account(client, "Ana")
+        bruno_id, bruno = _account(client, "Bruno")
+        cvita_id, cvita = _account(client, "Cvita")
+        dora_id, _dora = _account(client, "Dora")
+        client.post(f"/api/friends/{bruno_id}", headers=ana)
+        client.post(f"/api/friends/{ana_id}", headers=bruno)  # accepted
+        client.post(f"/api/friends/{ana_id}", headers=cvita)  # asked Ana, not accepted
+        client.post(f"/api/friends/{dora_id}", headers=ana)  # Ana asked, not accepted
+        client.put("/api/players/me/avatar", json={"avatar": "owl"}, headers=bruno)
+        for viewer in (None, cvita, ana):  # anyone sees the same: no pending requests
+            r = client.get(f"/api/players/{ana_id}", headers=viewer or {})
+            assert r.status_code == 200, r.text
+            assert r.json()["friends"] == [
+                {"player_id": bruno_id, "name": "Bruno", "avatar": "owl"}]
+        assert client.get(f"/api/players/{cvita_id}").json()["friends"] == []
+        _t, gost = guest(client, "Gost")
+        gost_id = client.get("/api/players/me", headers=gost).json()["player_id"]
+        assert client.get(f"/api/players/{gost_id}").json()["friends"] == []
+
+
+def test_each_bot_seat_names_its_own_bot_at_a_table_of_mixed_levels(tmp_path: Path) -> None:
+    """A bot's seat carries the bot that plays it (its face and level name in the web):
+    a seat's own bot (a tournament's bot entry) or the table's, never the table's alone."""
+    with server(tmp_path) as client:
+        _aid, ana = _account(client, "Ana")
+        r = client.post("/api/tables", json={"variant": "bela4", "seat": 0, "bot": "club"},
+                        headers=ana)
+        assert r.status_code == 200, r.text
+        tid = r.json()["id"]
+        assert client.post(f"/api/tables/{tid}/bots", headers=ana).status_code == 200
+        table = client.app.state.lobby.tables[tid]
+        table.seats[1].bot = "beginner"  # as a tournament seats a beginner pair's bot
+        seats = client.get(f"/api/tables/{tid}").json()["seats"]
+        assert [(s["kind"], s["bot"]) for s in seats] == [
+            ("human", None), ("bot", "beginner"), ("bot", "club"), ("bot", "club")]
+        listed = next(t for t in client.get("/api/tables").json() if t["id"] == tid)
+        assert [s["bot"] for s in listed["seats"]] == [None, "beginner", "club", "club"]

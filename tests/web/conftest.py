@@ -69,8 +69,10 @@ def _wait_ready(url: str, proc: subprocess.Popen[str], timeout: float = 30) -> N
         time.sleep(0.1)
 
 
-def serve_bela(tmp: Path) -> Iterator[str]:
+def serve_bela(tmp: Path, db: str | None = None,
+               extra: tuple[str, ...] = ()) -> Iterator[str]:
     """A ``bela serve`` on a free loopback port with a temporary SQLite database in ``tmp``
+    (or the database ``db``; ``extra``: more options, such as an instance's ``--redis``)
     and fast bots (strong ones answer at 0.1 s, not at the product's 1 s a card), without
     the per-address limits (every page of every test comes from 127.0.0.1: a module's
     pages polling four times a second would pass the product's 20 requests a second, which
@@ -80,10 +82,10 @@ def serve_bela(tmp: Path) -> Iterator[str]:
     env = {**os.environ, "BELA_DATA_DIR": str(tmp), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "bela.server", "--host", "127.0.0.1", "--port", "0",
-         "--db", f"sqlite:///{tmp / 'web.db'}", "--bot-delay", "0.05", "--round-pause", "0.6",
+         "--db", db or f"sqlite:///{tmp / 'web.db'}", "--bot-delay", "0.05", "--round-pause", "0.6",
          "--grace", "300", "--rated-min-target", "1", "--board-opponents", "1",
          "--strong-bot-tables", "0", "--bot-answer", "bid=0.1,exchange=0.1,discard=0.1,card=0.1",
-         "--no-rate-limits", "--log-level", "info"],
+         "--no-rate-limits", "--log-level", "info", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     lines: queue.Queue[str] = queue.Queue()  # its first lines, until it names its address
     printed: list[str] = []  # all it prints but the requests, for a failing test's report

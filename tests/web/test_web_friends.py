@@ -53,6 +53,11 @@ def test_friends_request_accept_presence_and_invite_to_a_table(browser: Any,
     ana.click("[data-cmd='avatar:owl']")
     wait_until(ana, lambda: ana.locator("[data-cmd='avatar:owl']").get_attribute(
         "aria-pressed") == "true", 10)
+    # Bruno's profile lists his friends for others: Ana, with her avatar, a link to her
+    ana.goto(f"{bela_url}/?player={_id(bruno)}")
+    friend = ana.locator(f".profile-public-friends .friend[data-player='{_id(ana)}']")
+    friend.locator("svg.avatar[data-avatar='owl']").wait_for()
+    assert friend.text_content().strip() == "Anka"
     ana.goto(bela_url)
     ana.wait_for_selector("#variant-select")
     ana.select_option("#variant-select", "bela4")

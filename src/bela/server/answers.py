@@ -151,6 +151,14 @@ class ProfileMatch(Out):
     record: str
 
 
+class ProfileFriend(Out):
+    """A friend a profile shows: only accepted friendships, name and avatar."""
+
+    player_id: str
+    name: str
+    avatar: str | None
+
+
 class Profile(Out):
     player_id: str
     name: str
@@ -159,6 +167,7 @@ class Profile(Out):
     since: str | None
     variants: list[ProfileVariant]
     matches: list[ProfileMatch]
+    friends: list[ProfileFriend]  # his friends (both asked): names and avatars only
 
 
 class BoardEntry(Out):

@@ -347,7 +347,8 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.analysis = analyst
     app.state.bots = bots_pool
     app.state.rate_limits = rate_limits
-    app.state.presence = Presence()
+    app.state.presence = (router.cluster.presence if router.cluster is not None
+                          else Presence())
     app.state.config = cfg
     app.state.metrics = metrics
     app.state.offload = offload

@@ -187,6 +187,7 @@ class Hub:
             "status": table.status, "owner": table.owner_id, "seq": table.seq,
             "seats": [{"seat": i, "name": s.name or None,
                        "kind": "bot" if s.is_bot else "human" if s.player_id else None,
+                       "bot": table.bot_of(i) if s.is_bot else None,  # its level, per seat
                        "player_id": s.player_id,
                        "connected": any(c.seat == i for c in conns),
                        "autopilot": s.autopilot,

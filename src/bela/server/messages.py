@@ -70,6 +70,7 @@ class SeatSummary(Out):
     seat: int
     name: str | None
     kind: Literal["human", "bot"] | None
+    bot: str | None  # a bot seat's bot (its own, else the table's); null for the others
     player_id: str | None
     connected: bool
     autopilot: bool

@@ -4,8 +4,10 @@ A profile is a player's (his id) or a bot's (``bot-<name>``, :mod:`bela.server.r
 per variant its rating, the rating's history over the rated matches and the stats of every
 finished match (rated or not); then its newest finished matches.  A private table's match
 is listed only to the profile's own player (to others its points in the history have no
-table).  Nothing is said about running matches.  The leaderboard of a variant lists the
-rated accounts and bots, best first; guests are not listed.
+table).  Nothing is said about running matches.  An account's profile lists his friends
+(only friendships both accepted, each a name and an avatar: no requests, no presence).
+The leaderboard of a variant lists the rated accounts and bots, best first; guests are not
+listed.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def profile(db: Database, player_id: str, viewer: Mapping[str, Any] | None) -> d
                                 [ln for ln in lines if ln["variant"] == name], own)
                        for name in sorted(played, key=_variant_order)]
     out["matches"] = _matches(db, player_id, lines, own)
+    out["friends"] = db.friends.of(player_id)["friends"] if out["account"] else []
     return out
 
 

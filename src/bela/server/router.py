@@ -91,7 +91,7 @@ class LocalSession:
         return self.talk.say(self.table, self.conn.seat, phrase)
 
     async def chat(self, name: str, text: str) -> Reply:
-        return self.talk.chat(self.table, self.conn, name, text)
+        return await self.talk.chat(self.table, self.conn, name, text)
 
     async def report(self, line_id: int) -> Reply:
         return await self.talk.report(self.table, self.conn, line_id)
@@ -155,11 +155,12 @@ class Router:
         self.instance = instance
         cfg = lobby.config
         self.talk = TableTalk(lobby.hub.conns, TalkRules(cfg.talk_max_length, cfg.talk_words),
-                              lobby.store.db.talk.add_report)
+                              lobby.store.db.talk.add_report, lobby.store.db.blocks.blockers)
         lobby.hub.after_state = BotTalk(self.talk.say).after_state
         self.cluster = (Cluster(redis_url, instance, lobby, lobby.metrics, lease_ttl,
                                 self._serve) if redis_url else None)
         self.lobby_room = LobbyRoom(self.talk.rules, lobby.store.db.talk.add_report,
+                                    lobby.store.db.blocks,
                                     self._tell_lobby_line if self.cluster else None)
         if self.cluster is not None:
             self.cluster.on_lobby_line = self.lobby_room.heard
@@ -259,7 +260,7 @@ class Router:
         if op == "say":
             return self.talk.say(table, joined.seat, args["phrase"])
         if op == "chat":
-            return self.talk.chat(table, joined, args["name"], args["text"])
+            return await self.talk.chat(table, joined, args["name"], args["text"])
         if op == "report":
             return await self.talk.report(table, joined, args["line_id"])
         raise NotFound("unknown_call", f"no call {op!r}")

@@ -21,6 +21,7 @@ from sqlalchemy.pool import StaticPool
 from .repos import (
     Accounts,
     Avatars,
+    Blocks,
     Friends,
     Pads,
     Players,
@@ -154,6 +155,7 @@ class Database(Repo):
         self.talk = Talk(self.engine)
         self.friends = Friends(self.engine)
         self.avatars = Avatars(self.engine)
+        self.blocks = Blocks(self.engine)
 
     def _checkpoints(self, path: str, every: float) -> None:
         """Copy the WAL into the database now and then, off the server's event loop, so a

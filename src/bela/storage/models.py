@@ -275,3 +275,13 @@ follows = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 Index("ix_follows_other", follows.c.other_id)
+
+# A block of one account by another: the blocked player's free text never reaches the
+# blocker (docs/SECURITY.md, Talk), and he cannot ask the blocker to be friends.
+blocks = Table(
+    "blocks", metadata,
+    Column("player_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("other_id", String(32), ForeignKey("players.id"), primary_key=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+Index("ix_blocks_other", blocks.c.other_id)

@@ -549,7 +549,9 @@ function renderTableList(kind) {
       ? html`<button class="btn small primary" data-cmd="open:${tb.id}">${t("join")}</button>`
       : html`<button class="btn small" data-cmd="open:${tb.id}">${t("watch")}</button>`;
     const clock = tb.turn_clock ? html` <small class="clock-info">${turnClockText(tb)}</small>` : "";
-    const bots = tb.seats.some((s) => s.kind === "bot") ? html` <span class="tag bot-level" title="${t("bot")}">${botName(tb.bot)}</span>` : "";
+    // each seat's bot level (a table may mix them: a tournament's beginner and club pairs)
+    const levels = [...new Set(tb.seats.filter((s) => s.kind === "bot").map((s) => s.bot || tb.bot))];
+    const bots = levels.map((b) => html` <span class="tag bot-level" title="${t("bot")}">${botName(b)}</span>`);
     return html`<li data-table="${tb.id}"><div><b>${t("vname_" + tb.variant)}</b> ${t("target_short", { n: tb.options.target })}${clock}${bots}
       <span class="tag">${t("status_" + tb.status)}</span>${tb.rated ? html` <span class="tag rated">${t("rated_tag")}</span>` : ""}${tb.spectators ? html` <small class="muted">${t("spectators", { n: tb.spectators })}</small>` : ""}
       <div class="muted">${names}</div></div>${btn}</li>`;

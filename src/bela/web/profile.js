@@ -4,7 +4,7 @@
 // HTML from the app state; app.js loads the data (GET /api/players/{id}, GET
 // /api/leaderboard) and handles the events ([data-cmd]) by delegation.
 
-import { avatarOf, avatarSVG, botFace } from "./avatars.js";
+import { avatarOf, avatarSVG, botFace, noteAvatar } from "./avatars.js";
 import { avatarChoice, friendButton, renderFriendsPanel } from "./friends.js";
 import { lang, t, tn } from "./i18n.js";
 import { suitIcon } from "./cards.js";
@@ -152,13 +152,24 @@ export function renderProfile(S) {
       <p class="row"><a class="btn small" href="${leadersHref(firstVariant(d, S))}" data-cmd="leaders:${firstVariant(d, S)}">${t("leaderboard")}</a>
         <a class="btn small ghost" href="/" data-cmd="lobby">${t("back_lobby")}</a></p>
     </section>
-    ${mine ? html`<section class="panel profile-friends"><h2>${t("friends")}</h2>${renderFriendsPanel(S)}</section>` : ""}
+    ${mine ? html`<section class="panel profile-friends"><h2>${t("friends")}</h2>${renderFriendsPanel(S)}</section>`
+    : d.account ? renderPublicFriends(d.friends || []) : ""}
     ${variants.length ? variants : html`<section class="panel"><p class="muted">${t("no_variants")}</p></section>`}
     <section class="panel profile-matches"><h2>${t("finished_matches")}</h2>${renderMatches(d.matches || [], d)}</section>
     ${d.tournaments && d.tournaments.length ? html`<section class="panel profile-tournaments" id="profile-tournaments"><h2>${t("t_history")}</h2>${
       renderTournaments(d.tournaments)}</section>` : ""}
     ${msgLine(S)}
   </div>`;
+}
+
+/** Another player's friends as his profile shows them: names and avatars, each a link to
+ *  his profile (the server lists accepted friendships only). */
+function renderPublicFriends(friends) {
+  for (const f of friends) noteAvatar(f.player_id, f.avatar);
+  const list = friends.length ? html`<ul class="friend-list">${friends.map((f) => html`<li class="friend" data-player="${f.player_id}">${
+    avatarSVG(avatarOf(f.player_id), 24, f.name)}${profileLink(f.player_id, f.name)}</li>`)}</ul>`
+    : html`<p class="muted">${t("profile_no_friends")}</p>`;
+  return html`<section class="panel profile-public-friends"><h2>${t("friends")}</h2>${list}</section>`;
 }
 
 function firstVariant(d, S) {

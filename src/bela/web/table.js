@@ -251,7 +251,7 @@ function renderWaitingRoom(S) {
   const link = open ? inviteLink(S) : null;
   const seats = sum.seats.map((s) => {
     let who;
-    if (s.kind === "bot") who = html`${s.name} <span class="tag">${botTag(sum)}</span>`;
+    if (s.kind === "bot") who = html`${s.name} <span class="tag">${botTag(sum, s)}</span>`;
     else if (s.kind === "human") {
       const name = s.player_id ? html`<a class="player-link" href="${profileHref(s.player_id)}" data-cmd="profile:${s.player_id}">${s.name}</a>` : s.name;
       who = html`${name}${s.seat === mine ? html` <span class="tag you">${t("you")}</span>` : ""}`;
@@ -368,16 +368,22 @@ function renderTopbar({ S, v, N }) {
   </div>`;
 }
 
-/** A seat's face: a bot's by the table's bot (its level), a player's drawn avatar. */
+/** The bot that plays a bot's seat: its own (tables may mix levels), else the table's. */
+function seatBot(sum, info) {
+  return (info && info.bot) || sum.bot;
+}
+
+/** A seat's face: a bot's by that seat's bot (its level), a player's drawn avatar. */
 export function seatFace(sum, info, size = 28) {
-  if (info.kind === "bot") return botFace(sum.bot, size, botName(sum.bot));
+  if (info.kind === "bot") return botFace(seatBot(sum, info), size, botName(seatBot(sum, info)));
   if (info.player_id) return avatarSVG(avatarOf(info.player_id), size, info.name || "");
   return "";
 }
 
-/** The tag of a bot's seat: "bot" and the table's bot in words (a level: "Klupski igrač"). */
-function botTag(sum) {
-  return sum.bot ? `${t("bot_label")} · ${botName(sum.bot)}` : t("bot_label");
+/** The tag of a bot's seat: "bot" and that seat's bot in words (a level: "Klupski igrač"). */
+function botTag(sum, info) {
+  const bot = seatBot(sum, info);
+  return bot ? `${t("bot_label")} · ${botName(bot)}` : t("bot_label");
 }
 
 function renderSeat({ S, v, N, pos }, seat) {
@@ -386,7 +392,7 @@ function renderSeat({ S, v, N, pos }, seat) {
   const p = pos(seat);
   const tags = [];
   if (seat === v.dealer) tags.push(html`<span class="chip dealer" title="${t("dealer")}">D</span>`);
-  if (info.kind === "bot") tags.push(html`<span class="tag bot-level">${botTag(sum)}</span>`);
+  if (info.kind === "bot") tags.push(html`<span class="tag bot-level">${botTag(sum, info)}</span>`);
   if (info.autopilot) tags.push(html`<span class="tag warn">${t("away")}</span>`);
   else if (info.kind === "human" && !info.connected) tags.push(html`<span class="tag warn">${t("offline")}</span>`);
   const away = !info.autopilot && S.away && S.away[seat];

@@ -3,12 +3,15 @@
 // fixed set of phrases, the same buttons for every seat at every moment, shown a few
 // seconds on the sayer's plate; between deals and after the match free text (accounts
 // only), each line with report and block.  A seat can be muted for this visit, all talk
-// muted (remembered), a player blocked (remembered in this browser).  Every word of it is
+// muted (remembered), a player blocked (an account's block is the server's: his lines reach
+// none of its devices; a guest's is remembered in this browser).  Every word of it is
 // drawn through html`` (escaped): no markup or link is ever made of what people write.
 
 import { t } from "./i18n.js";
 import { html } from "./html.js";
 import { loadPrefs, savePrefs } from "./prefs.js";
+import { api } from "./api.js";
+import { S } from "./state.js";
 
 // the server's phrases (bela.server.talk.PHRASES): tests/server/test_server_talk.py
 // checks the i18n files name exactly these
@@ -223,6 +226,8 @@ export function talkCommands(app) {
     "talk-block": (arg) => {
       const line = [...talk.lines, ...lobbyTalk.lines].find((l) => l.player_id === arg);
       block(arg);
+      // an account's block is kept by the server for all its devices (docs/SECURITY.md, Talk)
+      if (S.guest && S.guest.account) api("PUT", `/api/blocks/${encodeURIComponent(arg)}`).catch(() => {});
       if (line) app.toast(t("talk_blocked", { name: line.name }));
       app.render();
     },

@@ -20,6 +20,9 @@ rebuilt by them when Redis restarts empty:
   on every instance, not only on the one that took the request.
 - **The lobby list**: each listed table's summary (``bela:summary:<table>``, refreshed with
   the leases, gone when its instance dies) in a sorted set by creation time.
+- **Presence** (``bela:online``, ``bela:where:<player>``, ``bela:invites:<player>``): who
+  is online and at which table, and the invitations waiting, for every instance
+  (:class:`SharedPresence`); a killed instance's players drop off after ``2 * lease_ttl``.
 - **Instances** (``bela:instance:<id>`` = the epoch of its inbox subscription): a connection
   registered at a table by another instance lives as long as that instance's epoch; an
   instance whose subscription broke (Redis restarted) closes the connections it relayed and
@@ -65,10 +68,12 @@ from .common import (
 from .inbox import Inbox
 from .leases import Leases
 from .listing import LobbyList
+from .presence import SharedPresence
 from .relays import Relay, Relays, RemoteConn
 
 __all__ = ["CALL_TIMEOUT", "EVERYONE", "LISTED", "RELEASE", "RENEW", "Cluster", "Inbox",
-           "Leases", "LobbyList", "Moved", "Relay", "Relays", "RemoteConn", "connect",
+           "Leases", "LobbyList", "Moved", "Relay", "Relays", "RemoteConn", "SharedPresence",
+           "connect",
            "inbox", "instance_key", "lease_key", "refusal_from_json", "refusal_json",
            "summary_key"]
 
@@ -102,6 +107,7 @@ class Cluster:
         self.lobby_list = LobbyList(self)
         self.inbox = Inbox(self, serve)
         self.relays = Relays(self)
+        self.presence = SharedPresence(self)
         # a lobby line said at another instance (bela.server.talk.LobbyRoom.heard)
         self.on_lobby_line: Callable[[dict[str, Any]], None] | None = None
         lobby.on_change = self.lobby_list.changed
@@ -192,6 +198,7 @@ class Cluster:
         if held:
             await self.leases.renew(held)
             await self.lobby_list.refresh()
+        await self.presence.refresh()
         await self.relays.drop_stale_remotes()
         await self.relays.check()
         await self.leases.scan()

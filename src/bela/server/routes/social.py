@@ -1,5 +1,6 @@
-"""Friends, avatars and presence (issue 44): ``/api/friends``, ``/api/avatars``,
-``/api/presence``.  Friends are accounts' (a guest has none); avatars any player's."""
+"""Friends, blocks, avatars and presence (issue 44): ``/api/friends``, ``/api/blocks``,
+``/api/avatars``, ``/api/presence``.  Friends and blocks are accounts' (a guest has none:
+his blocks stay in his browser); avatars any player's."""
 
 from __future__ import annotations
 
@@ -51,10 +52,10 @@ def _account(p: dict[str, Any]) -> None:
 
 @router.get("/api/presence")
 async def presence(request: Request, p: Viewer) -> dict[str, int]:
-    """How many players are online here (the asking player counts as online)."""
+    """How many players are online, at every instance (the asking player counts)."""
     if p is not None:
-        request.app.state.presence.seen(p["id"])
-    return {"online": request.app.state.presence.online()}
+        await request.app.state.presence.seen(p["id"])
+    return {"online": await request.app.state.presence.online()}
 
 
 @router.get("/api/avatars")
@@ -81,13 +82,13 @@ async def friends(request: Request, p: Player) -> dict[str, Any]:
     him and his own, and the invitations waiting for him."""
     _account(p)
     state = request.app.state
-    state.presence.seen(p["id"])
+    await state.presence.seen(p["id"])
     listed: dict[str, Any] = await asyncio.to_thread(state.db.friends.of, p["id"])
+    found = await state.presence.find([f["player_id"] for f in listed["friends"]])
     for f in listed["friends"]:
-        f["table"] = state.presence.where(f["player_id"])
-        f["online"] = state.presence.is_online(f["player_id"])
+        f["online"], f["table"] = found[f["player_id"]]
     listed["invites"] = [{k: i[k] for k in ("from_id", "from_name", "table")}
-                         for i in state.presence.invites(p["id"])]
+                         for i in await state.presence.invites(p["id"])]
     return listed
 
 
@@ -96,12 +97,43 @@ async def follow(request: Request, p: Player, other_id: str) -> dict[str, bool]:
     """Ask ``other_id`` to be friends, or accept his request: whether they are friends."""
     _account(p)
     db = request.app.state.db
+    await _other_account(request, p, other_id)
+    if await asyncio.to_thread(db.blocks.blockers, p["id"], [other_id]):
+        raise Forbidden("blocked", "this player does not take your requests")
+    return {"friends": await asyncio.to_thread(db.friends.follow, p["id"], other_id)}
+
+
+async def _other_account(request: Request, p: dict[str, Any], other_id: str) -> None:
+    """Refuse ``other_id`` unless it is another account."""
     if other_id == p["id"]:
-        raise InvalidInput("self_friend", "you cannot befriend yourself")
-    other = await asyncio.to_thread(db.players.player, other_id)
+        raise InvalidInput("self_friend", "you cannot befriend or block yourself")
+    other = await asyncio.to_thread(request.app.state.db.players.player, other_id)
     if other is None or not other["account"]:
         raise NotFound("unknown_player", "no account with that id")
-    return {"friends": await asyncio.to_thread(db.friends.follow, p["id"], other_id)}
+
+
+@router.get("/api/blocks")
+async def blocked(request: Request, p: Player) -> dict[str, Any]:
+    """The players the account blocks: their free text never reaches him."""
+    _account(p)
+    return {"blocked": await asyncio.to_thread(request.app.state.db.blocks.blocked, p["id"])}
+
+
+@router.put("/api/blocks/{other_id}")
+async def block(request: Request, p: Player, other_id: str) -> dict[str, bool]:
+    """Block ``other_id``: his lines are not sent to any of the account's connections, at
+    any instance; a friendship or request between the two ends."""
+    _account(p)
+    await _other_account(request, p, other_id)
+    await asyncio.to_thread(request.app.state.db.blocks.block, p["id"], other_id)
+    return {"blocked": True}
+
+
+@router.delete("/api/blocks/{other_id}")
+async def unblock(request: Request, p: Player, other_id: str) -> dict[str, bool]:
+    _account(p)
+    await asyncio.to_thread(request.app.state.db.blocks.unblock, p["id"], other_id)
+    return {"blocked": False}
 
 
 @router.delete("/api/friends/{other_id}")
@@ -120,9 +152,8 @@ async def invite(request: Request, p: Player, other_id: str, body: InviteIn) -> 
     listed = await asyncio.to_thread(state.db.friends.of, p["id"])
     if other_id not in {f["player_id"] for f in listed["friends"]}:
         raise Forbidden("not_friends", "invite your friends only")
-    if state.lobby.get(body.table) is None:
-        raise NotFound("unknown_table", "no such table here")
-    state.presence.invite(other_id, p, body.table)
+    await state.router.table_op("summary", body.table, p)  # 404 unknown_table
+    await state.presence.invite(other_id, p, body.table)
     return {"invited": True}
 
 
@@ -153,7 +184,7 @@ async def lobby_socket(websocket: WebSocket, token: str | None = None) -> None:
         address = address_key(websocket.client.host if websocket.client else None)
         speaker = Speaker(p, address, state.rate_limits)
         session = LobbySession(room, conn)
-        room.join(conn)
+        await room.join(conn)
         while not conn.closed:
             try:
                 text = await websocket.receive_text()

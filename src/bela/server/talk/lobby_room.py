@@ -1,7 +1,8 @@
 """The lobby's room: free text for everyone in the lobby, with the table talk's rules (no
 deal runs there): accounts write, guests and watchers read; lines are cleaned and
-filtered, reported lines stored.  With several instances each line is told to the others
-(``publish``) and they tell their own connections (:meth:`LobbyRoom.heard`)."""
+filtered, reported lines stored, a line never sent to those who block its writer.  With
+several instances each line is told to the others (``publish``) and they tell their own
+connections (:meth:`LobbyRoom.heard`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ...storage.repos import Blocks
 from ..hub import Conn, dumps
 from ..protocol import error
-from .room import CONTEXT, KEEP
+from .room import CONTEXT, KEEP, deliver
 from .text import TalkRules, clean
 
 Reply = dict[str, Any] | None
@@ -24,28 +26,41 @@ class LobbyRoom:
     """The lobby's connections and its last lines (this instance's copy)."""
 
     def __init__(self, rules: TalkRules, store_report: Callable[[dict[str, Any]], object],
+                 blocks: Blocks,
                  publish: Callable[[dict[str, Any]], Awaitable[None]] | None = None) -> None:
         self.rules = rules
         self.store_report = store_report
+        self.blocks = blocks
         self.publish = publish
         self.conns: set[Conn] = set()
         self.lines: deque[dict[str, Any]] = deque(maxlen=KEEP)
+        self._sending = asyncio.Lock()  # lines go out in the order they were heard
+        self._tasks: set[asyncio.Task[None]] = set()
 
-    def join(self, conn: Conn) -> None:
-        """A new connection: sent the last lines."""
+    async def join(self, conn: Conn) -> None:
+        """A new connection: sent the last lines (but those of players it blocks)."""
+        refused = (await asyncio.to_thread(self.blocks.blocked_ids, conn.player_id)
+                   if conn.player_id is not None else set())
         self.conns.add(conn)
         for line in list(self.lines)[-BACKLOG:]:
-            conn.send(line)
+            if line["player_id"] not in refused:
+                conn.send(dumps(line))
 
     def leave(self, conn: Conn) -> None:
         self.conns.discard(conn)
 
     def heard(self, line: dict[str, Any]) -> None:
-        """A line said here or at another instance: kept, and sent to every connection."""
+        """A line said here or at another instance: kept, and sent to every connection but
+        those of players who block its writer."""
         self.lines.append(line)
-        text = dumps(line)
-        for conn in list(self.conns):
-            conn.send(text)
+
+        async def send() -> None:
+            async with self._sending:
+                await deliver(line, list(self.conns), self.blocks.blockers)
+
+        task = asyncio.get_running_loop().create_task(send())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def say(self, phrase: str) -> Reply:
         return error("no_phrases_here", "the lobby takes lines of text, not phrases")

@@ -2,7 +2,9 @@
 
 Every message said at a table goes to all of its connections as one identical text (seats,
 spectators, connections relayed from other instances alike), at once, on the path the
-table's other messages take: nothing about it depends on who receives it or on the cards.
+table's other messages take: nothing about it depends on the cards.  The one exception is
+the receiver's own choice: a line of free text (said only between deals) is not sent to
+the connections of accounts that block its writer (:func:`deliver`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from ..hub import Conn, dumps
@@ -25,6 +27,21 @@ CONTEXT = 10  # lines before a reported one stored with it
 TABLES = 2000  # tables whose lines are kept (the least recently talked-at are dropped)
 
 
+Blockers = Callable[[str, Collection[str]], set[str]]  # who of those block a writer
+
+
+async def deliver(line: dict[str, Any], conns: list[Conn], blockers: Blockers) -> None:
+    """Send a line of free text to ``conns``, except those of players who block its
+    writer (``blockers``, asked in a worker thread)."""
+    ids = {c.player_id for c in conns if c.player_id is not None}
+    ids.discard(line["player_id"])
+    refused = await asyncio.to_thread(blockers, line["player_id"], ids) if ids else set()
+    text = dumps(line)
+    for conn in conns:
+        if conn.player_id not in refused:
+            conn.send(text)
+
+
 def deal_running(table: Table) -> bool:
     """Whether a deal is being played at ``table``: from the deal to its last card (the
     pause after a round, an open table and a finished match are not).  Only phrases are
@@ -35,14 +52,16 @@ def deal_running(table: Table) -> bool:
 
 
 class TableTalk:
-    """Phrases and free text at the tables run here; ``store_report`` writes a report
-    (called in a worker thread)."""
+    """Phrases and free text at the tables run here; ``store_report`` writes a report and
+    ``blockers`` says who blocks a writer (both called in a worker thread)."""
 
     def __init__(self, conns: Callable[[Table], list[Conn]], rules: TalkRules,
-                 store_report: Callable[[dict[str, Any]], object]) -> None:
+                 store_report: Callable[[dict[str, Any]], object],
+                 blockers: Blockers) -> None:
         self.conns = conns
         self.rules = rules
         self.store_report = store_report
+        self.blockers = blockers
         self._lines: OrderedDict[str, deque[dict[str, Any]]] = OrderedDict()
         self._ids = itertools.count(1)
 
@@ -61,7 +80,7 @@ class TableTalk:
         self._tell(table, {"type": "said", "seat": seat, "phrase": phrase})
         return None
 
-    def chat(self, table: Table, conn: Conn, name: str, text: str) -> Reply:
+    async def chat(self, table: Table, conn: Conn, name: str, text: str) -> Reply:
         """A line of free text, only while no deal runs at the table."""
         if conn.player_id is None:
             return error("no_player", "connect with a player token to talk")
@@ -78,7 +97,7 @@ class TableTalk:
         self._lines[table.id] = lines
         while len(self._lines) > TABLES:
             self._lines.popitem(last=False)
-        self._tell(table, line)
+        await deliver(line, self.conns(table), self.blockers)
         return None
 
     async def report(self, table: Table, conn: Conn, line_id: int) -> Reply:

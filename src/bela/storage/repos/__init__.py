@@ -6,10 +6,10 @@ from .base import Repo
 from .pads import Pads
 from .players import Players
 from .ratings import Ratings
-from .social import Avatars, Friends
+from .social import Avatars, Blocks, Friends
 from .tables import Tables
 from .talk import Talk
 from .tournaments import Tournaments
 
-__all__ = ["Accounts", "Avatars", "Friends", "Pads", "Players", "Ratings", "Repo", "Tables", "Talk",
-           "Tournaments"]
+__all__ = ["Accounts", "Avatars", "Blocks", "Friends", "Pads", "Players", "Ratings", "Repo",
+           "Tables", "Talk", "Tournaments"]

@@ -1,13 +1,15 @@
-"""Friends and avatars: follows between accounts (one way a request, both ways friends) and
-each player's drawn avatar."""
+"""Friends, blocks and avatars: follows between accounts (one way a request, both ways
+friends), blocks (the blocked player's free text never reaches the blocker) and each
+player's drawn avatar."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, or_, select, update
 
-from ..models import follows, players
+from ..models import blocks, follows, players
 from .base import Repo, now
 
 
@@ -56,6 +58,51 @@ class Friends(Repo):
 
         return {"friends": listed(out & into), "incoming": listed(into - out),
                 "outgoing": listed(out - into)}
+
+
+class Blocks(Repo):
+    """Blocks between accounts: ``block`` also ends a friendship or request either way."""
+
+    def block(self, player_id: str, other_id: str) -> None:
+        """``player_id`` blocks ``other_id`` (nothing if he already does)."""
+        with self.begin() as conn:
+            have = conn.execute(select(blocks.c.player_id).where(
+                blocks.c.player_id == player_id, blocks.c.other_id == other_id)).first()
+            if have is None:
+                conn.execute(insert(blocks).values(player_id=player_id, other_id=other_id,
+                                                   created_at=now()))
+            conn.execute(delete(follows).where(or_(
+                and_(follows.c.player_id == player_id, follows.c.other_id == other_id),
+                and_(follows.c.player_id == other_id, follows.c.other_id == player_id))))
+
+    def unblock(self, player_id: str, other_id: str) -> None:
+        with self.begin() as conn:
+            conn.execute(delete(blocks).where(blocks.c.player_id == player_id,
+                                              blocks.c.other_id == other_id))
+
+    def blocked(self, player_id: str) -> list[dict[str, Any]]:
+        """The players ``player_id`` blocks: {``player_id``, ``name``} by name."""
+        with self.begin() as conn:
+            rows = conn.execute(select(players.c.id, players.c.name)
+                                .join(blocks, blocks.c.other_id == players.c.id)
+                                .where(blocks.c.player_id == player_id))
+            return sorted(({"player_id": r.id, "name": r.name} for r in rows),
+                          key=lambda r: (str(r["name"]).casefold(), r["player_id"]))
+
+    def blocked_ids(self, player_id: str) -> set[str]:
+        """The ids of the players ``player_id`` blocks."""
+        with self.begin() as conn:
+            return {r.other_id for r in conn.execute(
+                select(blocks.c.other_id).where(blocks.c.player_id == player_id))}
+
+    def blockers(self, other_id: str, among: Collection[str]) -> set[str]:
+        """Those of ``among`` who block ``other_id``."""
+        if not among:
+            return set()
+        with self.begin() as conn:
+            return {r.player_id for r in conn.execute(
+                select(blocks.c.player_id).where(blocks.c.other_id == other_id,
+                                                 blocks.c.player_id.in_(set(among))))}
 
 
 class Avatars(Repo):
