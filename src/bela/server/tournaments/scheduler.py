@@ -29,7 +29,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -38,28 +38,21 @@ from redis.exceptions import RedisError
 from ...engine.variants import VARIANTS
 from ...tournament import plan_round
 from ..cluster import RENEW, lease_key
-from ..errors import Conflict, InvalidInput, NotFound, Refused
+from ..errors import Conflict, NotFound, Refused
 from ..hub import Hub
 from ..model import TableStatus
 from ..router import Router
 from ..stopping import ended
 from .director import Director
+from .results import DONE, find_game, given_result
 from .scorers import real_cards
-from .stored import (
-    entries_of,
-    forfeit_result,
-    result_json,
-    results_of,
-    settings_of,
-    table_result,
-)
+from .stored import entries_of, forfeit_result, results_of, settings_of, table_result
 from .tables import GameTables
 
 log = logging.getLogger("bela.server.tournaments")
 
 TICK = 0.5  # seconds between two steps of the running tournaments
 START_RETRY = 5.0  # seconds between two tries to start a tournament whose time has come
-DONE = ("finished", "void")  # a game that has ended
 
 Row = dict[str, Any]
 T = TypeVar("T")
@@ -308,7 +301,7 @@ class Scheduler:
                                   ["playing"], present={"seen": sorted(seen),
                                                         "bot_played": marked_now})
 
-    def _finish(self, row: Row, game: Row, result: dict[str, Any]) -> None:
+    def _finish(self, row: Row, game: Mapping[str, Any], result: dict[str, Any]) -> None:
         if self.rows.update_game(row["id"], int(game["round"]), int(game["table_no"]),
                                  ["pending", "playing"], status="finished", result=result,
                                  finished_at=datetime.now(UTC)):
@@ -328,24 +321,10 @@ class Scheduler:
             row = self.rows.get(tournament_id)
             if row is None:
                 raise NotFound("unknown_tournament", f"there is no tournament {tournament_id!r}")
-            game = next((g for r in self.rows.rounds(tournament_id) if r["round"] == rnd
-                         for g in r["games"] if g["table_no"] == table_no), None)
-            if game is None:
-                raise NotFound("unknown_game", f"round {rnd} has no table {table_no}")
+            game = find_game(self.rows.rounds(tournament_id), rnd, table_no)
             if game["status"] in DONE:
                 raise Conflict("game_over", f"round {rnd} table {table_no} has its result")
-            entries = [int(e) for e in game["entries"]]
-            if len(scores) != len(entries):
-                raise InvalidInput("bad_scores", f"{len(entries)} scores, one a side")
-            boards = sorted(b for b, _ in board_scores or ())
-            if boards != sorted(game["boards"]) or any(
-                    len(sc) != len(entries) for _, sc in board_scores or ()):
-                raise InvalidInput("bad_boards", f"the scores of boards {game['boards']}, "
-                                   "each with one score a side")
-            best = max(scores)
-            winners = [e for e, s in zip(entries, scores) if s == best]
-            winner = winners[0] if len(winners) == 1 and not game["boards"] else None
-            self._finish(row, game, result_json(scores, winner, (), (), board_scores or ()))
+            self._finish(row, game, given_result(game, scores, board_scores))
             table = self.lobby.tables.get(game["table_id"] or "")
         if table is not None and table.status == TableStatus.RUNNING:
             await self.lobby.close_table(table)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...storage import Database
 from ...tournament import Format, TournamentError, board_table, standings
+from .results import correctable
 from .scorers import real_cards, scorer_link
 from .stored import entries_of, results_of, settings_of
 
@@ -64,7 +65,7 @@ def _entry(entry: Row, names: Mapping[str, str]) -> dict[str, Any]:
             "checked_in": entry["bot"] is not None or bool(entry["checked_in"])}
 
 
-def _game(game: Row, scorer: str | None) -> dict[str, Any]:
+def _game(game: Row, scorer: str | None, correctable: bool | None) -> dict[str, Any]:
     table = game["table_id"] if game["status"] != "pending" else None
     out = {"table_no": game["table_no"], "entries": list(game["entries"]),
            "leg": game["leg"], "boards": list(game["boards"]), "table": table,
@@ -72,6 +73,8 @@ def _game(game: Row, scorer: str | None) -> dict[str, Any]:
            "result": game["result"]}
     if scorer is not None:
         out["scorer"] = scorer
+    if correctable is not None:  # the director's: whether its result may be corrected
+        out["correctable"] = correctable
     return out
 
 
@@ -128,7 +131,8 @@ def tournament(db: Database, row: Row, viewer: Row | None = None) -> dict[str, A
                        "started_at": plain(r["created_at"]),
                        "finished_at": plain(r["finished_at"]),
                        "finished": r["finished_at"] is not None,
-                       "games": [_game(g, scorer(r, g)) for g in r["games"]]}
+                       "games": [_game(g, scorer(r, g), correctable(row, rounds, r["round"], g)
+                                       if director else None) for g in r["games"]]}
                       for r in rounds],
            "standings": ranked(row, entries, rounds), "boards": boards(row, rounds)}
     if row["private"] and director:

@@ -220,6 +220,24 @@ class Tournaments(Repo):
                 g.tournament_id == tournament_id, g.round == rnd, g.table_no == table_no,
                 g.status.in_(list(expect))).values(**values)).rowcount)
 
+    def correct_game(self, tournament_id: str, rnd: int, table_no: int,
+                     result: Mapping[str, Any]) -> bool:
+        """A finished game's result replaced (the director's correction), in one
+        transaction, if no later round than ``rnd`` is paired (the tournament's ``round``,
+        set with each stored plan, is still ``rnd``; its row is locked to the commit):
+        whether it was changed (nothing is written when not)."""
+        g, t = tournament_games.c, tournaments.c
+        with self.begin() as conn:
+            if not conn.execute(update(tournaments).where(
+                    t.id == tournament_id, t.round == rnd).values(round=rnd)).rowcount:
+                return False
+            if not conn.execute(update(tournament_games).where(
+                    g.tournament_id == tournament_id, g.round == rnd, g.table_no == table_no,
+                    g.status == "finished").values(result=dict(result))).rowcount:
+                conn.rollback()
+                return False
+        return True
+
     def void_unfinished(self, tournament_id: str) -> list[str]:
         """The unfinished games of an ended tournament made ``void`` (not played): the ids of
         their tables."""
