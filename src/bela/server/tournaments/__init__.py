@@ -5,6 +5,8 @@
 - :mod:`.scheduler`: the rounds: planned and stored once, tables made and watched, results
   recorded (:class:`Scheduler`; a score pad's result through
   :meth:`Scheduler.record_result`), under a lease when several instances run;
+- :mod:`.watch`: a playing game watched (who came, its table's result, the no-show rule);
+- :mod:`.results`: a result given by people: a pad's, the director's correction;
 - :mod:`.tables`: a game's table, seated by its entries;
 - :mod:`.scorers`: a club night with real cards: each game's scorer link (the pad bound to
   it by a key) and the pad's result; :mod:`.qr` draws the links' QR codes;

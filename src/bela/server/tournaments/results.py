@@ -12,14 +12,18 @@ core would plan another round (a knockout tie that would need its third partija)
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from ...storage.repos import Tournaments
 from ...tournament import plan_round
 from ..errors import Conflict, InvalidInput, NotFound
 from .director import Director
 from .stored import entries_of, result_json, results_of, settings_of
+
+log = logging.getLogger("bela.server.tournaments")
 
 Row = Mapping[str, Any]
 DONE = ("finished", "void")  # a game that has ended
@@ -64,6 +68,16 @@ def given_result(game: Row, scores: Sequence[int],
     winners = [e for e, s in zip(entries, scores) if s == best]
     winner = winners[0] if len(winners) == 1 and not game["boards"] else None
     return result_json(scores, winner, (), bot_played, board_scores or ())
+
+
+def finish_game(rows: Tournaments, row: Row, game: Row, result: dict[str, Any]) -> None:
+    """Store a pending or playing game's result (a database write: off the loop; the
+    caller wakes the scheduler): its table's, a forfeit's or a pad's."""
+    if rows.update_game(row["id"], int(game["round"]), int(game["table_no"]),
+                        ["pending", "playing"], status="finished", result=result,
+                        finished_at=datetime.now(UTC)):
+        log.info("tournament %s: round %s table %s finished %s", row["id"],
+                 game["round"], game["table_no"], result["scores"])
 
 
 def correct(director: Director, tournament_id: str, player: Mapping[str, Any], rnd: int,

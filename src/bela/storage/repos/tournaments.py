@@ -220,6 +220,32 @@ class Tournaments(Repo):
                 g.tournament_id == tournament_id, g.round == rnd, g.table_no == table_no,
                 g.status.in_(list(expect))).values(**values)).rowcount)
 
+    def set_table_ids(self, tournament_id: str, table_ids: Mapping[tuple[int, int], str]
+                      ) -> None:
+        """The table id of each pending game without one (keyed by round and table number),
+        in one transaction: stored before the tables are made."""
+        g = tournament_games.c
+        with self.begin() as conn:
+            for (rnd, table_no), table_id in table_ids.items():
+                conn.execute(update(tournament_games).where(
+                    g.tournament_id == tournament_id, g.round == rnd, g.table_no == table_no,
+                    g.status == "pending", g.table_id.is_(None)).values(table_id=table_id))
+
+    def start_games(self, tournament_id: str, games: Iterable[tuple[int, int]],
+                    started_at: datetime) -> list[tuple[int, int]]:
+        """The pending games (round, table number) marked ``playing``, in one transaction:
+        those this call changed."""
+        g = tournament_games.c
+        out = []
+        with self.begin() as conn:
+            for rnd, table_no in games:
+                if conn.execute(update(tournament_games).where(
+                        g.tournament_id == tournament_id, g.round == rnd,
+                        g.table_no == table_no, g.status == "pending")
+                        .values(status="playing", started_at=started_at)).rowcount:
+                    out.append((rnd, table_no))
+        return out
+
     def correct_game(self, tournament_id: str, rnd: int, table_no: int,
                      result: Mapping[str, Any]) -> bool:
         """A finished game's result replaced (the director's correction), in one
