@@ -50,12 +50,12 @@ def _scheduler(request: Request) -> Scheduler:
 
 async def _answer(request: Request, tournament_id: str, viewer: dict[str, Any] | None,
                   code: str | None = None) -> dict[str, Any]:
-    """The tournament object for ``viewer``."""
+    """The tournament object for ``viewer`` (built once per version of the tournament)."""
     director = _director(request)
+    built: views.TournamentViews = request.app.state.tournament_views
 
     def build() -> dict[str, Any]:
-        row = director.load(tournament_id, viewer, code)
-        return views.tournament(director.db, row, viewer)
+        return built.tournament(director.load(tournament_id, viewer, code), viewer)
 
     return await asyncio.to_thread(build)
 

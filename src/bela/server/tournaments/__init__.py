@@ -12,7 +12,8 @@
   it by a key) and the pad's result; :mod:`.qr` draws the links' QR codes;
 - :mod:`.practice`: a practice duplicate against bots;
 - :mod:`.stored`: the core's values from the stored rows, a game's result from its table;
-- :mod:`.views`: what the routes answer (the tournament object, CSV, export, feed);
+- :mod:`.views`: what the routes answer (the tournament object, CSV, export, feed), the
+  tournament objects cached by version (:class:`TournamentViews`);
 - :mod:`.bodies`: the request bodies.
 
 The routes are :mod:`bela.server.routes.tournaments`; the app wires both parts.
@@ -20,5 +21,6 @@ The routes are :mod:`bela.server.routes.tournaments`; the app wires both parts.
 
 from .director import Director
 from .scheduler import Scheduler
+from .views import TournamentViews
 
-__all__ = ["Director", "Scheduler"]
+__all__ = ["Director", "Scheduler", "TournamentViews"]

@@ -1,6 +1,8 @@
 """Tournaments: their settings and status, entries, the stored plans of their rounds and the
 games of those plans with their tables and results (docs/TOURNAMENTS.md).
 
+Every change of a tournament, its entries, rounds or games adds one to its ``version`` in
+the same transaction (the server's cache of the tournament's object is keyed by it).
 Every change of state is a compare-and-set on the status it expects (``expect``): two
 requests, or two server instances, that race change it once.  A round's plan is stored
 once, with its games, in one transaction (its key is (tournament, round)):
@@ -13,13 +15,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import Connection, ScalarSelect, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..models import tournament_entries, tournament_games, tournament_rounds, tournaments
 from .base import Repo, now
 
 Row = dict[str, Any]
+
+
+def _bump(conn: Connection, tournament_id: str | ScalarSelect[Any]) -> None:
+    """The tournament's ``version`` one more (in the transaction of its change)."""
+    conn.execute(update(tournaments).where(tournaments.c.id == tournament_id)
+                 .values(version=tournaments.c.version + 1))
+
+
+def _of_entry(entry_id: int) -> ScalarSelect[Any]:
+    """The tournament of an entry (a subquery)."""
+    e = tournament_entries.c
+    return select(e.tournament_id).where(e.id == entry_id).scalar_subquery()
 
 
 class Tournaments(Repo):
@@ -49,12 +63,14 @@ class Tournaments(Repo):
             done = conn.execute(update(tournaments).where(
                 tournaments.c.id == tournament_id, tournaments.c.status.in_(list(expect)))
                 .values(status=status, **values)).rowcount
+            if done:
+                _bump(conn, tournament_id)
         return bool(done)
 
     def set_next_round_at(self, tournament_id: str, when: datetime | None) -> None:
         with self.begin() as conn:
             conn.execute(update(tournaments).where(tournaments.c.id == tournament_id)
-                         .values(next_round_at=when))
+                         .values(next_round_at=when, version=tournaments.c.version + 1))
 
     def listing(self, statuses: Sequence[str], limit: int, offset: int,
                 soonest_first: bool = False) -> tuple[list[Row], int]:
@@ -108,6 +124,7 @@ class Tournaments(Repo):
                 tournament_id=tournament_id, player_id=player_id, partner_id=partner_id,
                 bot=bot, name=name, status=status, rating=rating,
                 checked_in=list(checked_in), created_at=now())).inserted_primary_key
+            _bump(conn, tournament_id)
         assert key is not None
         return int(key[0])
 
@@ -127,8 +144,11 @@ class Tournaments(Repo):
         if expect is not None:
             where.append(e.status.in_(list(expect)))
         with self.begin() as conn:
-            return bool(conn.execute(update(tournament_entries).where(*where)
+            done = bool(conn.execute(update(tournament_entries).where(*where)
                                      .values(**values)).rowcount)
+            if done:
+                _bump(conn, _of_entry(entry_id))
+        return done
 
     def set_entries(self, changes: Mapping[int, Mapping[str, Any]]) -> None:
         """Several entries changed in one transaction (the start: ratings fixed, pairs
@@ -137,6 +157,7 @@ class Tournaments(Repo):
             for entry_id, values in changes.items():
                 conn.execute(update(tournament_entries).where(
                     tournament_entries.c.id == entry_id).values(**values))
+                _bump(conn, _of_entry(entry_id))
 
     def start(self, tournament_id: str, expect: Iterable[str],
               changes: Mapping[int, Mapping[str, Any]], started_at: datetime) -> bool:
@@ -146,7 +167,8 @@ class Tournaments(Repo):
         with self.begin() as conn:
             if not conn.execute(update(tournaments).where(
                     tournaments.c.id == tournament_id, tournaments.c.status.in_(list(expect)))
-                    .values(status="running", started_at=started_at)).rowcount:
+                    .values(status="running", started_at=started_at,
+                            version=tournaments.c.version + 1)).rowcount:
                 return False
             for entry_id, values in changes.items():
                 conn.execute(update(tournament_entries).where(
@@ -185,7 +207,8 @@ class Tournaments(Repo):
                          "leg": g.get("leg", 1), "boards": list(g.get("boards", ())),
                          "status": "pending", "present": {}} for g in games])
                 conn.execute(update(tournaments).where(tournaments.c.id == tournament_id)
-                             .values(round=rnd, next_round_at=None))
+                             .values(round=rnd, next_round_at=None,
+                                     version=tournaments.c.version + 1))
         except IntegrityError:
             return False
         return True
@@ -207,18 +230,22 @@ class Tournaments(Repo):
     def finish_round(self, tournament_id: str, rnd: int) -> None:
         r = tournament_rounds.c
         with self.begin() as conn:
-            conn.execute(update(tournament_rounds).where(
-                r.tournament_id == tournament_id, r.round == rnd, r.finished_at.is_(None))
-                .values(finished_at=now()))
+            if conn.execute(update(tournament_rounds).where(
+                    r.tournament_id == tournament_id, r.round == rnd, r.finished_at.is_(None))
+                    .values(finished_at=now())).rowcount:
+                _bump(conn, tournament_id)
 
     def update_game(self, tournament_id: str, rnd: int, table_no: int,
                     expect: Iterable[str], **values: Any) -> bool:
         """Change a game if its status is one of ``expect``: whether it was changed."""
         g = tournament_games.c
         with self.begin() as conn:
-            return bool(conn.execute(update(tournament_games).where(
+            done = bool(conn.execute(update(tournament_games).where(
                 g.tournament_id == tournament_id, g.round == rnd, g.table_no == table_no,
                 g.status.in_(list(expect))).values(**values)).rowcount)
+            if done:
+                _bump(conn, tournament_id)
+        return done
 
     def set_table_ids(self, tournament_id: str, table_ids: Mapping[tuple[int, int], str]
                       ) -> None:
@@ -230,6 +257,7 @@ class Tournaments(Repo):
                 conn.execute(update(tournament_games).where(
                     g.tournament_id == tournament_id, g.round == rnd, g.table_no == table_no,
                     g.status == "pending", g.table_id.is_(None)).values(table_id=table_id))
+            _bump(conn, tournament_id)
 
     def start_games(self, tournament_id: str, games: Iterable[tuple[int, int]],
                     started_at: datetime) -> list[tuple[int, int]]:
@@ -244,6 +272,8 @@ class Tournaments(Repo):
                         g.table_no == table_no, g.status == "pending")
                         .values(status="playing", started_at=started_at)).rowcount:
                     out.append((rnd, table_no))
+            if out:
+                _bump(conn, tournament_id)
         return out
 
     def correct_game(self, tournament_id: str, rnd: int, table_no: int,
@@ -255,7 +285,8 @@ class Tournaments(Repo):
         g, t = tournament_games.c, tournaments.c
         with self.begin() as conn:
             if not conn.execute(update(tournaments).where(
-                    t.id == tournament_id, t.round == rnd).values(round=rnd)).rowcount:
+                    t.id == tournament_id, t.round == rnd)
+                    .values(version=t.version + 1)).rowcount:
                 return False
             if not conn.execute(update(tournament_games).where(
                     g.tournament_id == tournament_id, g.round == rnd, g.table_no == table_no,
@@ -274,6 +305,7 @@ class Tournaments(Repo):
                                            .scalars())
             conn.execute(update(tournament_games).where(*where)
                          .values(status="void", finished_at=now()))
+            _bump(conn, tournament_id)
         return [t for t in found if t]
 
     def game_of_table(self, table_id: str) -> Row | None:
