@@ -52,7 +52,7 @@ from .results import DONE, find_game, finish_game, given_result
 from .scorers import real_cards
 from .stored import entries_of, results_of, settings_of
 from .tables import GameTables, Seating
-from .watch import Write, aware, watch
+from .watch import Write, aware, note_tables, watch
 
 log = logging.getLogger("bela.server.tournaments")
 
@@ -123,9 +123,12 @@ class Scheduler:
                 self._failing = False
 
     async def tick(self) -> None:
-        """Start the tournaments whose time has come, and step every running tournament
-        this instance holds (takes) the lease of."""
+        """Start the tournaments whose time has come, note who connected to the games'
+        tables run here (several instances), and step every running tournament this
+        instance holds (takes) the lease of."""
         await self._start_due()
+        if self.router.cluster is not None:  # the tables run here, whoever steps them
+            await note_tables(self.lobby, self.rows)
         for tournament_id in await asyncio.to_thread(self.rows.running_ids):
             if await self._held(tournament_id):
                 await self.step(tournament_id)

@@ -2,11 +2,15 @@
 :class:`~bela.server.tournaments.Scheduler`, on the event loop, from the game's stored
 table read off it): who connected, the result of a finished table, the no-show rule.
 What it decides is handed back as writes (run off the loop, in one thread hop) and tables
-to close after them.
+to close after them.  With several instances, the instance that runs a game's table
+notes who connected to it (:func:`note_tables`), for the instance that steps the
+tournament.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -41,8 +45,7 @@ def watch(lobby: Lobby, rows: Tournaments, row: Row, game: Row, stored: Row | No
     seen = set(present.get("seen", ()))
     table = lobby.tables.get(game["table_id"])
     if table is not None:  # run here: its connections are known here
-        seen |= {i for i, s in enumerate(table.seats)
-                 if not s.is_bot and lobby.hub.seat_connected(table, i)}
+        seen |= connected(lobby, table)
     seats = [{"is_bot": bool(s["is_bot"])} for s in stored["seats"]]
     if stored["status"] == TableStatus.FINISHED:
         marked = set(present.get("bot_played", ())) | set(
@@ -58,9 +61,10 @@ def watch(lobby: Lobby, rows: Tournaments, row: Row, game: Row, stored: Row | No
             row["id"], rnd, no, ["playing"], status="pending", table_id=None, present={},
             started_at=None), True))
         return
-    if table is None or stored["status"] != TableStatus.RUNNING:
-        return  # run by another instance (it notes its players)
-    table.watched_at = time.time()  # the tournament watches it: the sweep leaves it
+    if stored["status"] != TableStatus.RUNNING:
+        return
+    if table is not None:  # else run by another instance, which notes its players
+        table.watched_at = time.time()  # the tournament watches it: the sweep leaves it
     absent: list[int] = []
     started = game["started_at"]
     if started is not None and (datetime.now(UTC) - aware(started)).total_seconds() \
@@ -71,13 +75,50 @@ def watch(lobby: Lobby, rows: Tournaments, row: Row, game: Row, stored: Row | No
         target = int(row["settings"]["options"].get("target", 0))
         forfeit = forfeit_result(game, absent, target)
         writes.append((lambda: finish_game(rows, row, game, forfeit), True))
-        closing.append(table)
+        if table is not None:  # else its instance closes it (:func:`note_tables`)
+            closing.append(table)
         return
     if sorted(seen) != sorted(present.get("seen", ())) or marked_now != sorted(
             present.get("bot_played", ())):
-        writes.append((lambda: rows.update_game(
-            row["id"], rnd, no, ["playing"], present={"seen": sorted(seen),
-                                                      "bot_played": marked_now}), False))
+        writes.append((lambda: rows.note_present(row["id"], rnd, no, seen, marked_now),
+                       False))
+
+
+def connected(lobby: Lobby, table: Table) -> set[int]:
+    """The human seats of a table run here whose player is connected now."""
+    return {i for i, s in enumerate(table.seats)
+            if not s.is_bot and lobby.hub.seat_connected(table, i)}
+
+
+async def note_tables(lobby: Lobby, rows: Tournaments) -> None:
+    """Several instances: what the tournaments' games at the tables run here need from
+    here, whichever instance steps their tournaments (a failover may move a table and not
+    its tournament): the seats whose player connected added to the game's ``present``
+    (where :func:`watch` reads them), the tables kept from the sweep, and the tables of
+    games decided elsewhere (a forfeit, a pad, the tournament's end) closed."""
+    running = {t.id: t for t in lobby.tables.values() if t.status == TableStatus.RUNNING}
+    if not running:
+        return
+    notes: list[Callable[[], object]] = []
+    closing: list[Table] = []
+    for game in await asyncio.to_thread(rows.games_at, list(running)):
+        table = running[game["table_id"]]
+        if game["status"] in ("finished", "void"):
+            closing.append(table)
+            continue
+        if game["status"] != "playing":
+            continue
+        table.watched_at = time.time()
+        seen = connected(lobby, table)
+        if not seen <= set((game["present"] or {}).get("seen", ())):
+            notes.append(functools.partial(rows.note_present, game["tournament_id"],
+                                           int(game["round"]), int(game["table_no"]), seen))
+    if notes:
+        await asyncio.to_thread(lambda: [note() for note in notes])
+    for table in closing:
+        if table.status == TableStatus.RUNNING:
+            log.info("tournament game at table %s decided elsewhere: table closed", table.id)
+            await lobby.close_table(table)
 
 
 def absent_entries(row: Row, game: Row, seats: list[dict[str, bool]], seen: set[int]
