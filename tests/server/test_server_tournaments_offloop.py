@@ -14,7 +14,7 @@ from server_helpers import guest, server
 from test_server_offloop import loop_lag
 from test_server_tournaments_club import until
 
-SLOW = 0.3  # seconds each slowed read of the tournaments takes
+SLOW = 0.5  # seconds each slowed read of the tournaments takes
 
 
 def test_a_tournament_is_stepped_off_the_loop(tmp_path: Path,
@@ -47,4 +47,4 @@ def test_a_tournament_is_stepped_off_the_loop(tmp_path: Path,
             obj = until(lambda: (lambda o: o if o["status"] == "finished" else None)(
                 c.get(f"/api/tournaments/{tid}", headers=d).json()), "the end", 120)
         assert obj["rounds"][0]["games"][0]["result"]["winner"] is not None
-        assert lags and max(lags) < 0.2, max(lags)
+        assert lags and max(lags) < 0.3, max(lags)  # on the loop: a read, at least SLOW

@@ -298,11 +298,13 @@ class Scheduler:
         games = [{**g, "table_id": g["table_id"] or ids[int(g["round"]), int(g["table_no"])]}
                  for g in games]
 
-        def prepare() -> list[Seating]:
+        def prepare() -> list[Seating]:  # a table id stored before (a restart): its
+            # table may be made already; a new one's is not
             self.rows.set_table_ids(row["id"], ids)
             db = self.lobby.store.db.tables
-            return self.tables.seating(row, [g for g in games
-                                             if db.load_table(g["table_id"]) is None], entries)
+            return self.tables.seating(row, [
+                g for g in games if (int(g["round"]), int(g["table_no"])) in ids
+                or db.load_table(g["table_id"]) is None], entries)
 
         for seating in await asyncio.to_thread(prepare):
             table = await self.tables.make(row, seating)

@@ -97,7 +97,8 @@ class GameTables:
     def seating(self, tournament: Row, games: Sequence[Row], entries: Mapping[int, Row]
                 ) -> list[Seating]:
         """The seats and the table's bot of each of ``games`` (database reads: run it off
-        the event loop), the levels' ratings and the players' names read once for all."""
+        the event loop), the levels' ratings and the players' names read once for all
+        (a player not found is named by his id)."""
         variant = tournament["variant"]
         levels = self.levels()
         db = self.lobby.store.db
@@ -105,14 +106,12 @@ class GameTables:
         ratings = level_ratings(levels, variant, {
             b: shown(stored[bot_entry(b)]["mu"], stored[bot_entry(b)]["sigma"])
             for b in levels if bot_entry(b) in stored})
-        names: dict[str, str] = {}
+        names = db.tournaments.player_names(
+            p for g in games for e in g["entries"]
+            for p in (entries[int(e)]["player_id"], entries[int(e)]["partner_id"]) if p)
         out = []
         for game in games:
             at = [entries[int(e)] for e in game["entries"]]
-            for pid in (p for e in at for p in (e["player_id"], e["partner_id"]) if p):
-                if pid not in names:
-                    found = db.players.player(pid)
-                    names[pid] = found["name"] if found is not None else pid
             out.append(Seating(game, game_seats(variant, at, names),
                                table_bot(levels, ratings, at)))
         return out

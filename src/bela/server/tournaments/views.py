@@ -56,11 +56,8 @@ def _players(entry: Row, names: Mapping[str, str]) -> list[dict[str, str]]:
 
 def _names(db: Database, entries: Iterable[Row], also: Iterable[str] = ()) -> dict[str, str]:
     ids = {p for e in entries for p in (e["player_id"], e["partner_id"]) if p} | set(also)
-    out = {}
-    for pid in ids:
-        found = db.players.player(pid)
-        out[pid] = found["name"] if found is not None else pid
-    return out
+    found = db.tournaments.player_names(ids)
+    return {pid: found.get(pid, pid) for pid in ids}
 
 
 def _entry(entry: Row, names: Mapping[str, str]) -> dict[str, Any]:

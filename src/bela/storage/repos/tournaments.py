@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import ScalarSelect, func, insert, or_, select, update
 
-from ..models import tournament_entries, tournaments
+from ..models import players, tournament_entries, tournaments
 from .base import now
 from .tournament_rounds import TournamentRounds, bump
 
@@ -169,6 +169,15 @@ class Tournaments(TournamentRounds):
                 conn.execute(update(tournament_entries).where(
                     tournament_entries.c.id == entry_id).values(**values))
         return True
+
+    def player_names(self, player_ids: Iterable[str]) -> dict[str, str]:
+        """The names of these players (those that exist), in one query."""
+        ids = sorted(set(player_ids))
+        if not ids:
+            return {}
+        with self.begin() as conn:
+            return {r.id: r.name for r in conn.execute(
+                select(players.c.id, players.c.name).where(players.c.id.in_(ids)))}
 
     def player_entries(self, player_id: str) -> list[Row]:
         """Every entry the player is in (as player or partner), with its tournament's name,
