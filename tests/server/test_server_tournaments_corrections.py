@@ -160,3 +160,24 @@ def test_the_last_round_is_corrected_after_the_end_unless_it_calls_for_more(
         assert after["rounds"][1]["games"][0]["result"]["scores"] == kept
         assert after["rounds"][1]["games"][0]["result"]["corrected"]["reason"] == "zbroj"
         assert next(s for s in after["standings"] if s["place"] == 1)["entry"] == leader
+
+
+def test_a_tournament_ended_midway_takes_a_correction_of_its_last_round(
+        tmp_path: Path) -> None:
+    """The director ends a paused Swiss after its first round (of two): round 1's results
+    are still corrected (no round follows them)."""
+    with server(tmp_path) as c:
+        _, d = guest(c, "Sudac")
+        t = club_night(c, d)
+        tid, api = t["id"], f"/api/tournaments/{t['id']}"
+        first, second = _playing(c, tid, d, 1)
+        _score(c, tid, first, 1)
+        assert c.post(f"{api}/pause", headers=d).status_code == 200
+        _score(c, tid, second, 1)
+        until(lambda: _get(c, tid, d)["rounds"][0]["finished"], "round 1 finished")
+        assert c.post(f"{api}/end", headers=d).json()["status"] == "finished"
+        r = c.post(api + _fix(1, 1), json={"scores": [0, 501], "reason": "predaja"},
+                   headers=d)
+        assert r.status_code == 200, r.text
+        assert r.json()["rounds"][0]["games"][0]["result"]["winner"] == first["entries"][1]
+        assert len(r.json()["rounds"]) == 1 and r.json()["status"] == "finished"

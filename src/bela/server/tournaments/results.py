@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...storage.repos import Tournaments
-from ...tournament import plan_round
+from ...tournament import Entry, TournamentError, plan_round
 from ..errors import Conflict, InvalidInput, NotFound
 from .director import Director
 from .stored import entries_of, result_json, results_of, settings_of
@@ -111,13 +111,22 @@ def correct(director: Director, tournament_id: str, player: Mapping[str, Any], r
     if row["status"] == "finished":
         after = [{**r, "games": [{**g, "result": result} if g is game else g
                                  for g in r["games"]]} for r in rounds]
-        if plan_round(settings_of(row), entries_of(rows.entries(row["id"])),
-                      results_of(after)) is not None:
+        entries = entries_of(rows.entries(row["id"]))
+        if not _more(row, entries, rounds) and _more(row, entries, after):
             raise Conflict("tournament_over", "the tournament is over and this result "
                            "would call for another round")
     if not rows.correct_game(row["id"], rnd, table_no, result):
         raise Conflict("next_round_paired", f"round {rnd + 1} was paired meanwhile: round "
                        f"{rnd}'s results can no longer be corrected")
+
+
+def _more(row: Row, entries: Sequence[Entry], rounds: Sequence[Row]) -> bool:
+    """Whether the core would plan another round after ``rounds``' results (a tournament
+    its director ended midway, with void games, would)."""
+    try:
+        return plan_round(settings_of(row), entries, results_of(rounds)) is not None
+    except TournamentError:
+        return True
 
 
 def correctable(row: Row, rounds: Sequence[Row], rnd: int, game: Row) -> bool:
