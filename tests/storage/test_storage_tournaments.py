@@ -44,7 +44,7 @@ def test_a_round_is_stored_once(tmp_path: Path) -> None:
 
 def test_every_change_moves_the_version_and_a_correction_waits_for_no_later_round(
         tmp_path: Path) -> None:
-    """Migration 0013_tournament_version: each change of the tournament, an entry, a round
+    """Migration 0014: each change of the tournament, an entry, a round
     or a game adds one to ``version`` (a refused change none); a correction is written only
     while the game's round is the last one paired, in one transaction."""
     db = Database(f"sqlite:///{tmp_path / 'bela.db'}")

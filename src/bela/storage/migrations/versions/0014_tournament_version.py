@@ -2,8 +2,8 @@
 tournament, its entries, rounds or games, so the server answers a tournament's object
 from its cache while the version is the one it was built at (docs/TOURNAMENTS.md).
 
-Revision ID: 0013_tournament_version
-Revises: 0012
+Revision ID: 0014
+Revises: 0013
 Create Date: 2026-12-06
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013_tournament_version"
-down_revision = "0012"
+revision = "0014"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
