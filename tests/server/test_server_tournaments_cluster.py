@@ -68,11 +68,11 @@ def until(check: Any, what: str, limit: float = 240.0) -> Any:
 
 
 class Instance:
-    def __init__(self, name: str, redis_url: str, folder: Path) -> None:
+    def __init__(self, name: str, redis_url: str, folder: Path, script: str = SERVE) -> None:
         assert URL is not None
         self.url = f"http://127.0.0.1:{free_port()}"
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", SERVE, URL, redis_url, name, self.url.rsplit(":", 1)[1],
+            [sys.executable, "-c", script, URL, redis_url, name, self.url.rsplit(":", 1)[1],
              str(LEASE_TTL)],
             stdout=subprocess.DEVNULL, stderr=(folder / f"{name}.log").open("w"),
             env={**os.environ, "BELA_DATA_DIR": str(folder)})
@@ -184,3 +184,65 @@ def test_a_killed_instance_hands_its_tournament_over(tmp_path: Path, redis_url: 
     assert [r[0] for r in rounds] == [1, 2]
     assert len(ids) == 4 and len(set(ids)) == 4
     assert made == 8  # four tables a run, none made twice
+
+
+# an absent player's seat is played by the table's bot after 5 seconds
+SERVE_GRACE = SERVE.replace("bot_delay=0,", "bot_delay=0, grace=5.0,")
+
+
+def _present(tid: str) -> dict[str, Any]:
+    from sqlalchemy import create_engine, text
+
+    assert URL is not None
+    engine = create_engine(URL)
+    with engine.begin() as conn:
+        found = conn.execute(text("SELECT present FROM tournament_games WHERE "
+                                  "tournament_id = :t"), {"t": tid}).scalar_one()
+    engine.dispose()
+    return dict(found or {})
+
+
+def test_the_instance_that_runs_a_table_notes_who_came(tmp_path: Path, redis_url: str
+                                                       ) -> None:
+    """The table of a game runs at one instance, its tournament is stepped by the other
+    (as after a failover that moved one and not the other): the player who sat at the
+    table and left is noted by the table's instance, so the result is not marked
+    ``bot_played`` for him (it was, when only the tournament's instance noted players)."""
+    import redis
+    from websockets.sync.client import connect
+
+    from bela.server.tournaments.scheduler import lease_name
+
+    empty_database()
+    first, second = (Instance(f"bela{i}", redis_url, tmp_path, SERVE_GRACE) for i in (1, 2))
+    try:
+        ana = first.api("POST", "/api/guests", json={"name": "Ana"})
+        token = first.api("POST", "/api/guests", json={"name": "Direktor"})["token"]
+        tid = first.api("POST", "/api/tournaments", token, json={
+            "name": "Selidba", "variant": "bela2", "format": "swiss", "rounds": 1,
+            "options": {"target": 1}, "rated": False, "no_show": 600})["id"]
+        first.api("POST", f"/api/tournaments/{tid}/entries", token,
+                  json={"players": [ana["player_id"]]})
+        first.api("POST", f"/api/tournaments/{tid}/entries", token, json={"bot": "club"})
+        obj = first.api("POST", f"/api/tournaments/{tid}/start", token)  # made at the first
+        [game] = obj["rounds"][0]["games"]
+        mine = next(e["id"] for e in obj["entries"] if e["players"])
+        # the tournament's lease to the second instance: it steps the tournament from now
+        leases = redis.Redis.from_url(redis_url)
+        leases.set(lease_name(tid), "bela2", px=int(LEASE_TTL * 1000))
+        time.sleep(1.0)  # the first instance's next ticks find it held by the second
+        assert leases.get(lease_name(tid)) == b"bela2"
+        ws_url = first.url.replace("http://", "ws://")
+        with connect(f"{ws_url}/ws/tables/{game['table']}?token={ana['token']}",
+                     open_timeout=5) as ws:
+            assert ws.recv(timeout=5)
+            until(lambda: _present(tid).get("seen"), "the player's seat noted", 20)
+        leases.close()
+        done = until(lambda: (lambda o: o if o["status"] == "finished" else None)(
+            second.api("GET", f"/api/tournaments/{tid}")), "the tournament to finish", 120)
+    finally:
+        for inst in (first, second):
+            inst.kill()
+    result = done["rounds"][0]["games"][0]["result"]
+    assert result["forfeit"] == [] and mine not in result["bot_played"], result
+    assert _present(tid)["seen"] == [game["entries"].index(mine)]

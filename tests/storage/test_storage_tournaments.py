@@ -40,3 +40,56 @@ def test_a_round_is_stored_once(tmp_path: Path) -> None:
         assert [e["rating"] for e in db.tournaments.entries("t1")] == [1000.0, None]
     finally:
         db.close()
+
+
+def test_every_change_moves_the_version_and_a_correction_waits_for_no_later_round(
+        tmp_path: Path) -> None:
+    """Migration 0014: each change of the tournament, an entry, a round
+    or a game adds one to ``version`` (a refused change none); a correction is written only
+    while the game's round is the last one paired, in one transaction."""
+    db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
+    t = db.tournaments
+
+    def version() -> int:
+        return int(t.get("t1")["version"])  # type: ignore[index]
+
+    try:
+        director, _ = db.players.create_player("Ana")
+        t.create("t1", "Petak", director, "bela2", "swiss", {"rounds": 2}, private=False,
+                 invite_code=None, starts_at=None)
+        assert version() == 0
+        a = t.add_entry("t1", "Ana", "registered", player_id=director)
+        b = t.add_entry("t1", "Bot", "registered", bot="club")
+        assert version() == 2
+        steps = [
+            lambda: t.update_entry(a, ["registered"], name="Ana B."),
+            lambda: t.set_entries({b: {"rating": 900.0}}),
+            lambda: t.start("t1", ["registering"], {}, datetime.now(UTC)),
+            lambda: t.store_round("t1", 1, "swiss", [], [{"table_no": 1, "entries": [a, b]}]),
+            lambda: t.set_table_ids("t1", {(1, 1): "tab1"}),
+            lambda: t.start_games("t1", [(1, 1)], datetime.now(UTC)),
+            lambda: t.update_game("t1", 1, 1, ["playing"], status="finished",
+                                  result={"scores": [1, 0], "winner": a}),
+            lambda: t.correct_game("t1", 1, 1, {"scores": [0, 1], "winner": b}),
+            lambda: t.finish_round("t1", 1),
+            lambda: t.set_next_round_at("t1", None),
+            lambda: t.set_status("t1", ["running"], "paused"),
+        ]
+        for n, step in enumerate(steps, start=3):
+            assert step() is not False
+            assert version() == n, n
+        # refused changes move nothing
+        assert not t.update_entry(a, ["withdrawn"], name="X")
+        assert not t.update_game("t1", 1, 1, ["pending"], status="playing")
+        assert not t.set_status("t1", ["running"], "finished")
+        assert t.start_games("t1", [(1, 1)], datetime.now(UTC)) == []
+        t.finish_round("t1", 1)
+        assert version() == 2 + len(steps)
+        # round 2 paired: round 1's results are fixed
+        assert t.store_round("t1", 2, "swiss", [], [{"table_no": 1, "entries": [b, a]}])
+        assert not t.correct_game("t1", 1, 1, {"scores": [5, 5], "winner": None})
+        (game,) = t.rounds("t1")[0]["games"]
+        assert game["result"] == {"scores": [0, 1], "winner": b}
+        assert version() == 3 + len(steps)
+    finally:
+        db.close()

@@ -397,6 +397,49 @@ def test_duplicate_boards_and_the_knockout_bracket(browser: Any, own_bela_url: s
     close_pages(page)
 
 
+def test_the_director_corrects_a_result(browser: Any, own_bela_url: str) -> None:
+    """A one-round Swiss of two bots (bela2 to one point): after it the director opens
+    the game's correction, swaps the scores and says why; the game shows the corrected
+    mark, the other entry wins and leads the standings; a viewer has no button."""
+    base = own_bela_url
+    page = open_page(browser, f"{base}/tournaments?{REFRESH}", lang="hr")
+    _name(page, "Sudac")
+    token = page.evaluate("() => JSON.parse(localStorage.getItem('bela.guest')).token")
+    tid = _bot_tournament(base, token, {"name": "Ispravak", "variant": "bela2",
+                                        "format": "swiss", "rounds": 1,
+                                        "options": {"target": 1}}, 2)
+    page.goto(f"{base}/tournaments?id={tid}&{REFRESH}")
+    page.wait_for_selector(".t-one[data-status=finished]", timeout=150_000)
+    game = _tour(page)["rounds"][0]["games"][0]
+    loser = next(e for e in game["entries"] if e != game["result"]["winner"])
+    fix = page.locator("button[data-fix='1:1']")
+    assert fix.inner_text() == HR["t_fix"]
+    fix.click()
+    form = page.locator("form.t-fix")
+    scores = game["result"]["scores"]
+    assert [form.locator(f"input[name=score_{i}]").input_value() for i in (0, 1)] == [
+        str(x) for x in scores]
+    form.locator("input[name=score_0]").fill(str(scores[1]))
+    form.locator("input[name=score_1]").fill(str(scores[0] + 1))
+    form.locator("input[name=reason]").fill(HOSTILE)
+    form.locator("button[data-fix-save]").click()
+    page.wait_for_selector(".t-game .t-corrected")
+    assert page.locator("form.t-fix").count() == 0
+    mark = page.locator(".t-game .t-corrected").inner_text()
+    assert mark == _fill(HR["t_corrected"], name="Sudac", reason=HOSTILE)
+    assert page.locator(f".t-game .t-side.winner[data-entry='{loser}']").count() == 1
+    top = _tour(page)["standings"][0]
+    assert top["entry"] == loser and top["wins"] == 1
+    assert page.evaluate("() => window.__xss") is None
+    viewer = open_page(browser, f"{base}/tournaments?id={tid}&{REFRESH}", lang="en")
+    viewer.wait_for_selector(".t-game .t-corrected")
+    assert viewer.locator("button[data-fix]").count() == 0
+    assert viewer.locator(".t-game .t-corrected").inner_text() == _fill(
+        EN["t_corrected"], name="Sudac", reason=HOSTILE)
+    assert_no_errors(page)
+    close_pages(page, viewer)
+
+
 # -- a club night with real cards (docs/TOURNAMENTS.md "Real cards") ---------------------------
 def _scorer_deal(phone: Any, rules: dict[str, Any], deal: Any, rows: int) -> None:
     from test_web_pad import fill_deal

@@ -52,7 +52,7 @@ from .stopping import STEP_LIMIT, TERMINATION, ended, within
 from .store import Store, storage_refusal
 from .sweep import Sweeper
 from .talk.presence import Presence
-from .tournaments import Director, Scheduler
+from .tournaments import Director, Scheduler, TournamentViews
 
 log = logging.getLogger("bela.server")
 
@@ -354,6 +354,7 @@ def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
     app.state.offload = offload
     app.state.tournament_director = director
     app.state.tournament_scheduler = scheduler
+    app.state.tournament_views = TournamentViews(db)  # the tournament objects, cached
     app.state.started = started
     app.add_middleware(BodyLimit, timeout=cfg.body_timeout)
     app.add_middleware(OpenLimit, sockets=cfg.sockets_per_address,

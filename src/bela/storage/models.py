@@ -197,6 +197,8 @@ tournaments = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("started_at", DateTime(timezone=True), nullable=True),
     Column("finished_at", DateTime(timezone=True), nullable=True),
+    # one more at every change of it, its entries, rounds or games (the views' cache key)
+    Column("version", Integer, nullable=False, default=0, server_default="0"),
 )
 Index("ix_tournaments_status", tournaments.c.status, tournaments.c.created_at)
 

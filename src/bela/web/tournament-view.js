@@ -145,7 +145,33 @@ function scorerLine(g, tourId, round) {
     ${sent ? "" : html`<img class="t-qr" src="${qr}" alt="${t("t_scorer_qr", { n: g.table_no })}" width="132" height="132" loading="lazy">`}</div>`;
 }
 
-function gameLine(g, byId, mineId, tourId = "", round = 0) {
+/** A corrected result's mark: who corrected it and why (its time and the result it
+ *  replaced in the title). */
+function correctedMark(c) {
+  if (!c) return "";
+  const was = t("t_corrected_was", { scores: (c.was && c.was.scores || []).join(" : "), when: dateText(c.at) });
+  return html` <span class="tag warn t-corrected" title="${was}">${t("t_corrected", { name: c.name || c.by, reason: c.reason })}</span>`;
+}
+
+/** The director's form that corrects a finished game's result: a score a side (a
+ *  duplicate game: a score a side on each board) and the reason. */
+function fixForm(g, byId, round) {
+  const r = g.result || {};
+  const boards = g.boards || [];
+  const onBoard = new Map((r.board_scores || []).map(([b, sc]) => [b, sc]));
+  const fields = boards.length
+    ? boards.map((b) => g.entries.map((id, i) => html`<label>${t("t_fix_board", { b, name: entryName(byId, id) })}
+        <input type="number" name="board_${b}_${i}" value="${(onBoard.get(b) || [])[i] ?? 0}" required></label>`))
+    : g.entries.map((id, i) => html`<label>${t("t_fix_side", { name: entryName(byId, id) })}
+        <input type="number" min="0" name="score_${i}" value="${(r.scores || [])[i] ?? 0}" required></label>`);
+  return html`<form class="t-fix" data-form="fix" data-round="${round}" data-table-no="${g.table_no}">
+    <strong>${t("t_fix_table", { n: g.table_no })}</strong>${fields}
+    <label>${t("t_fix_reason")} <input name="reason" maxlength="200" autocomplete="off" required></label>
+    <button class="btn primary" data-fix-save>${t("t_fix_save")}</button>
+    <button class="btn" type="button" data-cmd="fix-cancel">${t("t_fix_cancel")}</button></form>`;
+}
+
+function gameLine(g, byId, mineId, tourId = "", round = 0, fixing = "") {
   const mine = mineId !== null && g.entries.includes(mineId);
   const names = joinHtml(g.entries.map((id) => {
     const won = g.result && g.result.winner === id;
@@ -156,16 +182,22 @@ function gameLine(g, byId, mineId, tourId = "", round = 0) {
   const marks = r ? [
     ...(r.forfeit || []).map((id) => html` <span class="tag warn">${t("t_forfeit", { name: entryName(byId, id) })}</span>`),
     ...(r.bot_played || []).map((id) => html` <span class="tag">${t("t_bot_played", { name: entryName(byId, id) })}</span>`),
+    correctedMark(r.corrected),
   ] : "";
   const link = g.link ? html`<a class="btn small${mine && g.status === "playing" ? " primary" : ""}" href="${g.link}" data-table="${g.table}">${
     mine && g.status === "playing" ? t("t_play") : t("watch")}</a>` : "";
+  const key = `${round}:${g.table_no}`;
+  const fix = g.correctable && fixing !== key
+    ? html` <button class="btn small" data-cmd="fix:${key}" data-fix="${key}">${t("t_fix")}</button>` : "";
   return html`<li class="t-game${mine ? " me" : ""}" data-table-no="${g.table_no}" data-status="${g.status}">
     <span class="t-table-no">${t("t_table_n", { n: g.table_no })}${g.leg > 1 ? html` <small class="muted">${t("t_leg", { n: g.leg })}</small>` : ""}</span>
-    <span class="t-names">${names}</span> ${score}${marks} ${statusTag("game", g.status)} ${link}${scorerLine(g, tourId, round)}</li>`;
+    <span class="t-names">${names}</span> ${score}${marks} ${statusTag("game", g.status)} ${link}${fix}${scorerLine(g, tourId, round)}${
+      g.correctable && fixing === key ? fixForm(g, byId, round) : ""}</li>`;
 }
 
-/** Every round's pairings, the newest first; the viewer's table stressed. */
-export function renderRounds(tour, me) {
+/** Every round's pairings, the newest first; the viewer's table stressed; ``fixing``: the
+ *  game ("round:table") whose correction form the director opened. */
+export function renderRounds(tour, me, fixing = "") {
   const rounds = tour.rounds || [];
   if (!rounds.length) return html`<p class="muted">${t("t_no_rounds")}</p>`;
   const byId = entryMap(tour);
@@ -174,7 +206,7 @@ export function renderRounds(tour, me) {
   return [...rounds].reverse().map((rnd) => html`<section class="t-round" data-round="${rnd.round}">
     <h3>${t("t_round_n", { n: rnd.round })} <small class="muted">${stageName(rnd.stage)}</small>${
       rnd.finished ? html` <span class="tag">${t("t_round_done")}</span>` : ""}</h3>
-    <ul class="t-games">${rnd.games.map((g) => gameLine(g, byId, mineId, tour.id, rnd.round))}</ul>
+    <ul class="t-games">${rnd.games.map((g) => gameLine(g, byId, mineId, tour.id, rnd.round, fixing))}</ul>
     ${rnd.byes.length ? html`<p class="muted t-byes">${t("t_byes")}: ${rnd.byes.map((id) => entryName(byId, id)).join(", ")}</p>` : ""}
   </section>`);
 }

@@ -29,7 +29,8 @@ const LIST_LIMIT = 50;
 // refusals said in the page's words (i18n "terr_<code>"); others show the server's message
 const FRIENDLY = ["not_registering", "already_entered", "not_invited", "not_seeking", "already_started",
   "not_running", "not_paused", "too_few_entries", "odd_pair", "tournament_over", "not_director",
-  "invite_required", "unknown_tournament", "unknown_player", "unknown_entry", "not_entered", "no_pairs"];
+  "invite_required", "unknown_tournament", "unknown_player", "unknown_entry", "not_entered", "no_pairs",
+  "next_round_paired", "not_finished"];
 
 const params = new URLSearchParams(location.search);
 
@@ -51,6 +52,7 @@ const T = {
   msg: null, // {text, kind}
   createVariant: null,
   createFormat: "swiss",
+  fixing: "", // the game ("round:table") whose result the director is correcting
 };
 Object.defineProperty(window, "__tournaments", { value: T }); // for the browser tests
 
@@ -287,7 +289,7 @@ function renderTournamentPage() {
     ${director && !["finished", "cancelled"].includes(tour.status) ? html`<section class="panel t-director" id="t-director"><h2>${t("t_director_panel")}</h2>${renderDirector(tour)}</section>` : ""}
     ${started ? html`<section class="panel t-section t-pairings" id="t-rounds"><h2>${t("t_rounds_title")}
       <span class="row no-print"><button class="btn small" data-cmd="print:pairings" id="print-pairings">${t("t_print_pairings")}</button>
-        <button class="btn small" data-cmd="print:sheets" id="print-sheets">${t("t_print_sheets")}</button></span></h2>${renderRounds(tour, me())}</section>` : ""}
+        <button class="btn small" data-cmd="print:sheets" id="print-sheets">${t("t_print_sheets")}</button></span></h2>${renderRounds(tour, me(), T.fixing)}</section>` : ""}
     ${bracket ? html`<section class="panel t-section t-bracket" id="t-bracket"><h2>${t("t_bracket")}</h2>${bracket}</section>` : ""}
     ${started ? html`<section class="panel t-section t-standings" id="t-standings"><h2>${t(tour.status === "finished" ? "t_final_standings" : "t_standings")}
       <button class="btn small no-print" data-cmd="print:standings" id="print-standings">${t("t_print_standings")}</button></h2>${renderStandings(tour)}</section>` : ""}
@@ -505,6 +507,10 @@ async function onCommand(cmd) {
   else if (name === "withdraw") await change("POST", "/withdraw");
   else if (name === "checkin") await change("POST", "/checkin");
   else if (name === "remove") await change("DELETE", `/entries/${encodeURIComponent(arg)}`);
+  else if (name === "fix" || name === "fix-cancel") {
+    T.fixing = name === "fix" ? arg : "";
+    render();
+  }
   else if (name === "print") {
     document.body.dataset.print = arg;
     window.print();
@@ -575,10 +581,34 @@ async function onSubmit(ev) {
       const field = /** @type {HTMLInputElement | null} */ (document.getElementById("t-add-name"));
       if (field) field.value = "";
     }
+  } else if (kind === "fix") {
+    await sendFix(form, data);
   } else if (kind === "pair") {
     const a = Number(data.get("pair_0")), b = Number(data.get("pair_1"));
     if (a === b) { say(t("t_pair_two"), "error"); return; }
     await change("POST", "/pair", { entries: [a, b] });
+  }
+}
+
+/** The director's correction of a game's result (the form of renderRounds): the scores a
+ *  side (a duplicate game: summed over its boards, each board's sent too) and why. */
+async function sendFix(form, data) {
+  const reason = String(data.get("reason") || "").trim();
+  if (!reason) { say(t("t_fix_reason_needed"), "error"); return; }
+  const round = Number(form.dataset.round), tableNo = Number(form.dataset.tableNo);
+  const rnd = (T.tour.rounds || []).find((r) => r.round === round);
+  const game = rnd && rnd.games.find((g) => g.table_no === tableNo);
+  if (!game) return;
+  const num = (name) => Number.parseInt(String(data.get(name) || "0"), 10) || 0;
+  const sides = game.entries.map((_, i) => i);
+  const body = { reason, scores: sides.map((i) => num(`score_${i}`)) };
+  if (game.boards.length) {
+    body.board_scores = game.boards.map((b) => [b, sides.map((i) => num(`board_${b}_${i}`))]);
+    body.scores = sides.map((i) => body.board_scores.reduce((sum, [, sc]) => sum + sc[i], 0));
+  }
+  if (await change("POST", `/rounds/${round}/games/${tableNo}/result`, body)) {
+    T.fixing = "";
+    render();
   }
 }
 

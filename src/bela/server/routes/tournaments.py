@@ -17,9 +17,10 @@ from fastapi import APIRouter, Query, Request, Response
 from ..auth import Player, Viewer
 from ..errors import NotFound
 from ..offload import json_bytes
-from ..tournaments import Director, Scheduler, qr, scorers, views
+from ..tournaments import Director, Scheduler, qr, results, scorers, views
 from ..tournaments.bodies import (
     AcceptIn,
+    CorrectionIn,
     EntryIn,
     PairIn,
     PracticeIn,
@@ -49,12 +50,12 @@ def _scheduler(request: Request) -> Scheduler:
 
 async def _answer(request: Request, tournament_id: str, viewer: dict[str, Any] | None,
                   code: str | None = None) -> dict[str, Any]:
-    """The tournament object for ``viewer``."""
+    """The tournament object for ``viewer`` (built once per version of the tournament)."""
     director = _director(request)
+    built: views.TournamentViews = request.app.state.tournament_views
 
     def build() -> dict[str, Any]:
-        row = director.load(tournament_id, viewer, code)
-        return views.tournament(director.db, row, viewer)
+        return built.tournament(director.load(tournament_id, viewer, code), viewer)
 
     return await asyncio.to_thread(build)
 
@@ -235,6 +236,19 @@ async def end(tournament_id: str, p: Player, request: Request) -> dict[str, Any]
     d = _director(request)
     tables = await _scheduler(request).locked(lambda: d.end(tournament_id, p))
     await _scheduler(request).close_tables(tables)
+    return await _answer(request, tournament_id, p)
+
+
+@router.post("/api/tournaments/{tournament_id}/rounds/{rnd}/games/{table_no}/result")
+async def correct_result(tournament_id: str, rnd: int, table_no: int, body: CorrectionIn,
+                         p: Player, request: Request) -> dict[str, Any]:
+    """The director corrects a finished game's result (docs/TOURNAMENTS.md
+    "Corrections"): the standings and the next round's plan follow it."""
+    d, scheduler = _director(request), _scheduler(request)
+    boards = None if body.board_scores is None else [(b, sc) for b, sc in body.board_scores]
+    await scheduler.locked(lambda: results.correct(d, tournament_id, p, rnd, table_no,
+                                                   body.scores, boards, body.reason))
+    scheduler.wake()
     return await _answer(request, tournament_id, p)
 
 

@@ -4,13 +4,14 @@ unknown fields refused, as the REST bodies of :mod:`bela.server.protocol`."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 NAME_MAX = 80
 MAX_ROUNDS = 30
 MAX_BOARDS = 32
+MAX_SCORE = 100_000  # a side's points in a corrected result
 
 
 class TournamentIn(BaseModel):
@@ -92,3 +93,16 @@ class PracticeIn(BaseModel):
     boards: StrictInt = Field(default=8, ge=1, le=MAX_BOARDS)
     level: StrictStr = Field(default="club", max_length=16)
     tables: StrictInt = Field(default=2, ge=2, le=8)
+
+
+class CorrectionIn(BaseModel):
+    """``POST /api/tournaments/{id}/rounds/{round}/games/{table}/result`` (the director): a
+    finished game's corrected result: the scores per side (side 0 first), each board's
+    (a duplicate game), and why."""
+
+    model_config = ConfigDict(extra="forbid")
+    scores: list[Annotated[StrictInt, Field(ge=0, le=MAX_SCORE)]] = Field(
+        min_length=2, max_length=4)
+    board_scores: list[tuple[StrictInt, list[Annotated[StrictInt, Field(
+        ge=-MAX_SCORE, le=MAX_SCORE)]]]] | None = Field(default=None, max_length=MAX_BOARDS)
+    reason: StrictStr = Field(min_length=1, max_length=200)

@@ -70,7 +70,8 @@ class Director:
             raise NotFound("unknown_tournament", f"there is no tournament {tournament_id!r}")
         return row
 
-    def _directed(self, tournament_id: str, player: Player) -> Row:
+    def directed(self, tournament_id: str, player: Player) -> Row:
+        """A tournament its director asks for (403 ``not_director`` for anyone else)."""
         row = self.load(tournament_id, player)
         if row["director_id"] != player["id"]:
             raise Forbidden("not_director", "only the tournament's director may do that")
@@ -221,7 +222,7 @@ class Director:
                   players: list[str] | None, name: str | None = None) -> None:
         """A bot entry of a level, or an entry of one or two players (those seeking a
         partner among them leave their entries), or (real cards) an entry by name."""
-        row = self._directed(tournament_id, player)
+        row = self.directed(tournament_id, player)
         if row["status"] not in OPEN:
             raise Conflict("already_started", "the tournament has started")
         if name is not None:
@@ -254,7 +255,7 @@ class Director:
                             partner_id=found[1]["id"] if size == 2 else None)
 
     def remove_entry(self, tournament_id: str, player: Player, entry_id: int) -> None:
-        row = self._directed(tournament_id, player)
+        row = self.directed(tournament_id, player)
         if row["status"] not in OPEN:
             raise Conflict("already_started", "the tournament has started")
         entry = self._entry(row, entry_id)
@@ -263,7 +264,7 @@ class Director:
 
     def pair(self, tournament_id: str, player: Player, entry_ids: list[int]) -> None:
         """Two seeking entries become one registered pair (the first keeps its id)."""
-        row = self._directed(tournament_id, player)
+        row = self.directed(tournament_id, player)
         if row["status"] not in OPEN:
             raise Conflict("already_started", "the tournament has started")
         first, second = (self._entry(row, e) for e in entry_ids)
@@ -278,14 +279,14 @@ class Director:
 
     # -- status ----------------------------------------------------------------------------
     def set_registration(self, tournament_id: str, player: Player, open_: bool) -> None:
-        row = self._directed(tournament_id, player)
+        row = self.directed(tournament_id, player)
         want, was = ("registering", "closed") if open_ else ("closed", "registering")
         if not self.rows.set_status(row["id"], [was, want], want):
             raise Conflict("already_started", "the tournament has started")
 
     def start(self, tournament_id: str, player: Player) -> None:
         """The director starts his tournament (:meth:`begin`)."""
-        self.begin(self._directed(tournament_id, player))
+        self.begin(self.directed(tournament_id, player))
 
     def begin(self, row: Row) -> None:
         """``running``: seekers paired by rating, invitations not accepted and (with
@@ -308,7 +309,7 @@ class Director:
             raise Conflict("already_started", "the tournament has started")
 
     def set_paused(self, tournament_id: str, player: Player, paused: bool) -> None:
-        row = self._directed(tournament_id, player)
+        row = self.directed(tournament_id, player)
         want, was = ("paused", "running") if paused else ("running", "paused")
         if not self.rows.set_status(row["id"], [was], want):
             raise Conflict("not_running" if paused else "not_paused",
@@ -318,7 +319,7 @@ class Director:
     def end(self, tournament_id: str, player: Player) -> list[str]:
         """``cancelled`` before the start, else ``finished``: the ids of the tables of its
         unfinished games (their games void), which the caller closes."""
-        row = self._directed(tournament_id, player)
+        row = self.directed(tournament_id, player)
         if row["status"] in ENDED:
             raise Conflict("tournament_over", "the tournament is over")
         if row["status"] in OPEN:

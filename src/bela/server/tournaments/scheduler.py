@@ -15,6 +15,11 @@ else, so a server killed at any moment goes on where it was:
    (:func:`bela.tournament.plan_round` over the stored results) and the plan is stored, once
    (the round's key), before any table is made; no round left: ``finished``.
 
+A step holds the scheduler's lock (one step at a time: the loop's, a route's, a pad's) and
+does its database work off the event loop, in a few thread hops (the reads of a step in
+one, the writes of a round's games in one or two transactions), and the tables' changes on
+it.
+
 Several instances: a tournament is stepped by the instance that holds its lease in Redis
 (``bela:lease:tournament:<id>``, taken with ``SET NX`` and renewed at each tick with the
 cluster's :data:`~bela.server.cluster.RENEW` script), so nothing is paired or made twice;
@@ -35,31 +40,24 @@ from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 
-from ...engine.variants import VARIANTS
 from ...tournament import plan_round
 from ..cluster import RENEW, lease_key
-from ..errors import Conflict, InvalidInput, NotFound, Refused
+from ..errors import Conflict, NotFound, Refused
 from ..hub import Hub
-from ..model import TableStatus
+from ..model import Table, TableStatus
 from ..router import Router
 from ..stopping import ended
 from .director import Director
+from .results import DONE, find_game, finish_game, given_result
 from .scorers import real_cards
-from .stored import (
-    entries_of,
-    forfeit_result,
-    result_json,
-    results_of,
-    settings_of,
-    table_result,
-)
-from .tables import GameTables
+from .stored import entries_of, results_of, settings_of
+from .tables import GameTables, Seating
+from .watch import Write, aware, note_tables, watch
 
 log = logging.getLogger("bela.server.tournaments")
 
 TICK = 0.5  # seconds between two steps of the running tournaments
 START_RETRY = 5.0  # seconds between two tries to start a tournament whose time has come
-DONE = ("finished", "void")  # a game that has ended
 
 Row = dict[str, Any]
 T = TypeVar("T")
@@ -125,9 +123,12 @@ class Scheduler:
                 self._failing = False
 
     async def tick(self) -> None:
-        """Start the tournaments whose time has come, and step every running tournament
-        this instance holds (takes) the lease of."""
+        """Start the tournaments whose time has come, note who connected to the games'
+        tables run here (several instances), and step every running tournament this
+        instance holds (takes) the lease of."""
         await self._start_due()
+        if self.router.cluster is not None:  # the tables run here, whoever steps them
+            await note_tables(self.lobby, self.rows)
         for tournament_id in await asyncio.to_thread(self.rows.running_ids):
             if await self._held(tournament_id):
                 await self.step(tournament_id)
@@ -184,26 +185,53 @@ class Scheduler:
 
     # -- one step --------------------------------------------------------------------------
     async def step(self, tournament_id: str) -> None:
-        """Bring one tournament up to date (see the module)."""
+        """Bring one tournament up to date (see the module).  The database's reads and
+        writes run off the event loop, a few thread hops a step (a hop reads or writes
+        every game of a round), the tables' changes on it."""
         async with self._lock:
-            row = self.rows.get(tournament_id)
-            if row is None or row["status"] not in ("running", "paused"):
+            found = await asyncio.to_thread(self._read, tournament_id)
+            if found is None:
                 return
-            rounds = self.rows.rounds(tournament_id)
-            entries = {int(e["id"]): e for e in self.rows.entries(tournament_id)}
+            row, rounds, entries, stored = found
             if rounds and rounds[-1]["finished_at"] is None:
-                current = rounds[-1]
-                for game in current["games"]:
-                    if game["status"] not in DONE:
-                        await self._advance(row, game, entries)
-                games = self.rows.rounds(tournament_id)[-1]["games"]
-                if any(g["status"] not in DONE for g in games):
+                await self._play(row, rounds[-1]["games"], entries, stored)
+                ended = await asyncio.to_thread(self._end_round, row, rounds[-1])
+                if ended is None:
                     return
-                self.rows.finish_round(tournament_id, int(current["round"]))
-                rounds = self.rows.rounds(tournament_id)
-            if row["status"] != "running" or self._breaking(row, rounds):
+                rounds = ended
+            if row["status"] != "running":
                 return
-            await self._next_round(row, rounds, entries)
+            games = await asyncio.to_thread(self._next_round, row, rounds, entries)
+            if games:
+                await self._play(row, games, entries, {})
+        if games is not None:
+            self.wake()  # a round of byes only is over at once
+
+    def _read(self, tournament_id: str
+              ) -> tuple[Row, list[Row], dict[int, Row], dict[str, Row | None]] | None:
+        """What a step starts from (off the loop): the tournament if it is running or
+        paused, its rounds, its entries by id, and the stored table of each unfinished
+        game of its current round."""
+        row = self.rows.get(tournament_id)
+        if row is None or row["status"] not in ("running", "paused"):
+            return None
+        rounds = self.rows.rounds(tournament_id)
+        entries = {int(e["id"]): e for e in self.rows.entries(tournament_id)}
+        stored: dict[str, Row | None] = {}
+        if rounds and rounds[-1]["finished_at"] is None:
+            for game in rounds[-1]["games"]:
+                if game["status"] not in DONE and game["table_id"] is not None:
+                    stored[game["table_id"]] = self.lobby.store.db.tables.load_table(
+                        game["table_id"])
+        return row, rounds, entries, stored
+
+    def _end_round(self, row: Row, current: Row) -> list[Row] | None:
+        """The rounds once the current one has ended (marked finished), else ``None``."""
+        games = self.rows.rounds(row["id"])[-1]["games"]
+        if any(g["status"] not in DONE for g in games):
+            return None
+        self.rows.finish_round(row["id"], int(current["round"]))
+        return self.rows.rounds(row["id"])
 
     def _breaking(self, row: Row, rounds: list[Row]) -> bool:
         """Whether the tournament waits for its ``round_break`` to end (starting it)."""
@@ -214,107 +242,79 @@ class Scheduler:
         if when is None:
             self.rows.set_next_round_at(row["id"], datetime.now(UTC) + timedelta(seconds=pause))
             return True
-        return _aware(when) > datetime.now(UTC)
+        return aware(when) > datetime.now(UTC)
 
-    async def _next_round(self, row: Row, rounds: list[Row], entries: dict[int, Row]) -> None:
+    def _next_round(self, row: Row, rounds: list[Row], entries: dict[int, Row]
+                    ) -> list[Row] | None:
+        """Off the loop: the next round planned and stored (once), or the tournament
+        finished: the new round's games to start (``None``: nothing was planned)."""
+        if self._breaking(row, rounds):
+            return None
         plan = plan_round(settings_of(row), entries_of(entries.values()), results_of(rounds))
         if plan is None:
             if self.rows.set_status(row["id"], ["running"], "finished",
                                     finished_at=datetime.now(UTC)):
                 log.info("tournament %s finished after %d rounds", row["id"], len(rounds))
-            return
+            return None
         games = [{"table_no": g.table, "entries": list(g.entries), "leg": g.leg,
                   "boards": list(g.boards)} for g in plan.games]
         if self.rows.store_round(row["id"], plan.round, plan.stage, plan.byes, games,
                                  finished=not games):
             log.info("tournament %s: round %d paired (%d tables, %d byes)", row["id"],
                      plan.round, len(games), len(plan.byes))
-        for game in self.rows.rounds(row["id"])[-1]["games"]:
-            if game["status"] == "pending":
-                await self._advance(row, game, entries)
-        self.wake()  # a round of byes only is over at once
+        return list(self.rows.rounds(row["id"])[-1]["games"])
 
-    async def _advance(self, row: Row, game: Row, entries: dict[int, Row]) -> None:
-        """A pending game's table made and started; a playing game's end noted."""
-        rnd, no = int(game["round"]), int(game["table_no"])
-        if game["status"] == "pending" and real_cards(row):  # no table: a pad scores it
-            self.rows.update_game(row["id"], rnd, no, ["pending"], status="playing",
-                                  started_at=datetime.now(UTC))
-            return
-        if game["status"] == "pending":
-            if game["table_id"] is None:
-                table_id = secrets.token_urlsafe(6)
-                self.rows.update_game(row["id"], rnd, no, ["pending"], table_id=table_id)
-                game = {**game, "table_id": table_id}
-            if self.lobby.store.db.tables.load_table(game["table_id"]) is None:
-                table = await self.tables.make(row, game, entries)
-                if self.router.cluster is not None:
-                    await self.router.cluster.leases.claim(table.id)
-            if self.rows.update_game(row["id"], rnd, no, ["pending"], status="playing",
-                                     started_at=datetime.now(UTC)):
-                tell(self.lobby.hub, row, game, entries)
-            return
-        await self._watch(row, game)
-
-    async def _watch(self, row: Row, game: Row) -> None:
-        """A playing game: the seats whose player connected noted; its result once its
-        table finished (an entry with a seat whose player never came is marked
-        ``bot_played``: the table's bot played it); the no-show rule."""
-        table_id = game["table_id"]
-        if table_id is None:  # real cards: its result comes from its pad
-            return
-        stored = self.lobby.store.db.tables.load_table(table_id)
-        if stored is None:
-            return
-        present = dict(game["present"] or {})
-        seen = set(present.get("seen", ()))
-        table = self.lobby.tables.get(table_id)
-        if table is not None:  # run here: its connections are known here
-            seen |= {i for i, s in enumerate(table.seats)
-                     if not s.is_bot and self.lobby.hub.seat_connected(table, i)}
-        seats = [{"is_bot": bool(s["is_bot"])} for s in stored["seats"]]
-        if stored["status"] == TableStatus.FINISHED:
-            marked = set(present.get("bot_played", ())) | set(
-                absent_entries(row, game, seats, seen))
-            self._finish(row, game, table_result(game, stored["result"], game["boards"],
-                                                 sorted(marked)))
-            return
-        if stored["status"] == TableStatus.CLOSED:  # closed under it (not by a forfeit,
-            # which ends the game first): the game is played again at a new table
-            log.warning("tournament %s: the table %s of round %s closed unfinished: its "
-                        "game is played again", row["id"], table_id, game["round"])
-            self.rows.update_game(row["id"], int(game["round"]), int(game["table_no"]),
-                                  ["playing"], status="pending", table_id=None, present={},
-                                  started_at=None)
-            self.wake()
-            return
-        if table is None or stored["status"] != TableStatus.RUNNING:
-            return  # run by another instance (it notes its players)
-        table.watched_at = time.time()  # the tournament watches it: the sweep leaves it
-        absent: list[int] = []
-        started = game["started_at"]
-        if started is not None and (datetime.now(UTC) - _aware(started)).total_seconds() \
-                > int(row["settings"]["no_show"]):
-            absent = absent_entries(row, game, seats, seen)
-        marked_now = sorted(set(present.get("bot_played", ())) | set(absent))
-        if absent and not row["settings"].get("no_show_bot"):
-            target = int(row["settings"]["options"].get("target", 0))
-            self._finish(row, game, forfeit_result(game, absent, target))
+    async def _play(self, row: Row, games: list[Row], entries: dict[int, Row],
+                    stored: dict[str, Row | None]) -> None:
+        """The round's pending games started (:meth:`_start`); its playing games watched:
+        what :func:`~.watch.watch` decides written in one hop, then the tables it ends closed."""
+        pending = [g for g in games if g["status"] == "pending"]
+        if pending:
+            await self._start(row, pending, entries)
+        writes: list[Write] = []
+        closing: list[Table] = []
+        for game in games:
+            if game["status"] == "playing" and game["table_id"] is not None:
+                watch(self.lobby, self.rows, row, game, stored.get(game["table_id"]), writes,
+                      closing)
+        if writes:
+            await asyncio.to_thread(lambda: [write() for write, _ in writes])
+        if any(ends for _, ends in writes):
+            self.wake()  # a game ended (or is to be played again): step on
+        for table in closing:
             await self.lobby.close_table(table)
-            return
-        if sorted(seen) != sorted(present.get("seen", ())) or marked_now != sorted(
-                present.get("bot_played", ())):
-            self.rows.update_game(row["id"], int(game["round"]), int(game["table_no"]),
-                                  ["playing"], present={"seen": sorted(seen),
-                                                        "bot_played": marked_now})
 
-    def _finish(self, row: Row, game: Row, result: dict[str, Any]) -> None:
-        if self.rows.update_game(row["id"], int(game["round"]), int(game["table_no"]),
-                                 ["pending", "playing"], status="finished", result=result,
-                                 finished_at=datetime.now(UTC)):
-            log.info("tournament %s: round %s table %s finished %s", row["id"],
-                     game["round"], game["table_no"], result["scores"])
-        self.wake()
+    async def _start(self, row: Row, games: list[Row], entries: dict[int, Row]) -> None:
+        """Pending games started: each game's table id stored (one transaction) before its
+        table is made (a restart makes that table, never a second one), the tables not made
+        yet made, the games marked ``playing`` (one transaction) and their players told.  A
+        club night's games (real cards) have no table: marked ``playing`` at once."""
+        keys = [(int(g["round"]), int(g["table_no"])) for g in games]
+        if real_cards(row):
+            await asyncio.to_thread(self.rows.start_games, row["id"], keys, datetime.now(UTC))
+            return
+        ids = {(int(g["round"]), int(g["table_no"])): secrets.token_urlsafe(6)
+               for g in games if g["table_id"] is None}
+        games = [{**g, "table_id": g["table_id"] or ids[int(g["round"]), int(g["table_no"])]}
+                 for g in games]
+
+        def prepare() -> list[Seating]:  # a table id stored before (a restart): its
+            # table may be made already; a new one's is not
+            self.rows.set_table_ids(row["id"], ids)
+            db = self.lobby.store.db.tables
+            return self.tables.seating(row, [
+                g for g in games if (int(g["round"]), int(g["table_no"])) in ids
+                or db.load_table(g["table_id"]) is None], entries)
+
+        for seating in await asyncio.to_thread(prepare):
+            table = await self.tables.make(row, seating)
+            if self.router.cluster is not None:
+                await self.router.cluster.leases.claim(table.id)
+        started = set(await asyncio.to_thread(self.rows.start_games, row["id"], keys,
+                                              datetime.now(UTC)))
+        for game in games:
+            if (int(game["round"]), int(game["table_no"])) in started:
+                tell(self.lobby.hub, row, game, entries)
 
     # -- results from elsewhere ------------------------------------------------------------
     async def record_result(self, tournament_id: str, rnd: int, table_no: int,
@@ -324,29 +324,20 @@ class Scheduler:
         kept at the table tells it (and, duplicate, each board's): stored, the game's
         table (if any still plays) closed, the tournament stepped.  The winner is the side
         with the most points (none on equal points, or for a duplicate game)."""
-        async with self._lock:
+
+        def store() -> str | None:
             row = self.rows.get(tournament_id)
             if row is None:
                 raise NotFound("unknown_tournament", f"there is no tournament {tournament_id!r}")
-            game = next((g for r in self.rows.rounds(tournament_id) if r["round"] == rnd
-                         for g in r["games"] if g["table_no"] == table_no), None)
-            if game is None:
-                raise NotFound("unknown_game", f"round {rnd} has no table {table_no}")
+            game = find_game(self.rows.rounds(tournament_id), rnd, table_no)
             if game["status"] in DONE:
                 raise Conflict("game_over", f"round {rnd} table {table_no} has its result")
-            entries = [int(e) for e in game["entries"]]
-            if len(scores) != len(entries):
-                raise InvalidInput("bad_scores", f"{len(entries)} scores, one a side")
-            boards = sorted(b for b, _ in board_scores or ())
-            if boards != sorted(game["boards"]) or any(
-                    len(sc) != len(entries) for _, sc in board_scores or ()):
-                raise InvalidInput("bad_boards", f"the scores of boards {game['boards']}, "
-                                   "each with one score a side")
-            best = max(scores)
-            winners = [e for e, s in zip(entries, scores) if s == best]
-            winner = winners[0] if len(winners) == 1 and not game["boards"] else None
-            self._finish(row, game, result_json(scores, winner, (), (), board_scores or ()))
-            table = self.lobby.tables.get(game["table_id"] or "")
+            finish_game(self.rows, row, game, given_result(game, scores, board_scores))
+            return str(game["table_id"] or "")
+
+        table_id = await self.locked(store)
+        self.wake()
+        table = self.lobby.tables.get(table_id or "")
         if table is not None and table.status == TableStatus.RUNNING:
             await self.lobby.close_table(table)
 
@@ -369,17 +360,3 @@ def tell(hub: Hub, row: Row, game: Row, entries: dict[int, Row]) -> None:
         for pid in (entry["player_id"], entry["partner_id"]):
             if pid:
                 hub.send_player(pid, {**msg, "entry": int(e)})
-
-
-def absent_entries(row: Row, game: Row, seats: list[dict[str, bool]], seen: set[int]
-                   ) -> list[int]:
-    """The entries of ``game`` with a human seat whose player never connected."""
-    v = VARIANTS[row["variant"]]
-    entries = [int(e) for e in game["entries"]]
-    return sorted({entries[v.side_of(i)] for i, s in enumerate(seats)
-                   if not s["is_bot"] and i not in seen})
-
-
-def _aware(when: datetime) -> datetime:
-    """A stored time with its zone (SQLite gives it back without: UTC)."""
-    return when if when.tzinfo else when.replace(tzinfo=UTC)

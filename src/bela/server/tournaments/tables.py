@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...bots.levels import LEVELS
@@ -72,6 +73,16 @@ def table_seed(seed: int, rnd: int, table_no: int) -> int:
     return int.from_bytes(digest[:8], "big") % 2 ** 62
 
 
+@dataclass(frozen=True)
+class Seating:
+    """What a game's table is made of, read from the database (:meth:`GameTables.seating`,
+    off the event loop): its seats by entry, the table's bot."""
+
+    game: Row
+    seats: list[Seat]
+    bot: str
+
+
 class GameTables:
     """Makes the tables of a tournament's games in ``lobby``."""
 
@@ -83,31 +94,32 @@ class GameTables:
         bots = self.lobby.catalog.available_bots()
         return [b for b in LEVELS if b in bots]
 
-    def table_bot(self, variant: str, entries: Sequence[Row]) -> str:
-        """Who plays a game's absent players (see the module)."""
+    def seating(self, tournament: Row, games: Sequence[Row], entries: Mapping[int, Row]
+                ) -> list[Seating]:
+        """The seats and the table's bot of each of ``games`` (database reads: run it off
+        the event loop), the levels' ratings and the players' names read once for all
+        (a player not found is named by his id)."""
+        variant = tournament["variant"]
         levels = self.levels()
-        if not levels:
-            return FALLBACK_BOT
         db = self.lobby.store.db
-        stored = db.ratings.ratings([bot_entry(b) for b in levels], variant)
+        stored = db.ratings.ratings([bot_entry(b) for b in levels], variant) if levels else {}
         ratings = level_ratings(levels, variant, {
             b: shown(stored[bot_entry(b)]["mu"], stored[bot_entry(b)]["sigma"])
             for b in levels if bot_entry(b) in stored})
-        people = [e for e in entries if e["bot"] is None] or list(entries)
-        mean = sum(float(e["rating"] or 0.0) for e in people) / len(people)
-        return nearest_bot(levels, ratings, mean)
+        names = db.tournaments.player_names(
+            p for g in games for e in g["entries"]
+            for p in (entries[int(e)]["player_id"], entries[int(e)]["partner_id"]) if p)
+        out = []
+        for game in games:
+            at = [entries[int(e)] for e in game["entries"]]
+            out.append(Seating(game, game_seats(variant, at, names),
+                               table_bot(levels, ratings, at)))
+        return out
 
-    async def make(self, tournament: Row, game: Row, entries: Mapping[int, Row]) -> Table:
-        """The started table of ``game`` (its stored ``table_id``) of ``tournament``, whose
-        entries by id are ``entries``."""
-        settings, variant = tournament["settings"], tournament["variant"]
+    async def make(self, tournament: Row, seating: Seating) -> Table:
+        """The started table of a game (its stored ``table_id``) of ``tournament``."""
+        settings, variant, game = tournament["settings"], tournament["variant"], seating.game
         v = VARIANTS[variant]
-        at = [entries[int(e)] for e in game["entries"]]
-        players = [p for e in at for p in (e["player_id"], e["partner_id"]) if p]
-        names = {}
-        for pid in players:
-            found = self.lobby.store.db.players.player(pid)
-            names[pid] = found["name"] if found is not None else pid
         options = dict(settings["options"])
         boards = tuple(int(b) for b in game["boards"])
         if boards:  # a duplicate table ends after its boards, never at a target
@@ -119,6 +131,24 @@ class GameTables:
         seed = table_seed(int(settings["seed"]), int(game["round"]),
                           0 if boards else int(game["table_no"]))
         return await self.lobby.factory.create_seated(
-            variant, options, game_seats(variant, at, names), self.table_bot(variant, at),
-            seed=seed, turn_clock=settings["turn_clock"], rated=rated,
-            table_id=str(game["table_id"]), boards=boards)
+            variant, options, list(seating.seats), seating.bot, seed=seed,
+            turn_clock=settings["turn_clock"], rated=rated, table_id=str(game["table_id"]),
+            boards=boards)
+
+
+def table_bot(levels: Sequence[str], ratings: Mapping[str, int], entries: Sequence[Row]
+              ) -> str:
+    """Who plays a game's absent players (see the module): the level nearest the mean
+    rating of its human entries.
+
+    >>> table_bot([], {}, [])
+    'heuristic'
+    >>> table_bot(["beginner", "club"], {"beginner": 900, "club": 1100},
+    ...           [{"bot": None, "rating": 1080.0}, {"bot": "beginner", "rating": 900.0}])
+    'club'
+    """
+    if not levels:
+        return FALLBACK_BOT
+    people = [e for e in entries if e["bot"] is None] or list(entries)
+    mean = sum(float(e["rating"] or 0.0) for e in people) / len(people)
+    return nearest_bot(levels, ratings, mean)

@@ -1,13 +1,17 @@
 """What the tournament routes answer: the tournament object, the listing's summaries, the
 standings as CSV, the JSON export, a player's live feed and history (docs/TOURNAMENTS.md).
 Plain functions over the stored rows; the standings and duplicate boards are the core's
-(:mod:`bela.tournament`), computed from the stored results at each answer."""
+(:mod:`bela.tournament`), computed from the stored results.  The tournament object is
+built once per version of the tournament (:class:`TournamentViews`): pages that poll it
+several times a second cost a read of its row."""
 
 from __future__ import annotations
 
 import csv
 import dataclasses
 import io
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import Enum
@@ -15,6 +19,7 @@ from typing import Any
 
 from ...storage import Database
 from ...tournament import Format, TournamentError, board_table, standings
+from .results import correctable
 from .scorers import real_cards, scorer_link
 from .stored import entries_of, results_of, settings_of
 
@@ -51,11 +56,8 @@ def _players(entry: Row, names: Mapping[str, str]) -> list[dict[str, str]]:
 
 def _names(db: Database, entries: Iterable[Row], also: Iterable[str] = ()) -> dict[str, str]:
     ids = {p for e in entries for p in (e["player_id"], e["partner_id"]) if p} | set(also)
-    out = {}
-    for pid in ids:
-        found = db.players.player(pid)
-        out[pid] = found["name"] if found is not None else pid
-    return out
+    found = db.tournaments.player_names(ids)
+    return {pid: found.get(pid, pid) for pid in ids}
 
 
 def _entry(entry: Row, names: Mapping[str, str]) -> dict[str, Any]:
@@ -64,7 +66,7 @@ def _entry(entry: Row, names: Mapping[str, str]) -> dict[str, Any]:
             "checked_in": entry["bot"] is not None or bool(entry["checked_in"])}
 
 
-def _game(game: Row, scorer: str | None) -> dict[str, Any]:
+def _game(game: Row, scorer: str | None, correctable: bool | None) -> dict[str, Any]:
     table = game["table_id"] if game["status"] != "pending" else None
     out = {"table_no": game["table_no"], "entries": list(game["entries"]),
            "leg": game["leg"], "boards": list(game["boards"]), "table": table,
@@ -72,6 +74,8 @@ def _game(game: Row, scorer: str | None) -> dict[str, Any]:
            "result": game["result"]}
     if scorer is not None:
         out["scorer"] = scorer
+    if correctable is not None:  # the director's: whether its result may be corrected
+        out["correctable"] = correctable
     return out
 
 
@@ -128,12 +132,49 @@ def tournament(db: Database, row: Row, viewer: Row | None = None) -> dict[str, A
                        "started_at": plain(r["created_at"]),
                        "finished_at": plain(r["finished_at"]),
                        "finished": r["finished_at"] is not None,
-                       "games": [_game(g, scorer(r, g)) for g in r["games"]]}
+                       "games": [_game(g, scorer(r, g), correctable(row, rounds, r["round"], g)
+                                       if director else None) for g in r["games"]]}
                       for r in rounds],
            "standings": ranked(row, entries, rounds), "boards": boards(row, rounds)}
     if row["private"] and director:
         out["invite_code"] = row["invite_code"]
     return out
+
+
+class TournamentViews:
+    """The tournament objects of ``db``, each built once per ``version`` of its tournament
+    (the stored counter that every change of the tournament, its entries, rounds or games
+    moves, whichever instance made it), for the director and for everyone else; at most
+    :attr:`SIZE` kept, the least recently asked dropped.  A player's new name shows with the
+    tournament's next change."""
+
+    SIZE = 256
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._built: OrderedDict[tuple[str, bool], tuple[int, dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()  # built in worker threads
+        self.builds = 0  # how many objects were built (tests)
+
+    def tournament(self, row: Row, viewer: Row | None = None) -> dict[str, Any]:
+        """:func:`tournament` of ``row`` (just read: its version) for ``viewer``."""
+        key = (str(row["id"]), viewer is not None and viewer["id"] == row["director_id"])
+        version = int(row["version"])
+        with self._lock:
+            found = self._built.get(key)
+            if found is not None and found[0] == version:
+                self._built.move_to_end(key)
+                return found[1]
+        obj = tournament(self.db, row, viewer)
+        with self._lock:
+            self.builds += 1
+            held = self._built.get(key)
+            if held is None or held[0] <= version:  # a slower build of an older version
+                self._built[key] = (version, obj)  # does not replace a newer one
+                self._built.move_to_end(key)
+            while len(self._built) > self.SIZE:
+                self._built.popitem(last=False)
+        return obj
 
 
 def summary(row: Row) -> dict[str, Any]:

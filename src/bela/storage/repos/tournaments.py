@@ -1,6 +1,8 @@
 """Tournaments: their settings and status, entries, the stored plans of their rounds and the
 games of those plans with their tables and results (docs/TOURNAMENTS.md).
 
+Every change of a tournament, its entries, rounds or games adds one to its ``version`` in
+the same transaction (the server's cache of the tournament's object is keyed by it).
 Every change of state is a compare-and-set on the status it expects (``expect``): two
 requests, or two server instances, that race change it once.  A round's plan is stored
 once, with its games, in one transaction (its key is (tournament, round)):
@@ -13,17 +15,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import ScalarSelect, func, insert, or_, select, update
 
-from ..models import tournament_entries, tournament_games, tournament_rounds, tournaments
-from .base import Repo, now
+from ..models import players, tournament_entries, tournaments
+from .base import now
+from .tournament_rounds import TournamentRounds, bump
 
 Row = dict[str, Any]
 
 
-class Tournaments(Repo):
-    """Tournaments, entries, rounds and games."""
+def _of_entry(entry_id: int) -> ScalarSelect[Any]:
+    """The tournament of an entry (a subquery)."""
+    e = tournament_entries.c
+    return select(e.tournament_id).where(e.id == entry_id).scalar_subquery()
+
+
+class Tournaments(TournamentRounds):
+    """Tournaments and their entries (and, :class:`TournamentRounds`, their rounds and
+    games)."""
 
     # -- tournaments -----------------------------------------------------------------------
     def create(self, tournament_id: str, name: str, director_id: str, variant: str,
@@ -49,12 +58,14 @@ class Tournaments(Repo):
             done = conn.execute(update(tournaments).where(
                 tournaments.c.id == tournament_id, tournaments.c.status.in_(list(expect)))
                 .values(status=status, **values)).rowcount
+            if done:
+                bump(conn, tournament_id)
         return bool(done)
 
     def set_next_round_at(self, tournament_id: str, when: datetime | None) -> None:
         with self.begin() as conn:
             conn.execute(update(tournaments).where(tournaments.c.id == tournament_id)
-                         .values(next_round_at=when))
+                         .values(next_round_at=when, version=tournaments.c.version + 1))
 
     def listing(self, statuses: Sequence[str], limit: int, offset: int,
                 soonest_first: bool = False) -> tuple[list[Row], int]:
@@ -108,6 +119,7 @@ class Tournaments(Repo):
                 tournament_id=tournament_id, player_id=player_id, partner_id=partner_id,
                 bot=bot, name=name, status=status, rating=rating,
                 checked_in=list(checked_in), created_at=now())).inserted_primary_key
+            bump(conn, tournament_id)
         assert key is not None
         return int(key[0])
 
@@ -127,8 +139,11 @@ class Tournaments(Repo):
         if expect is not None:
             where.append(e.status.in_(list(expect)))
         with self.begin() as conn:
-            return bool(conn.execute(update(tournament_entries).where(*where)
+            done = bool(conn.execute(update(tournament_entries).where(*where)
                                      .values(**values)).rowcount)
+            if done:
+                bump(conn, _of_entry(entry_id))
+        return done
 
     def set_entries(self, changes: Mapping[int, Mapping[str, Any]]) -> None:
         """Several entries changed in one transaction (the start: ratings fixed, pairs
@@ -137,6 +152,7 @@ class Tournaments(Repo):
             for entry_id, values in changes.items():
                 conn.execute(update(tournament_entries).where(
                     tournament_entries.c.id == entry_id).values(**values))
+                bump(conn, _of_entry(entry_id))
 
     def start(self, tournament_id: str, expect: Iterable[str],
               changes: Mapping[int, Mapping[str, Any]], started_at: datetime) -> bool:
@@ -146,12 +162,22 @@ class Tournaments(Repo):
         with self.begin() as conn:
             if not conn.execute(update(tournaments).where(
                     tournaments.c.id == tournament_id, tournaments.c.status.in_(list(expect)))
-                    .values(status="running", started_at=started_at)).rowcount:
+                    .values(status="running", started_at=started_at,
+                            version=tournaments.c.version + 1)).rowcount:
                 return False
             for entry_id, values in changes.items():
                 conn.execute(update(tournament_entries).where(
                     tournament_entries.c.id == entry_id).values(**values))
         return True
+
+    def player_names(self, player_ids: Iterable[str]) -> dict[str, str]:
+        """The names of these players (those that exist), in one query."""
+        ids = sorted(set(player_ids))
+        if not ids:
+            return {}
+        with self.begin() as conn:
+            return {r.id: r.name for r in conn.execute(
+                select(players.c.id, players.c.name).where(players.c.id.in_(ids)))}
 
     def player_entries(self, player_id: str) -> list[Row]:
         """Every entry the player is in (as player or partner), with its tournament's name,
@@ -165,98 +191,3 @@ class Tournaments(Repo):
                 .join(tournaments, t.id == e.tournament_id)
                 .where(or_(e.player_id == player_id, e.partner_id == player_id))
                 .order_by(t.created_at.desc(), e.id))]
-
-    # -- rounds and games ------------------------------------------------------------------
-    def store_round(self, tournament_id: str, rnd: int, stage: str, byes: Sequence[int],
-                    games: Sequence[Mapping[str, Any]], finished: bool = False) -> bool:
-        """The plan of round ``rnd`` and its games (``table_no``, ``entries``, ``leg``,
-        ``boards``), and the tournament's ``round``, in one transaction: ``False`` when the
-        round was stored before (nothing is written).  ``finished``: a round of byes only."""
-        stamp = now()
-        try:
-            with self.begin() as conn:
-                conn.execute(insert(tournament_rounds).values(
-                    tournament_id=tournament_id, round=rnd, stage=stage, byes=list(byes),
-                    created_at=stamp, finished_at=stamp if finished else None))
-                if games:
-                    conn.execute(insert(tournament_games), [
-                        {"tournament_id": tournament_id, "round": rnd,
-                         "table_no": g["table_no"], "entries": list(g["entries"]),
-                         "leg": g.get("leg", 1), "boards": list(g.get("boards", ())),
-                         "status": "pending", "present": {}} for g in games])
-                conn.execute(update(tournaments).where(tournaments.c.id == tournament_id)
-                             .values(round=rnd, next_round_at=None))
-        except IntegrityError:
-            return False
-        return True
-
-    def rounds(self, tournament_id: str) -> list[Row]:
-        """The stored rounds, oldest first, each with its ``games`` by table number."""
-        r, g = tournament_rounds.c, tournament_games.c
-        with self.begin() as conn:
-            out = [dict(row._mapping) for row in conn.execute(
-                select(tournament_rounds).where(r.tournament_id == tournament_id)
-                .order_by(r.round))]
-            games = [dict(row._mapping) for row in conn.execute(
-                select(tournament_games).where(g.tournament_id == tournament_id)
-                .order_by(g.round, g.table_no))]
-        for rnd in out:
-            rnd["games"] = [x for x in games if x["round"] == rnd["round"]]
-        return out
-
-    def finish_round(self, tournament_id: str, rnd: int) -> None:
-        r = tournament_rounds.c
-        with self.begin() as conn:
-            conn.execute(update(tournament_rounds).where(
-                r.tournament_id == tournament_id, r.round == rnd, r.finished_at.is_(None))
-                .values(finished_at=now()))
-
-    def update_game(self, tournament_id: str, rnd: int, table_no: int,
-                    expect: Iterable[str], **values: Any) -> bool:
-        """Change a game if its status is one of ``expect``: whether it was changed."""
-        g = tournament_games.c
-        with self.begin() as conn:
-            return bool(conn.execute(update(tournament_games).where(
-                g.tournament_id == tournament_id, g.round == rnd, g.table_no == table_no,
-                g.status.in_(list(expect))).values(**values)).rowcount)
-
-    def void_unfinished(self, tournament_id: str) -> list[str]:
-        """The unfinished games of an ended tournament made ``void`` (not played): the ids of
-        their tables."""
-        g = tournament_games.c
-        where = (g.tournament_id == tournament_id, g.status.in_(["pending", "playing"]))
-        with self.begin() as conn:
-            found: list[str | None] = list(conn.execute(select(g.table_id).where(*where))
-                                           .scalars())
-            conn.execute(update(tournament_games).where(*where)
-                         .values(status="void", finished_at=now()))
-        return [t for t in found if t]
-
-    def game_of_table(self, table_id: str) -> Row | None:
-        """The game played at a table, if it is a tournament's."""
-        with self.begin() as conn:
-            row = conn.execute(select(tournament_games).where(
-                tournament_games.c.table_id == table_id)).first()
-        return None if row is None else dict(row._mapping)
-
-    def round_playing(self, table_id: str) -> bool:
-        """Whether the table is a tournament game's whose round is still being played."""
-        g, r = tournament_games.c, tournament_rounds.c
-        with self.begin() as conn:
-            found = conn.execute(select(r.finished_at).join(
-                tournament_games, (g.tournament_id == r.tournament_id) & (g.round == r.round))
-                .where(g.table_id == table_id)).first()
-        return found is not None and found.finished_at is None
-
-    def games_of_players(self, player_id: str) -> list[Row]:
-        """The unfinished games of the tournaments the player is entered in that are not
-        over, with the entry he plays in (``entry_id``)."""
-        e, g, t = tournament_entries.c, tournament_games.c, tournaments.c
-        with self.begin() as conn:
-            return [dict(r._mapping) for r in conn.execute(
-                select(tournament_games, e.id.label("entry_id"))
-                .join(tournaments, t.id == g.tournament_id)
-                .join(tournament_entries, e.tournament_id == g.tournament_id)
-                .where(or_(e.player_id == player_id, e.partner_id == player_id),
-                       e.status == "registered", g.status != "finished",
-                       t.status.in_(["running", "paused"])))]
