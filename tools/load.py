@@ -355,12 +355,13 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
                    duration: float, bot: str, target: int | None,
                    server_pid: int | Sequence[int | None] | None,
                    seed: int = 1, table_bot: str | None = None, humans: int = 1,
-                   bot_workers: int | None = None) -> dict[str, Any]:
+                   bot_workers: int | None = None,
+                   stop: asyncio.Future[Any] | None = None) -> dict[str, Any]:
     """Play ``tables`` tables on the server at ``url``, or spread over the instances of one
     site at the URLs (see :func:`seat_url`); ``server_pid``: the process of each, where known,
     for its memory and CPU; ``table_bot``: the server's bots of that spec take all but
     ``humans`` seats of each table (``bot_workers``: how the servers were started, for the
-    report).  The report (a dict, as JSON)."""
+    report); ``stop``: play also ends once it is done.  The report (a dict, as JSON)."""
     import httpx
 
     try:
@@ -449,13 +450,15 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
         watcher = asyncio.create_task(watch_loop())
         rss_peak = [0] * len(urls)
         queue_peak = 0.0
-        while not window.over() and not all(t.done() for t in tasks):
+        while not window.over() and not all(t.done() for t in tasks) and not (
+                stop is not None and stop.done()):
             await asyncio.sleep(0.5)
             for i in known:
                 rss_peak[i] = max(rss_peak[i], rss_bytes(pids[i] or 0))
             if table_bot is not None:
                 queue_peak = max(queue_peak,
                                  (await _scrape(http, urls)).get("bela_bot_jobs", 0.0))
+        window.at = min(window.at, time.monotonic())  # ended by ``stop``: the seats stop
         elapsed = time.perf_counter() - t0
         bots1 = await _scrape(http, urls)
         cpu = [cpu_seconds(pid) - c0 if pid else 0.0 for pid, c0 in zip(pids, cpu0)]

@@ -10,6 +10,14 @@ core's pairing of those entries (:func:`bela.tournament.plan_round`).  Reports t
 figures with the machine's CPU count and load average as JSON.  A report, not a test: the
 machine's load moves the figures.
 
+``--under-load``: the issue's second figure, a full round of 64 bot tables on one process
+under the load script (``tools/load.py``).  One ``bela serve`` (a subprocess, temporary
+SQLite) first carries the load script's ``--tables`` alone for ``--duration`` seconds (its
+p99 then is the figure to stay under); then a 128-pair Swiss of bot entries starts on it
+and the load script runs again until round 1 has finished (every one of its 64 tables
+played its match to ``--round-target``): both runs' latency, the round's time, and the
+server's CPU.
+
 A tool of the repository, not part of the package: run it from a clone where bela is
 installed with the ``server`` extra (``pip install -e '.[server]'``).
 """
@@ -17,10 +25,13 @@ installed with the ``server`` extra (``pip install -e '.[server]'``).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
+import sys
 import tempfile
 import time
+import urllib.request
 import warnings
 from pathlib import Path
 from typing import Any
@@ -73,13 +84,107 @@ def bench(url: str, pairs: int, rounds: int) -> dict[str, Any]:
             "core_pairing_s": round(pair_s, 4)}
 
 
+def _http(base: str, method: str, path: str, body: Any = None, token: str | None = None
+          ) -> Any:
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.loads(r.read())
+
+
+def _bot_round(base: str, pairs: int, target: int, level: str) -> tuple[str, str]:
+    """A Swiss of ``pairs`` bot entries (``level``) to ``target``, started: its id and the
+    director's token."""
+    token = _http(base, "POST", "/api/guests", {"name": "Sudac"})["token"]
+    tid = _http(base, "POST", "/api/tournaments", {
+        "name": "Bench", "variant": "bela4", "format": "swiss", "rounds": 1,
+        "options": {"target": target}, "rated": False}, token)["id"]
+    for _ in range(pairs):
+        _http(base, "POST", f"/api/tournaments/{tid}/entries", {"bot": level}, token)
+    _http(base, "POST", f"/api/tournaments/{tid}/start", token=token)
+    return tid, token
+
+
+async def _load_during_round(load: Any, url: str, pid: int, args: argparse.Namespace
+                             ) -> dict[str, Any]:
+    """The load script's run while a bot round plays on the server at ``url``: it runs
+    until the round is over (the last table finished; at most ``--round-limit`` s)."""
+    began = time.perf_counter()
+    tid, _ = await asyncio.to_thread(_bot_round, url, args.pairs, args.round_target,
+                                     args.bot_level)
+    started = time.perf_counter() - began
+
+    async def round_over() -> float:
+        while time.perf_counter() - began < args.round_limit:
+            tour = await asyncio.to_thread(_http, url, "GET", f"/api/tournaments/{tid}")
+            if tour["rounds"] and tour["rounds"][0]["finished_at"]:
+                return time.perf_counter() - began
+            await asyncio.sleep(1.0)
+        return float("nan")
+
+    watch = asyncio.ensure_future(round_over())
+    report: dict[str, Any] = await load.run_load(
+        url, args.tables, "bela4", args.think, args.round_limit, "random", None, pid,
+        stop=watch)
+    return {"round_s": round(await watch, 1), "round_start_s": round(started, 2),
+            "round_tables": args.pairs // 2, "load": _figures(report)}
+
+
+def _figures(report: dict[str, Any]) -> dict[str, Any]:
+    keys = ("tables", "duration_s", "actions", "actions_per_s", "errors", "server_cpu_pct")
+    return {"latency_ms": report["latency_ms"], **{k: report[k] for k in keys},
+            "error_samples": report["error_samples"][:5]}
+
+
+def under_load(args: argparse.Namespace) -> dict[str, Any]:
+    sys.path.insert(0, str(Path(__file__).parent))
+    import load  # tools/load.py, the load script
+
+    with tempfile.TemporaryDirectory(prefix="bela-tbench-") as tmp:
+        proc, url = load.start_server(tmp, ["--no-rate-limits", "--bot-workers", "0",
+                                            "--bot-delay", str(args.bot_delay)])
+        try:
+            alone = asyncio.run(load.run_load(url, args.tables, "bela4", args.think,
+                                              args.duration, "random", None, proc.pid))
+            during = asyncio.run(_load_during_round(load, url, proc.pid, args))
+        finally:
+            load.stop_servers([proc])
+    return {"load_alone": _figures(alone), **during, "bot_delay": args.bot_delay,
+            "round_target": args.round_target, "bot_level": args.bot_level}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=128)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--url", default=None, help="the database (default: a temporary SQLite)")
+    ap.add_argument("--under-load", action="store_true",
+                    help="a round of bot tables under the load script (see above)")
+    ap.add_argument("--tables", type=int, default=200, help="--under-load: the load "
+                    "script's tables")
+    ap.add_argument("--duration", type=float, default=40.0, help="--under-load: seconds "
+                    "of the load script alone")
+    ap.add_argument("--think", type=float, default=0.5, help="--under-load: the load "
+                    "script's think time")
+    ap.add_argument("--round-target", type=int, default=501, help="--under-load: the "
+                    "round's matches are played to this")
+    ap.add_argument("--round-limit", type=float, default=600.0, help="--under-load: at "
+                    "most this many seconds for the round")
+    ap.add_argument("--bot-level", default="beginner", help="--under-load: the bot entries' "
+                    "level")
+    ap.add_argument("--bot-delay", type=float, default=0.6, help="--under-load: the "
+                    "server's --bot-delay (its default: 0.6)")
     args = ap.parse_args()
     load_before = os.getloadavg()
+    if args.under_load:
+        report = under_load(args)
+        report |= {"cpus": os.cpu_count(), "load_before": [round(x, 2) for x in load_before],
+                   "load_after": [round(x, 2) for x in os.getloadavg()]}
+        print(json.dumps(report, indent=2))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         url = args.url or f"sqlite:///{Path(tmp) / 'bela.db'}"
         report = bench(url, args.pairs, args.rounds)
