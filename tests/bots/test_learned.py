@@ -24,7 +24,6 @@ from bela.bots.learned import (
 )
 from bela.bots.learned.features import (
     FEATURES_VERSION,
-    FEATURES_VERSIONS,
     bid_feature_size,
     bid_features,
     card_parts,
@@ -73,16 +72,15 @@ def test_turning_suits_round_trips() -> None:
             assert turn_mask(1 << c, turn) == 1 << turn_card(c, turn)
 
 
-@pytest.mark.parametrize("version", FEATURES_VERSIONS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_features_are_the_view_only(variant: str, version: int) -> None:
+def test_features_are_the_view_only(variant: str) -> None:
     """Two deals that differ only in cards the seat cannot see give the same features: the
     other deal is drawn from the seat's view and the round replayed on it."""
     rng = random.Random(2)
     checked = 0
     for m, view in play_views(variant, 25, 5):
-        x, turn = play_features(view, version)
-        assert x.shape == (feature_size(variant, version),) and x.dtype == np.float32
+        x, turn = play_features(view)
+        assert x.shape == (feature_size(variant),) and x.dtype == np.float32
         assert turn == (view.contract if view.contract is not None and view.contract < 4
                         else 0)
         legal = {a.card for a in view.legal if isinstance(a, Play)}
@@ -91,22 +89,24 @@ def test_features_are_the_view_only(variant: str, version: int) -> None:
         assert m.round is not None
         if list(deal.hands) == list(m.round.hands):
             continue
-        other, _ = play_features(replay_view(view, deal), version)
+        other, _ = play_features(replay_view(view, deal))
         assert (x == other).all()
         checked += 1
     assert checked >= 10
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_version_2_parts_say_what_wins_and_where_cards_are(variant: str) -> None:
+def test_the_parts_say_what_wins_and_where_cards_are(variant: str) -> None:
     """The cards that take the trick now are those the engine's trick rule (R20) makes the
     winner; every card of another seat's hand is among those it may hold, and every card
-    said to be surely held is in its hand (checked against the true deal)."""
+    said to be surely held is in its hand (checked against the true deal).  These parts
+    close the card parts: the trick's winners, then per other seat what it may hold, then
+    what it surely holds."""
     n = get_variant(variant).seats
-    first = card_parts(variant, 1)
+    first = card_parts(variant) - 1 - 2 * (n - 1)
     deduced = 0
     for m, view in play_views(variant, 60, 7):
-        x, turn = play_features(view, 2)
+        x, turn = play_features(view)
         assert view.seat is not None and m.round is not None
 
         def part(k: int, x: np.ndarray = x, turn: int = turn) -> int:
@@ -155,6 +155,26 @@ def test_model_files_round_trip_and_are_checked(tmp_path: Path) -> None:
     save_models(tmp_path / "bid-only.npz", {"bid": nets["bid"]})
     with pytest.raises(ModelError, match="no card-play network"):
         load_models(tmp_path / "bid-only.npz")
+
+
+@pytest.mark.parametrize("meta", [{"features": 1}, {}], ids=["layout-1", "no-layout"])
+def test_a_model_of_another_feature_layout_is_refused(tmp_path: Path,
+                                                      meta: dict[str, int]) -> None:
+    """A model whose metadata names another feature layout (or none: those were layout
+    1) is refused with a clear error naming the file and the layout, not misread."""
+    net = Mlp.initial([feature_size("bela4"), 8, 32], np.random.default_rng(0),
+                      {"variant": "bela4", "scale": 100.0, **meta})
+    path = tmp_path / "old.npz"
+    save_models(path, {"play": net})
+    with pytest.raises(ModelError) as info:
+        model_for("bela4", str(path))
+    assert str(path) in str(info.value) and "layout 1" in str(info.value)
+    assert "retrain it with bela train" in str(info.value)
+    good = tmp_path / "new.npz"
+    save_models(good, {"play": Mlp.initial([feature_size("bela4"), 8, 32],
+                                           np.random.default_rng(0),
+                                           {"variant": "bela4", "features": FEATURES_VERSION})})
+    assert set(model_for("bela4", str(good))) == {"play"}
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -243,18 +243,24 @@ def test_the_level_of_the_values_counts_less_than_their_differences() -> None:
     assert np.allclose(grads[-1], 0.1 * plain[-1], atol=1e-6)
 
 
-def test_a_folder_from_before_feature_versions_resumes_with_version_1(tmp_path: Path) -> None:
-    """A folder whose config.json keeps no feature version was trained on version 1: it
-    resumes with that layout (its positions have it), and a new folder takes today's."""
+@pytest.mark.parametrize("layout", [{}, {"features": 1}], ids=["none-kept", "layout-1"])
+def test_a_folder_of_another_feature_layout_is_refused(tmp_path: Path,
+                                                       layout: dict[str, int]) -> None:
+    """A folder whose config.json keeps another feature layout, or none (those were
+    trained on layout 1), is refused with a clear error: its positions have another layout.
+    A folder the trainer writes keeps today's layout and resumes."""
     from dataclasses import asdict
 
     from bela.bots.learned.features import FEATURES_VERSION
-    from bela.training.train import TrainConfig, resolve_config
+    from bela.training.train import TrainConfig, TrainingError, resolve_config
 
     old = tmp_path / "old"
     old.mkdir()
-    saved = asdict(TrainConfig(variant="bela2"))
-    del saved["features"]
-    (old / "config.json").write_text(json.dumps(saved))
-    assert resolve_config(old, {"iterations": 9}).features == 1
-    assert resolve_config(tmp_path / "new", {}).features == FEATURES_VERSION == 2
+    (old / "config.json").write_text(json.dumps({**asdict(TrainConfig(variant="bela2")),
+                                                 **layout}))
+    with pytest.raises(TrainingError, match="feature layout 1; .* start a new folder"):
+        resolve_config(old, {"iterations": 9})
+    new = tmp_path / "new"
+    Trainer(new, TrainConfig(variant="bela2", iterations=1, deals=1, epochs=1))
+    assert json.loads((new / "config.json").read_text())["features"] == FEATURES_VERSION
+    assert resolve_config(new, {"iterations": 9}).iterations == 9

@@ -37,7 +37,6 @@ import numpy.typing as npt
 from ..bots import make_bot
 from ..bots.base import Bot, with_settings
 from ..bots.learned.features import (
-    FEATURES_VERSION,
     bid_feature_size,
     bid_features,
     feature_size,
@@ -70,8 +69,8 @@ class Samples:
         return len(self.x)
 
     @staticmethod
-    def empty(variant: str, features: int = FEATURES_VERSION) -> Samples:
-        return Samples(variant, np.zeros((0, feature_size(variant, features)), np.float16),
+    def empty(variant: str) -> Samples:
+        return Samples(variant, np.zeros((0, feature_size(variant)), np.float16),
                        np.zeros((0, 32), np.float32),
                        np.zeros((0, bid_feature_size(variant)), np.float16),
                        np.zeros(0, np.float32))
@@ -104,12 +103,11 @@ class Samples:
 
 def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
                  explore: float = 0.1, model: bytes | None = None,
-                 features: int = FEATURES_VERSION, target: str = "points") -> Samples:
+                 target: str = "points") -> Samples:
     """Play ``deals`` rounds of ``variant`` with ``bot`` at every seat (a bot spec) and keep
     every card decision with a choice, labelled by the solver (see the module docstring).
     ``model``: a learned model file's bytes for ``bot`` (``learned`` or a level), so a
-    worker on another machine needs no access to the trainer's files.  ``features``: the
-    layout of the feature rows (:data:`~bela.bots.learned.features.FEATURES_VERSION`).
+    worker on another machine needs no access to the trainer's files.
     ``target``: what a card's label is, ``points`` or ``score``."""
     check_target(variant, target)
     if model is not None:
@@ -117,9 +115,9 @@ def play_samples(variant: str, deals: int, seed: int, bot: str = "heuristic",
             path = Path(tmp) / "model.npz"
             path.write_bytes(model)
             return play_samples(variant, deals, seed, with_settings(bot, f"model={path}"),
-                                explore, features=features, target=target)
+                                explore, target=target)
     rng = random.Random(seed)
-    labels = Labeller(variant, seed, features, target)
+    labels = Labeller(variant, seed, target)
     match: Match | None = None
     played = 0
     while played < deals:
@@ -146,10 +144,9 @@ class Labeller:
     vector environment's games (:mod:`bela.training.vector`) replayed through the engine.
     ``seed``: the bidding judge's (:class:`~bela.bots.pimc.PimcBot`)."""
 
-    def __init__(self, variant: str, seed: int, features: int = FEATURES_VERSION,
-                 target: str = "points") -> None:
+    def __init__(self, variant: str, seed: int, target: str = "points") -> None:
         check_target(variant, target)
-        self.variant, self.features, self.target = variant, features, target
+        self.variant, self.target = variant, target
         self.judge = PimcBot(seed)
         self.bids = not get_variant(variant).discards
         self.xs: list[npt.NDArray[np.float32]] = []
@@ -171,7 +168,7 @@ class Labeller:
         if rnd.phase != "play" or len({a.card for a in plays}) < 2 or (
                 len(plays) != len(view.legal)):
             return False
-        x, turn = play_features(view, self.features)
+        x, turn = play_features(view)
         row = np.full(32, np.nan, dtype=np.float32)
         for card, value in card_labels(rnd, view, self.target).items():
             row[turn_card(card, turn)] = value
@@ -181,7 +178,7 @@ class Labeller:
 
     def samples(self) -> Samples:
         """Everything kept so far."""
-        empty = Samples.empty(self.variant, self.features)
+        empty = Samples.empty(self.variant)
         return Samples(self.variant,
                        np.asarray(self.xs, dtype=np.float16) if self.xs else empty.x,
                        np.asarray(self.vals) if self.vals else empty.values,

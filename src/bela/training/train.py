@@ -43,7 +43,6 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..bots.learned.bot import features_version
 from ..bots.learned.features import (
     FEATURES_VERSION,
     bid_feature_size,
@@ -103,7 +102,6 @@ class TrainConfig:
     explore: float = 0.1
     window: int = 3
     seed: int = 0
-    features: int = FEATURES_VERSION  # the inputs' layout (bela.bots.learned.features)
     target: str = "points"  # what a card's label is (bela.training.data): points or score
     source: str = "bots"  # who plays the deals: the bots, or the vector env (training.vector)
     vector_players: str = "random"  # the vector env's policy: random, greedy or a policy file
@@ -136,19 +134,27 @@ class TrainConfig:
 SOURCES = ("bots", "vector")
 
 # what a training folder keeps
-FIXED = ("variant", "hidden", "window", "seed", "features", "target", "source")
+FIXED = ("variant", "hidden", "window", "seed", "target", "source")
 
 
 def resolve_config(folder: Path, given: dict[str, Any]) -> TrainConfig:
     """The settings to train ``folder`` with: ``given`` (the settings that are not None)
     for a new folder; for one that holds a training, its own settings with the schedule
     (iterations, deals, epochs, explore, lr, batch) changed as given.  A different variant,
-    network, window or seed needs another folder."""
+    network, window or seed needs another folder, and so does a folder trained on another
+    feature layout than :data:`~bela.bots.learned.features.FEATURES_VERSION` (its
+    ``config.json`` keeps the layout; one that keeps none was trained on layout 1)."""
     given = {k: v for k, v in given.items() if v is not None}
     saved = folder / "config.json"
     if not saved.exists():
         return TrainConfig(**given)
-    stored = TrainConfig(**{"features": 1, **json.loads(saved.read_text())})  # 1: kept none
+    settings = json.loads(saved.read_text())
+    layout = settings.pop("features", 1)
+    if layout != FEATURES_VERSION:
+        raise TrainingError(f"{folder} was trained on feature layout {layout}; this bela "
+                            f"trains and reads only layout {FEATURES_VERSION}: start a new "
+                            "folder (retrain it with bela train)")
+    stored = TrainConfig(**settings)
     for key, value in given.items():
         if key in FIXED and value != getattr(stored, key):
             raise TrainingError(f"{folder} trains with {key} {getattr(stored, key)!r}, not "
@@ -194,7 +200,7 @@ def evaluate(net: Mlp, s: Samples) -> dict[str, float]:
     y = np.where(legal, s.values, 0.0)
     err = np.where(legal, pred - y, 0.0)
     rmse = float(np.sqrt((err * err).sum() / legal.sum()))
-    raspas = x[:, raspas_index(s.variant, features_version(net))] > 0.5
+    raspas = x[:, raspas_index(s.variant)] > 0.5
     sign = np.where(raspas, -1.0, 1.0)[:, None]
     chosen = np.argmax(np.where(legal, sign * pred, -np.inf), axis=1)
     best = np.max(np.where(legal, sign * y, -np.inf), axis=1)
@@ -221,7 +227,8 @@ class Trainer:
         self.config = config
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "data").mkdir(exist_ok=True)
-        saved.write_text(json.dumps(asdict(config), indent=1))
+        saved.write_text(json.dumps({**asdict(config), "features": FEATURES_VERSION},
+                                    indent=1))
         self.nets, self.adams, self.iteration, self.epoch = self._restore()
 
     @property
@@ -232,7 +239,7 @@ class Trainer:
     # -- state ---------------------------------------------------------------------------------
     def _shapes(self) -> dict[str, list[int]]:
         cfg = self.config
-        shapes = {"play": [feature_size(cfg.variant, cfg.features), *cfg.hidden, 32]}
+        shapes = {"play": [feature_size(cfg.variant), *cfg.hidden, 32]}
         if not get_variant(cfg.variant).discards:  # as pimc: bela3 bids by the heuristic
             shapes["bid"] = [bid_feature_size(cfg.variant), *BID_HIDDEN, 1]
         return shapes
@@ -249,7 +256,7 @@ class Trainer:
         for k, (name, sizes) in enumerate(self._shapes().items()):
             meta = {"variant": cfg.variant, "scale": SCALE, "net": name,
                     "inputs": "play_features" if name == "play" else "bid_features",
-                    "features": cfg.features, "target": cfg.target,
+                    "features": FEATURES_VERSION, "target": cfg.target,
                     **({"source": "vector"} if cfg.source == "vector" else {})}
             if state is None or f"{name}.w0" not in state:
                 net = Mlp.initial(sizes, np.random.default_rng(cfg.seed + k), meta)
@@ -316,7 +323,7 @@ class Trainer:
         self.report.task(f"iteration {it + 1}/{cfg.iterations}: playing deals", cfg.deals)
         self.report.advance(cfg.deals - sum(n for _, n, _ in todo))
         bot, model = self._bot(it)
-        args = [(cfg.variant, n, seed, bot, cfg.explore, model, cfg.features, cfg.target)
+        args = [(cfg.variant, n, seed, bot, cfg.explore, model, cfg.target)
                 for _, n, seed in todo]
         for path, n, samples in self._map(play_samples, todo, args):
             samples.save(path)
@@ -345,7 +352,7 @@ class Trainer:
         self.report.task(f"{name}: labelling the deals", cfg.deals)
         self.report.advance(cfg.deals - sum(n for _, n, _ in todo))
         index = {path: k for k, (path, _, _) in enumerate(self._chunks(it))}
-        args = [(cfg.variant, chunks[index[path]], seed, cfg.features, cfg.target)
+        args = [(cfg.variant, chunks[index[path]], seed, cfg.target)
                 for path, _, seed in todo]
         began, positions = time.perf_counter(), 0
         for path, n, samples in self._map(label_chunk, todo, args):
@@ -400,7 +407,7 @@ class Trainer:
         if not train:
             raise TrainingError("no positions to train on")
         return Samples.join(train), (Samples.join(held) if held else
-                                     Samples.empty(self.config.variant, self.config.features))
+                                     Samples.empty(self.config.variant))
 
     # -- fitting -------------------------------------------------------------------------------
     def _epoch(self, name: str, x16: npt.NDArray[np.float16], values: Array,
@@ -410,7 +417,7 @@ class Trainer:
         loss of the pass (in the fitted units)."""
         cfg = self.config
         net, adam = self.nets[name], self.adams[name]
-        orders = suit_orders(cfg.variant, name, cfg.features)
+        orders = suit_orders(cfg.variant, name)
         order = rng.permutation(len(x16))
         batches = (len(x16) + cfg.batch - 1) // cfg.batch
         total = 0.0

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..bots.learned.features import FEATURES_VERSION
 from ..bots.learned.network import Mlp
 from ..engine import Match
 from ..engine.views import seat_view
@@ -152,14 +151,13 @@ def _deal_of(g: VecGames, b: int) -> tuple[list[list[int]], dict[str, list[int]]
             {k: [int(c) for c in x] for k, x in extra.items()}, dealer)
 
 
-def label_chunk(variant: str, chunk: Chunk, seed: int, features: int = FEATURES_VERSION,
-                target: str = "points") -> Samples:
+def label_chunk(variant: str, chunk: Chunk, seed: int, target: str = "points") -> Samples:
     """The labelled positions of a chunk's deals, replayed through the engine (see the
     module's docstring); ``seed``: the bidding judge's."""
     from ..rl.spaces import ActionSpace
 
     space = ActionSpace.for_variant(variant)
-    labels = Labeller(variant, seed, features, target)
+    labels = Labeller(variant, seed, target)
     keep = set(chunk.labelled)
     for m, deals in enumerate(chunk.matches):
         match = Match(variant)

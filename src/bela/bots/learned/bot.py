@@ -75,7 +75,7 @@ from ..profiles import HeuristicParams, profile
 from ..search import DealSearch
 from ..settings import LearnedBidding, LearnedConfig, Objective
 from .features import (
-    FEATURES_VERSIONS,
+    FEATURES_VERSION,
     bid_feature_size,
     bid_features,
     feature_size,
@@ -99,7 +99,9 @@ def load_model(path: str) -> dict[str, Mlp]:
 
 
 def features_version(net: Mlp) -> int:
-    """The layout of a network's inputs (models written before versions were kept: 1)."""
+    """The layout version a network's inputs were trained on (models written before
+    versions were kept: 1); :func:`model_for` refuses any but
+    :data:`~.features.FEATURES_VERSION`."""
     return int(net.meta.get("features", 1))
 
 
@@ -130,10 +132,11 @@ def model_for(variant: str, path: str | None = None) -> dict[str, Mlp]:
     nets = load_model(where)
     for name, net in nets.items():
         version = features_version(net)
-        if version not in FEATURES_VERSIONS:
-            raise ModelError(f"the model {where} was trained on features of version "
-                             f"{version}, this bela reads {FEATURES_VERSIONS}")
-        sizes = {"play": (feature_size(variant, version), 32),
+        if version != FEATURES_VERSION:
+            raise ModelError(f"the {name!r} network of {where} was trained on feature layout "
+                             f"{version}; this bela reads only layout {FEATURES_VERSION}: "
+                             "retrain it with bela train")
+        sizes = {"play": (feature_size(variant), 32),
                  "bid": (bid_feature_size(variant), 1)}
         inputs, outputs = sizes.get(name, (-1, -1))
         if (net.meta.get("variant") != variant or net.sizes[0] != inputs
@@ -172,9 +175,9 @@ class Network:
         return model_target(self.nets(variant)["play"])
 
     def features(self, view: SeatView) -> tuple[np.ndarray, int]:
-        """The card-play network's inputs for ``view`` (in its model's layout) and the
-        suit turn (:func:`~.features.play_features`)."""
-        return play_features(view, features_version(self.nets(view.variant)["play"]))
+        """The card-play network's inputs for ``view`` and the suit turn
+        (:func:`~.features.play_features`)."""
+        return play_features(view)
 
     def card_values(self, view: SeatView) -> dict[Card, float]:
         """The network's value of each legal card: the points the seat's side takes from
@@ -209,7 +212,7 @@ class Network:
         scale = float(net.meta.get("scale", 100.0))
         if not self.symmetric:
             return net.forward(x) * scale
-        orders = suit_orders(variant, name, features_version(net))
+        orders = suit_orders(variant, name)
         out = net.forward(np.concatenate([x[:, cols] for cols, _ in orders]))
         mean = np.zeros((len(x), out.shape[1]), dtype=np.float32)
         for k, (_, outs) in enumerate(orders):

@@ -16,15 +16,15 @@ hold (R17-R19 inferences, from the engine), its shown declaration cards not yet 
 Then, in this order: the contract kind (suit, VC, BC), raspas, the current trick's points,
 the unknown and the own cards per suit, the own hand's size, the caller (per seat, or
 none), the number of cards in the trick, the seat winning it (or none), card points and
-tricks per side.  Version 2 adds, after those card parts: the legal cards that would take
-the trick in progress if played now (R20), and per other seat the cards it may still hold
+tricks per side.  After those per-seat card parts, before the scalars: the legal cards that
+would take the trick in progress if played now (R20), and per other seat the cards it may still hold
 (unknown and not ruled out, or shown) and the cards it surely holds (shown, or the only seat
 that may hold an unknown card when the other hands hold every unknown card, or a hand that
 may hold no more cards than its size).  Not encoded yet: the cards a bela, an announced
 declaration's top or a swap of the face-up card tell about a hand (they stay unknown).
 
-A model keeps the version of its features (its ``features`` metadata); the bot reads a
-view with that version's layout, so models of either version play.
+A model keeps the version of this layout (:data:`FEATURES_VERSION`) in its ``features``
+metadata; the bot refuses a model of another layout (retrain it with ``bela train``).
 
 >>> from bela.engine import Match
 >>> from bela.engine.views import seat_view
@@ -51,36 +51,33 @@ from ...engine.variants import get_variant
 from ...engine.views import SeatView
 
 FULL = (1 << 32) - 1
-FEATURES_VERSION = 2  # what bela train writes; kept in a model's metadata
-FEATURES_VERSIONS = (1, 2)  # the layouts models may have
+FEATURES_VERSION = 2  # this layout's version; bela train keeps it in a model's metadata
 _SCALARS = 3 + 1 + 1 + 8 + 1  # contract kind, raspas, trick points, suit counts, hand size
 
 
-def card_parts(variant: str, version: int = FEATURES_VERSION) -> int:
+def card_parts(variant: str) -> int:
     """How many 32-card parts open :func:`play_features`' vector (the scalars follow)."""
-    if version not in FEATURES_VERSIONS:
-        raise ValueError(f"unknown feature version {version} (known: {FEATURES_VERSIONS})")
     n = get_variant(variant).seats
-    return 5 + 4 * n + (1 + 2 * (n - 1) if version >= 2 else 0)
+    return 5 + 4 * n + 1 + 2 * (n - 1)
 
 
 @cache
-def feature_size(variant: str, version: int = FEATURES_VERSION) -> int:
+def feature_size(variant: str) -> int:
     """The length of :func:`play_features`' vector for ``variant``."""
     v = get_variant(variant)
     n, s = v.seats, v.sides
-    return 32 * card_parts(variant, version) + _SCALARS + (n + 1) + n + (n + 1) + 2 * s
+    return 32 * card_parts(variant) + _SCALARS + (n + 1) + n + (n + 1) + 2 * s
 
 
-def raspas_index(variant: str, version: int = FEATURES_VERSION) -> int:
+def raspas_index(variant: str) -> int:
     """Where :func:`play_features` puts the raspas flag."""
-    return 32 * card_parts(variant, version) + 3
+    return 32 * card_parts(variant) + 3
 
 
-def suit_counts_index(variant: str, version: int = FEATURES_VERSION) -> int:
+def suit_counts_index(variant: str) -> int:
     """Where :func:`play_features` puts the unknown cards per suit (the own cards per suit
     follow)."""
-    return 32 * card_parts(variant, version) + 5
+    return 32 * card_parts(variant) + 5
 
 
 def turn_mask(mask: int, turn: int) -> int:
@@ -115,8 +112,7 @@ def _bits(masks: list[int]) -> npt.NDArray[np.float32]:
     return np.unpackbits(raw, bitorder="little").astype(np.float32)
 
 
-def play_features(view: SeatView, version: int = FEATURES_VERSION
-                  ) -> tuple[npt.NDArray[np.float32], int]:
+def play_features(view: SeatView) -> tuple[npt.NDArray[np.float32], int]:
     """The feature vector of a seat's view in the play phase and the suit turn used."""
     if view.seat is None or view.contract is None:
         raise ValueError("the learned bot's features need a seat's view of the card play")
@@ -182,12 +178,11 @@ def play_features(view: SeatView, version: int = FEATURES_VERSION
     masks += [t(trick[q]) for q in rel]
     masks += [t(view.ruled_out[q].mask) for q in rel]
     masks += [t(shown[q]) for q in rel]
-    if version >= 2:
-        masks.append(t(_wins_now(view, legal_real)))
-        possible, certain = _holders(view, me, unknown, shown)
-        masks += [t(possible[q]) for q in rel[1:]]
-        masks += [t(certain[q]) for q in rel[1:]]
-    out = np.zeros(feature_size(view.variant, version), dtype=np.float32)
+    masks.append(t(_wins_now(view, legal_real)))
+    possible, certain = _holders(view, me, unknown, shown)
+    masks += [t(possible[q]) for q in rel[1:]]
+    masks += [t(certain[q]) for q in rel[1:]]
+    out = np.zeros(feature_size(view.variant), dtype=np.float32)
     k = 32 * len(masks)
     out[:k] = _bits(masks)
     out[k + (0 if contract < 4 else contract - 3)] = 1.0
@@ -313,8 +308,7 @@ def bid_features(view: SeatView, contract: int) -> npt.NDArray[np.float32]:
 # -- symmetry -------------------------------------------------------------------------------
 
 @cache
-def suit_orders(variant: str, net: str, version: int = FEATURES_VERSION
-                ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
+def suit_orders(variant: str, net: str) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
     """The six orders of the side suits 1..3 (suit 0 is the trump after the features'
     turn; in VC and BC every suit is alike, and averaging over all 24 orders there played
     no better than over these six), as column indices of the inputs and of the card
@@ -326,8 +320,8 @@ def suit_orders(variant: str, net: str, version: int = FEATURES_VERSION
     (6, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     """
     if net == "play":
-        size, masks, suit_parts = feature_size(variant, version), card_parts(variant, version), 2
-        counts = suit_counts_index(variant, version)  # unknown, then own cards per suit
+        size, masks, suit_parts = feature_size(variant), card_parts(variant), 2
+        counts = suit_counts_index(variant)  # unknown, then own cards per suit
     else:
         size, masks, suit_parts, counts = bid_feature_size(variant), 3, 0, 0
     out = []
