@@ -13,9 +13,10 @@ machine's load moves the figures.
 ``--under-load``: the issue's second figure, a full round of 64 bot tables on one process
 under the load script (``tools/load.py``).  One ``bela serve`` (a subprocess, temporary
 SQLite) first carries the load script's ``--tables`` alone for ``--duration`` seconds (its
-p99 then is the figure to stay under); then a 128-pair Swiss of bot entries starts on it
-and the load script runs again until round 1 has finished (every one of its 64 tables
-played its match to ``--round-target``): both runs' latency, the round's time, and the
+p99 then is the figure to stay under); then 128 bot pairs start round 1 of Swiss
+tournaments on it (four of 32: a tournament takes 32 bot entries) and the load script runs
+again until the round has finished (every one of its 64 tables played its match to
+``--round-target``): both runs' latency, the round's time, and the
 server's CPU.
 
 A tool of the repository, not part of the package: run it from a clone where bela is
@@ -41,6 +42,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from bela.server.app import create_app
+from bela.server.tournaments.director import MAX_BOT_ENTRIES
 from bela.tournament import Entry, Format, Settings, plan_round
 
 
@@ -95,32 +97,37 @@ def _http(base: str, method: str, path: str, body: Any = None, token: str | None
         return json.loads(r.read())
 
 
-def _bot_round(base: str, pairs: int, target: int, level: str) -> tuple[str, str]:
-    """A Swiss of ``pairs`` bot entries (``level``) to ``target``, started: its id and the
-    director's token."""
-    token = _http(base, "POST", "/api/guests", {"name": "Sudac"})["token"]
-    tid = _http(base, "POST", "/api/tournaments", {
-        "name": "Bench", "variant": "bela4", "format": "swiss", "rounds": 1,
-        "options": {"target": target}, "rated": False}, token)["id"]
-    for _ in range(pairs):
-        _http(base, "POST", f"/api/tournaments/{tid}/entries", {"bot": level}, token)
-    _http(base, "POST", f"/api/tournaments/{tid}/start", token=token)
-    return tid, token
+def _bot_rounds(base: str, pairs: int, target: int, level: str) -> list[str]:
+    """Swiss tournaments of ``pairs`` bot entries (``level``) in all, to ``target``, started:
+    their ids.  A tournament takes at most 32 bot entries (``MAX_BOT_ENTRIES``) and a
+    director three at once, so each 32 have a tournament and a director of their own."""
+    ids = []
+    for first in range(0, pairs, MAX_BOT_ENTRIES):
+        token = _http(base, "POST", "/api/guests", {"name": f"Sudac {first}"})["token"]
+        tid = _http(base, "POST", "/api/tournaments", {
+            "name": f"Bench {first}", "variant": "bela4", "format": "swiss", "rounds": 1,
+            "options": {"target": target}, "rated": False}, token)["id"]
+        for _ in range(min(MAX_BOT_ENTRIES, pairs - first)):
+            _http(base, "POST", f"/api/tournaments/{tid}/entries", {"bot": level}, token)
+        _http(base, "POST", f"/api/tournaments/{tid}/start", token=token)
+        ids.append(tid)
+    return ids
 
 
 async def _load_during_round(load: Any, url: str, pid: int, args: argparse.Namespace
                              ) -> dict[str, Any]:
-    """The load script's run while a bot round plays on the server at ``url``: it runs
-    until the round is over (the last table finished; at most ``--round-limit`` s)."""
+    """The load script's run while the bot round plays on the server at ``url``: it runs
+    until the round is over (every table finished; at most ``--round-limit`` s)."""
     began = time.perf_counter()
-    tid, _ = await asyncio.to_thread(_bot_round, url, args.pairs, args.round_target,
-                                     args.bot_level)
+    ids = await asyncio.to_thread(_bot_rounds, url, args.pairs, args.round_target,
+                                  args.bot_level)
     started = time.perf_counter() - began
 
     async def round_over() -> float:
         while time.perf_counter() - began < args.round_limit:
-            tour = await asyncio.to_thread(_http, url, "GET", f"/api/tournaments/{tid}")
-            if tour["rounds"] and tour["rounds"][0]["finished_at"]:
+            tours = [await asyncio.to_thread(_http, url, "GET", f"/api/tournaments/{t}")
+                     for t in ids]
+            if all(t["rounds"] and t["rounds"][0]["finished_at"] for t in tours):
                 return time.perf_counter() - began
             await asyncio.sleep(1.0)
         return float("nan")
@@ -130,7 +137,8 @@ async def _load_during_round(load: Any, url: str, pid: int, args: argparse.Names
         url, args.tables, "bela4", args.think, args.round_limit, "random", None, pid,
         stop=watch)
     return {"round_s": round(await watch, 1), "round_start_s": round(started, 2),
-            "round_tables": args.pairs // 2, "load": _figures(report)}
+            "round_tables": args.pairs // 2, "tournaments": len(ids),
+            "load": _figures(report)}
 
 
 def _figures(report: dict[str, Any]) -> dict[str, Any]:
