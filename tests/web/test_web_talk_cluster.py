@@ -10,11 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +28,8 @@ from web_helpers import (  # noqa: E402
     wait_until,
 )
 
+from server.server_helpers import redis_server  # noqa: E402  (tests/ is on the path)
+
 URL = os.environ.get("BELA_TEST_POSTGRES_URL")
 REDIS = shutil.which("redis-server")
 pytestmark = [
@@ -42,33 +40,6 @@ pytestmark = [
 HR = texts("hr")
 PASSWORD = "konj-i-kraljica-7"
 
-
-@contextlib.contextmanager
-def _redis(folder: Path) -> Iterator[str]:
-    """A throwaway redis-server that keeps nothing on disk: its URL."""
-    assert REDIS is not None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", str(folder)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as c:
-                    c.sendall(b"PING\r\n")
-                    if c.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +55,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
     engine.dispose()
     tmp = tmp_path_factory.mktemp("bela-site")
     with contextlib.ExitStack() as stack:
-        redis = stack.enter_context(_redis(tmp))
+        redis, _ = stack.enter_context(redis_server(tmp))
         serve = contextlib.contextmanager(serve_bela)
         urls = []
         for name in ("bela1", "bela2"):

@@ -1051,22 +1051,26 @@ def observe_seat(S: np.ndarray, seat: int, R: np.ndarray, obs: np.ndarray,
 
 
 @njit
+def pick_legal(m: np.ndarray, rng: np.ndarray, b: int, count: int) -> int:
+    """A uniform legal action of mask ``m`` (``count`` of them) drawn from game ``b``'s
+    generator (-1 when none)."""
+    k = rand_below(rng, b, count)
+    for i in range(m.shape[0]):
+        if m[i]:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
+
+
+@njit
 def sample_masked(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """A uniform legal action per row of ``masks`` (-1 for a row without one)."""
     for b in range(masks.shape[0]):
         count = 0
         for a in range(masks.shape[1]):
             count += masks[b, a]
-        out[b] = -1
-        if count == 0:
-            continue
-        k = rand_below(rng, b, count)
-        for a in range(masks.shape[1]):
-            if masks[b, a]:
-                if k == 0:
-                    out[b] = a
-                    break
-                k -= 1
+        out[b] = -1 if count == 0 else pick_legal(masks[b], rng, b, count)
 
 
 # -- one learning seat, the others a policy inside the loop ---------------------------------
@@ -1113,13 +1117,7 @@ def greedy_action(S: np.ndarray, b: int, seat: int, m: np.ndarray, R: np.ndarray
         card = greedy_card(S, b, seat, legal, R)
         bela = R[F_BELAI + card]
         return bela if bela >= 0 and m[bela] else card
-    k = rand_below(rng, b, count)
-    for i in range(m.shape[0]):
-        if m[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
+    return pick_legal(m, rng, b, count)
 
 
 @njit
@@ -1168,13 +1166,7 @@ def policy_action(S: np.ndarray, b: int, seat: int, m: np.ndarray, x: np.ndarray
     count = 0
     for i in range(m.shape[0]):
         count += m[i]
-    k = rand_below(rng, b, count)
-    for i in range(m.shape[0]):
-        if m[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
+    return pick_legal(m, rng, b, count)
 
 
 @njit
