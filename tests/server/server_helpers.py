@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 pytest.importorskip("fastapi")
@@ -85,6 +86,14 @@ def start(client: TestClient, tid: str, h: dict[str, str]) -> None:
     assert r.status_code == 200, r.text
 
 
+RECV_TIMEOUT = 60.0  # seconds a Reader waits for a message
+
+
+async def _receive_within(rx: Any, seconds: float) -> Any:
+    with anyio.fail_after(seconds):
+        return await rx.receive()
+
+
 class Reader:
     """A WebSocket session that keeps every message it receives (raw text too)."""
 
@@ -94,7 +103,15 @@ class Reader:
         self.state: dict[str, Any] | None = None
 
     def recv(self) -> dict[str, Any]:
-        text = self.ws.receive_text()
+        """The next message; a test fails (rather than waits for ever) when none comes
+        within :data:`RECV_TIMEOUT` seconds."""
+        try:
+            message = self.ws.portal.call(_receive_within, self.ws._send_rx, RECV_TIMEOUT)
+        except TimeoutError:
+            raise AssertionError(f"no message within {RECV_TIMEOUT} s; the last ones: "
+                                 f"{self.raw[-3:]}") from None
+        self.ws._raise_on_close(message)
+        text = str(message["text"])
         self.raw.append(text)
         msg: dict[str, Any] = json.loads(text)
         if msg["type"] == "state":
