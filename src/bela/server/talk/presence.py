@@ -9,9 +9,13 @@ in Redis for all of them (:class:`bela.server.cluster.SharedPresence`); the ques
 ``async`` so that both answer them alike.
 
 >>> import asyncio
+>>> from concurrent.futures import ThreadPoolExecutor
+>>> def answer(question):  # a coroutine, answered on an event loop of its own
+...     with ThreadPoolExecutor(1) as pool:
+...         return pool.submit(asyncio.run, question).result()
 >>> p = Presence()
 >>> p.enter("ana", "t1"); p.enter("ana", "t2"); p.leave("ana", "t2")
->>> asyncio.run(p.online()), asyncio.run(p.find(["ana", "bruno"]))
+>>> answer(p.online()), answer(p.find(["ana", "bruno"]))
 (1, {'ana': (True, 't1'), 'bruno': (False, None)})
 """
 
