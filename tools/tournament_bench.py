@@ -16,8 +16,9 @@ SQLite) first carries the load script's ``--tables`` alone for ``--duration`` se
 p99 then is the figure to stay under); then 128 bot pairs start round 1 of Swiss
 tournaments on it (four of 32: a tournament takes 32 bot entries) and the load script runs
 again until the round has finished (every one of its 64 tables played its match to
-``--round-target``): both runs' latency, the round's time, and the
-server's CPU.
+``--round-target``): both runs' latency, the round's time, and the server's CPU and its
+bot workers' (the levels' bots decide in the server's bot worker processes, as
+``bela serve`` runs them by default; ``--bot-workers 0`` puts them in the server's threads).
 
 A tool of the repository, not part of the package: run it from a clone where bela is
 installed with the ``server`` extra (``pip install -e '.[server]'``).
@@ -142,7 +143,8 @@ async def _load_during_round(load: Any, url: str, pid: int, args: argparse.Names
 
 
 def _figures(report: dict[str, Any]) -> dict[str, Any]:
-    keys = ("tables", "duration_s", "actions", "actions_per_s", "errors", "server_cpu_pct")
+    keys = ("tables", "duration_s", "actions", "actions_per_s", "errors", "server_cpu_pct",
+            "workers_cpu_pct")
     return {"latency_ms": report["latency_ms"], **{k: report[k] for k in keys},
             "error_samples": report["error_samples"][:5]}
 
@@ -152,7 +154,8 @@ def under_load(args: argparse.Namespace) -> dict[str, Any]:
     import load  # tools/load.py, the load script
 
     with tempfile.TemporaryDirectory(prefix="bela-tbench-") as tmp:
-        proc, url = load.start_server(tmp, ["--no-rate-limits", "--bot-workers", "0",
+        workers = [] if args.bot_workers is None else ["--bot-workers", str(args.bot_workers)]
+        proc, url = load.start_server(tmp, ["--no-rate-limits", *workers,
                                             "--bot-delay", str(args.bot_delay)])
         try:
             alone = asyncio.run(load.run_load(url, args.tables, "bela4", args.think,
@@ -161,6 +164,7 @@ def under_load(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             load.stop_servers([proc])
     return {"load_alone": _figures(alone), **during, "bot_delay": args.bot_delay,
+            "bot_workers": args.bot_workers,
             "round_target": args.round_target, "bot_level": args.bot_level}
 
 
@@ -185,6 +189,9 @@ def main() -> None:
                     "level")
     ap.add_argument("--bot-delay", type=float, default=0.6, help="--under-load: the "
                     "server's --bot-delay (its default: 0.6)")
+    ap.add_argument("--bot-workers", type=int, default=None, help="--under-load: the "
+                    "server's --bot-workers (default: the server's own default, one fewer "
+                    "than the CPUs; 0: the bots decide in the server's threads)")
     args = ap.parse_args()
     load_before = os.getloadavg()
     if args.under_load:

@@ -32,6 +32,7 @@ from bela.engine.errors import IllegalAction  # noqa: E402
 from bela.engine.views import seat_view  # noqa: E402
 from bela.server import actor  # noqa: E402
 from bela.server.botpool import (  # noqa: E402
+    WORKER_NICENESS,
     BotFailure,
     BotPool,
     default_workers,
@@ -168,6 +169,15 @@ def test_a_pimc_table_plays_through_the_pool_as_in_threads(
         assert "bela_bot_jobs 0.0" in metrics
     assert pool.pids() == workers and pool.restarts == 0  # still the warm worker
     assert in_threads[0] and len(in_threads[0]) > 32
+
+
+def test_workers_run_below_the_servers_priority(pool: BotPool) -> None:
+    """A worker's search yields the cores to the server's event loop (botpool's
+    WORKER_NICENESS): its niceness is the server's plus that much (capped at 19)."""
+    (pid,) = pool.pids()
+    with open(f"/proc/{pid}/stat") as f:  # field 19: the nice value
+        worker = int(f.read().rsplit(")", 1)[1].split()[16])
+    assert worker == min(19, os.nice(0) + WORKER_NICENESS)
 
 
 def test_a_failing_bot_in_a_worker_falls_back_and_is_reported(

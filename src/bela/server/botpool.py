@@ -39,6 +39,7 @@ move does not wait for them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import multiprocessing
@@ -64,6 +65,10 @@ from ..engine.views import SeatView
 log = logging.getLogger("bela.server")
 
 CHEAP = frozenset({"random", "heuristic"})  # bots that decide in a thread of the server
+# how much lower a worker process's CPU priority is than the server's (``nice``): where
+# the cores are short, the event loop that serves every table runs first and a worker's
+# search (which stops at its deadline with what it has) gets what is left
+WORKER_NICENESS = 5
 
 
 def default_workers() -> int:
@@ -108,8 +113,11 @@ def init(extra: Mapping[str, Callable[..., Bot]] | None = None) -> None:
 
 def end_with_server() -> None:
     """In a worker process (bot or analysis): Ctrl-C left to the server, which stops its
-    pools, and the process's end with the server's, even a server killed with SIGKILL."""
+    pools, the process's end with the server's, even a server killed with SIGKILL, and
+    its CPU priority :data:`WORKER_NICENESS` below the server's."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):  # no nice on this system: the same priority
+        os.nice(WORKER_NICENESS)
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent,), name="parent watch",
