@@ -124,6 +124,11 @@ class Reader:
             if pred(msg):
                 return msg
 
+    def joined(self) -> dict[str, Any]:
+        """The connection's welcome: from then on it is among the table's connections (it
+        is accepted before that, so a line another seat sends sooner can miss it)."""
+        return self.until(lambda m: m["type"] == "welcome")
+
     def until_seq(self, seq: int) -> dict[str, Any]:
         """The first state at ``seq`` or later (the newest one if already received)."""
         if self.state is not None and self.state["seq"] >= seq:

@@ -188,6 +188,8 @@ def _talk(client: Any) -> list[str]:
     with client.websocket_connect(f"/ws/tables/{tid}?token={tokens[0]}") as ws0, \
             client.websocket_connect(f"/ws/tables/{tid}?token={tokens[1]}") as ws1:
         vesna, zoran = Reader(ws0), Reader(ws1)
+        for r in (vesna, zoran):
+            r.joined()  # a line sent sooner may go out before the other joined
         vesna.send({"type": "chat", "text": "<b>bok</b>"})
         line = zoran.until(lambda m: m["type"] == "chat")
         zoran.send({"type": "report", "id": line["id"]})

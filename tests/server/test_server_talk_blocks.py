@@ -53,6 +53,8 @@ def test_a_blocked_players_lines_reach_no_device_of_the_blocker(tmp_path: Path) 
                 client.websocket_connect(url + _token(bruno)) as wb, \
                 client.websocket_connect(url + _token(cvita)) as wc:
             a1, a2, b, c = Reader(phone), Reader(laptop), Reader(wb), Reader(wc)
+            for r in (a1, a2, b, c):
+                r.joined()
             b.send({"type": "chat", "text": "ružna riječ"})
             assert c.until(lambda m: m["type"] == "chat")["text"] == "ružna riječ"
             b.send({"type": "say", "phrase": "bravo"})

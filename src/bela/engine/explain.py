@@ -188,8 +188,8 @@ def shown_revokes(rnd: Round) -> tuple[ShownRevoke, ...]:
     ...  for r in shown_revokes(rnd)]
     [(1, 0, '7D', 'QS', 2, 'R17', 'follow')]
     """
-    if rnd.contract is None or rnd.table is None:
-        return ()
+    if rnd.contract is None or rnd.table is None or rnd.options.enforce != Enforce.OFF:
+        return ()  # enforce on: every card played was legal, nothing to prove
     table = rnd.table
     duties, contract = rnd.variant.duties, rnd.contract
     rule_of_variant = rnd.variant.rule_ids.get("duties")

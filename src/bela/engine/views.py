@@ -15,6 +15,7 @@ legal actions when it is the seat's turn.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -107,16 +108,35 @@ class SeatView:
         return CardSet(m)
 
 
-def _declaration_infos(rnd: Round, seat: int, decls: tuple[Declaration, ...],
-                       viewer: int | None, shown_side: int | None) -> tuple[DeclarationInfo, ...]:
+def _declared(rnd: Round, viewer: int | None, shown_side: int | None,
+              memo: dict[tuple[int, bool], tuple[DeclarationInfo, ...]]
+              ) -> tuple[tuple[DeclarationInfo, ...] | None, ...]:
+    """Every seat's announced declarations as ``viewer`` sees them: their cards when they
+    are its own or ``shown_side``'s; ``memo``: those of the state worked out already
+    (each seat's declarations are seen in two ways at most)."""
     v = rnd.variant
-    visible = viewer == seat or (shown_side is not None and v.side_of(seat) == shown_side)
-    return tuple(
-        DeclarationInfo(seat, declaration_value(d, v.declaration_values), d.strength,
-                        d.pretty() if visible else d.public(),
-                        CardSet(d.mask) if visible else None, d.kind, d.length, d.top,
-                        d.suit if visible else None)
-        for d in decls)
+    out: list[tuple[DeclarationInfo, ...] | None] = []
+    for seat, decls in enumerate(rnd.declared):
+        if decls is None:
+            out.append(None)
+            continue
+        visible = viewer == seat or (shown_side is not None and v.side_of(seat) == shown_side)
+        infos = memo.get((seat, visible))
+        if infos is None:
+            infos = memo[seat, visible] = tuple(
+                _declaration_info(seat, d, declaration_value(d, v.declaration_values), visible)
+                for d in decls)
+        out.append(infos)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _declaration_info(seat: int, d: Declaration, value: int, visible: bool) -> DeclarationInfo:
+    """One declaration as a seat sees it (worked out once: every seat's view of every
+    state after the declarations carries them, and they never change)."""
+    return DeclarationInfo(seat, value, d.strength, d.pretty() if visible else d.public(),
+                           CardSet(d.mask) if visible else None, d.kind, d.length, d.top,
+                           d.suit if visible else None)
 
 
 def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatView:
@@ -177,8 +197,9 @@ def seat_views(match: Match, seats: Iterable[int | None],
     if rnd is None:
         raise ValueError("no round has been dealt yet")
     public = seat_view(match, None, rnd)
+    memo: dict[tuple[int, bool], tuple[DeclarationInfo, ...]] = {}
     return {s: public if s is None else _with_own(public, s, _own(
-        rnd, s, public.declarations_side, public.turn)) for s in seats}
+        rnd, s, public.declarations_side, public.turn, memo)) for s in seats}
 
 
 def _with_own(public: SeatView, seat: int, own: dict[str, Any]) -> SeatView:
@@ -190,18 +211,19 @@ def _with_own(public: SeatView, seat: int, own: dict[str, Any]) -> SeatView:
     return view
 
 
-def _own(rnd: Round, seat: int | None, strongest: int | None,
-         acting: int | None) -> dict[str, Any]:
+def _own(rnd: Round, seat: int | None, strongest: int | None, acting: int | None,
+         memo: dict[tuple[int, bool], tuple[DeclarationInfo, ...]] | None = None
+         ) -> dict[str, Any]:
     """The fields of a view that differ from seat to seat (``seat``'s own cards, its
     declarations' cards, its legal actions...); ``strongest``: the side holding the
-    strongest announced declaration, ``acting``: the seat to act."""
+    strongest announced declaration, ``acting``: the seat to act; ``memo``: the state's
+    declarations as seats see them, shared by its seats' views."""
     shown = strongest if rnd.tricks or rnd.phase == Phase.DONE else None  # cards: after trick 1
     mine = seat is not None and seat == acting
     return {
         "hand": CardSet((rnd.hands[seat] & ~rnd.hidden[seat]) if seat is not None else 0),
         "unseen": rnd.hidden[seat].bit_count() if seat is not None else 0,
-        "declared": tuple(None if d is None else _declaration_infos(rnd, s, d, seat, shown)
-                          for s, d in enumerate(rnd.declared)),
+        "declared": _declared(rnd, seat, shown, {} if memo is None else memo),
         "legal": tuple(rnd.legal_actions()) if mine else (),
         "discards": CardSet(rnd.discards) if seat is not None and seat == rnd.caller
         and rnd.discards else None,

@@ -15,6 +15,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+import orjson
+
 from ..engine.actions import CALLS
 from ..engine.events import Event, seen_by
 from ..engine.variants import get_variant
@@ -29,11 +31,26 @@ SUMMARY_EVERY = 1.0  # seconds: a table's summary for connections that come or g
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # one, not one a call
+_ORJSON = orjson.OPT_NON_STR_KEYS  # keys as json writes them (a seat's number as "0")
 
 
 def dumps(msg: Any) -> str:
-    """A message's (or a member's) compact JSON text."""
-    return _ENCODER.encode(msg)
+    """A message's (or a member's) compact JSON text, as ``json`` writes it with compact
+    separators and UTF-8 left as it is, written by orjson (a state message in a tenth of
+    the time: docs/CAPACITY.md); what orjson refuses (an integer past 64 bits) by ``json``.
+
+    >>> dumps({"type": "state", "seq": 3, "hand": ["10H", "AŽ"], 0: None, "big": 2 ** 70})
+    '{"type":"state","seq":3,"hand":["10H","AŽ"],"0":null,"big":1180591620717411303424}'
+    """
+    try:
+        return orjson.dumps(msg, option=_ORJSON).decode()
+    except orjson.JSONEncodeError:
+        return _ENCODER.encode(msg)
+
+
+def loads(text: str | bytes) -> Any:
+    """A JSON text this server (or another instance of its site) wrote, read back."""
+    return orjson.loads(text)
 
 
 
@@ -228,6 +245,18 @@ class Hub:
             clock = {"seat": turn,
                      "deadline_in": round(max(0.0, deadline - time.monotonic()), 1)}
         texts: dict[int | None, str] = {}
+        # an event a seat sees as it is (not one seen_by made for it): its JSON once
+        shared: dict[int, tuple[Event, dict[str, Any]]] = {}
+
+        def event(e: Event) -> dict[str, Any]:
+            known = shared.get(id(e))
+            if known is not None and known[0] is e:
+                return known[1]
+            out = event_json(e, m.variant)
+            if any(e is given for given in events):
+                shared[id(e)] = (e, out)
+            return out
+
         for seat in wanted:
             # the public members shared, the seat's own put in their places (the order kept)
             view = public if seat is None else public | own_view_json(views[seat])
@@ -239,7 +268,7 @@ class Hub:
             texts[seat] = dumps({
                 "type": "state", "seq": table.seq, "status": table.status, "last": last,
                 "clock": clock,
-                "events": [event_json(e, m.variant) for e in seen_by(events, seat)],
+                "events": [event(e) for e in seen_by(events, seat)],
                 "view": view})
         return texts
 

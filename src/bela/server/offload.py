@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from .errors import TooMany
+from .hub import dumps
 
 T = TypeVar("T")
 
@@ -59,5 +59,4 @@ class Offload:
 def json_bytes(content: Any) -> bytes:
     """``content`` as FastAPI's JSON answer writes it (built off the loop: a record of a
     long match takes a while)."""
-    return json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
-                      separators=(",", ":")).encode("utf-8")
+    return dumps(content).encode("utf-8")

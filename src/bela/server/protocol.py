@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields, is_dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -27,7 +27,7 @@ from pydantic import (
 )
 
 from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
-from ..engine.cards import RANKS, SUITS, Card, CardSet
+from ..engine.cards import RANKS, SUITS, Card, CardSet, iter_cards
 from ..engine.declarations import declaration_value
 from ..engine.events import BidMade, ContractFixed, Declared, Event, RoundOver, TrickTaken
 from ..engine.explain import Refusal, ShownRevoke
@@ -167,7 +167,19 @@ client_message: TypeAdapter[ClientKinds] = TypeAdapter(ClientMessage)
 
 # -- views ---------------------------------------------------------------------------------
 def cards(cs: CardSet | None) -> list[str] | None:
-    return None if cs is None else [str(c) for c in cs]
+    """A card set as its cards' codes, lowest first (``None`` stays ``None``).
+
+    >>> cards(CardSet.parse("AH TH 7S")), cards(None)
+    (['TH', 'AH', '7S'], None)
+    """
+    return None if cs is None else list(_codes(cs.mask))
+
+
+@lru_cache(maxsize=1 << 14)
+def _codes(mask: int) -> tuple[str, ...]:
+    """The codes of a mask's cards (worked out once a mask: every state message carries a
+    hand and the ruled-out cards of each seat, which change a card at a time)."""
+    return tuple(str(c) for c in iter_cards(mask))
 
 
 def public_token(action: Action | str, own: bool) -> str | None:
@@ -258,10 +270,16 @@ def view_json(v: SeatView) -> dict[str, Any]:
         "ruled_out": [cards(m) for m in v.ruled_out],
         "strength": None if v.strength is None else list(v.strength),
     }
-    for f in fields(v):  # fields the engine's view gained after this serializer was written
-        if f.name not in out and f.name not in _RENAMED:
-            out[f.name] = _plain(getattr(v, f.name))
+    for name in _later_fields(frozenset(out)):
+        out[name] = _plain(getattr(v, name))
     return out
+
+
+@cache
+def _later_fields(written: frozenset[str]) -> tuple[str, ...]:
+    """The fields the engine's view gained after :func:`view_json` was written (those it
+    does not write itself), in their order: written generically."""
+    return tuple(f.name for f in fields(SeatView) if f.name not in written | _RENAMED)
 
 
 _RENAMED = {"contract"}  # serialized under another form ("contract" as its token)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from ..errors import Refused, Unavailable
-from ..hub import RECONNECT
+from ..hub import RECONNECT, dumps, loads
 from ..logs import TableLog
 from .common import (
     CALL_TIMEOUT,
@@ -64,7 +63,7 @@ class Inbox(Part):
         msg = {"k": "call", "id": call_id, "from": self.id, "epoch": self.epoch, "op": op,
                "table": table_id, "player": player, "args": args}
         try:
-            heard = await self.redis.publish(inbox(owner), json.dumps(msg))
+            heard = await self.redis.publish(inbox(owner), dumps(msg))
             if not heard:  # nobody listens there: the instance is gone
                 raise Unavailable("table_moving", "the server process running this table "
                                   "stopped; another takes it over within seconds: try again")
@@ -105,13 +104,13 @@ class Inbox(Part):
             out["error"] = refusal_json(Unavailable("internal", f"the call failed "
                                                     f"({type(exc).__name__})"))
         with contextlib.suppress(RedisError, OSError):
-            await self.redis.publish(inbox(msg["from"]), json.dumps(out))
+            await self.redis.publish(inbox(msg["from"]), dumps(out))
 
     async def tell_everyone(self, kind: str, **fields: Any) -> None:
         """A message of ``kind`` to every other instance (:data:`EVERYONE`); Redis out of
         reach: lost (counted)."""
         try:
-            await self.redis.publish(EVERYONE, json.dumps({"k": kind, "from": self.id,
+            await self.redis.publish(EVERYONE, dumps({"k": kind, "from": self.id,
                                                            **fields}))
         except (RedisError, OSError):
             self.metrics.errors.labels(kind="cluster").inc()
@@ -133,7 +132,7 @@ class Inbox(Part):
         for instance, items in batches.items():
             try:
                 await self.redis.publish(inbox(instance),
-                                         json.dumps({"k": "out", "items": items}))
+                                         dumps({"k": "out", "items": items}))
             except (RedisError, OSError):
                 # lost: that instance closes its relays when its subscription breaks, and
                 # this one drops its connections when its epoch changes
@@ -177,7 +176,7 @@ class Inbox(Part):
                                                 "processes broke: try again"))
 
     def _incoming(self, data: str) -> None:
-        msg = json.loads(data)
+        msg = loads(data)
         kind = msg.get("k")
         if kind == "out":
             for item in msg["items"]:

@@ -5,7 +5,6 @@ WebSocket, its :class:`Relay` to the table's instance; at the table's instance, 
 from __future__ import annotations
 
 import contextlib
-import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
@@ -181,7 +180,7 @@ class Relays(Part):
         closed = self.close_player(player_id, code)
         msg = {"k": "close_player", "from": self.id, "player": player_id, "code": code}
         try:
-            await self.redis.publish(EVERYONE, json.dumps(msg))
+            await self.redis.publish(EVERYONE, dumps(msg))
         except (RedisError, OSError) as exc:
             self.metrics.errors.labels(kind="cluster").inc()
             log.warning("the other instances could not be told to close player %s's "

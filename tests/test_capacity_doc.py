@@ -1,0 +1,41 @@
+"""docs/CAPACITY.md's measured tables are what tools/capacity.py makes of the committed
+results in benchmarks/capacity/, never edited by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+spec = importlib.util.spec_from_file_location("capacity", ROOT / "tools" / "capacity.py")
+assert spec is not None and spec.loader is not None
+capacity = importlib.util.module_from_spec(spec)
+sys.modules["capacity"] = capacity
+spec.loader.exec_module(capacity)
+
+
+def test_the_measured_tables_are_up_to_date() -> None:
+    assert capacity.DOC.read_text(encoding="utf-8") == capacity.output(), (
+        "docs/CAPACITY.md is not what tools/capacity.py makes of benchmarks/capacity/: "
+        "run python tools/capacity.py")
+
+
+def test_every_result_file_has_a_table() -> None:
+    files = sorted(capacity.RESULTS.glob("*.json"))
+    assert files
+    text = capacity.section()
+    for path in files:
+        assert f"benchmarks/capacity/{path.name}" in text
+
+
+def test_a_load_run_row() -> None:
+    doc = {"title": "t", "codes": {"A": "before"}, "runs": [{
+        "label": "200 tables", "code": "A", "command": "python tools/load.py --tables 200",
+        "load_before": 0.5, "load_after": 1.5,
+        "report": {"actions_per_s": 400.0, "server_cpu_pct": 60.0, "errors": 0,
+                   "memory_per_table_kb": 250.4,
+                   "latency_ms": {"p50": 3.14, "p99": 38.3, "max": 1234.5}}}]}
+    row = capacity.load_table(doc).splitlines()[4]
+    assert row == ("| 200 tables | A | 0.5 → 1.5 | 400 | 60.0 % | 1.50 ms | 3.1 ms | 38.3 ms "
+                   "| 1,234 ms | 0 | 250 KB |")

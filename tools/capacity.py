@@ -1,0 +1,124 @@
+"""Generate docs/CAPACITY.md's measured tables from the committed benchmark results.
+
+``benchmarks/capacity/*-load.json`` hold load runs (``tools/load.py --json`` reports under
+``runs``, each with its ``label``, the ``code`` it ran (a key of the file's ``codes``,
+which say what each is) and the ``command``); ``*-state.json`` hold
+``tools/state_bench.py`` reports.  This script writes their tables into docs/CAPACITY.md
+between ``<!-- capacity:begin -->`` and ``<!-- capacity:end -->``: nothing there is
+edited by hand.  ``--check`` writes nothing and exits 1 when the file differs from what it
+would write (the test suite runs it: tests/test_capacity_doc.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "capacity"
+DOC = ROOT / "docs" / "CAPACITY.md"
+BEGIN, END = "<!-- capacity:begin -->", "<!-- capacity:end -->"
+
+
+def cpu_per_action_ms(report: dict[str, Any]) -> float | None:
+    """The servers' CPU per action (ms): their CPU (% of a core, summed over instances)
+    over the actions a second.
+
+    >>> cpu_per_action_ms({"server_cpu_pct": 50.0, "actions_per_s": 500.0})
+    1.0
+    >>> cpu_per_action_ms({"server_cpu_pct": None, "actions_per_s": 500.0}) is None
+    True
+    """
+    cpu, rate = report.get("server_cpu_pct"), report.get("actions_per_s")
+    if cpu is None or not rate:
+        return None
+    return round(10 * float(cpu) / float(rate), 2)
+
+
+def _ms(x: float | None) -> str:
+    return "–" if x is None else f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
+
+
+def load_table(doc: dict[str, Any]) -> str:
+    """The Markdown table of one file's load runs, with what each code is."""
+    out = [f"- **{k}**: {v}" for k, v in doc["codes"].items()]
+    out += ["", "| Run | Code | Load avg before → after | Actions/s | Server CPU (% of a core) "
+            "| CPU per action | p50 | p99 | max | Errors | Memory per table |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for run in doc["runs"]:
+        r = run["report"]
+        lat = r["latency_ms"]
+        cpa = cpu_per_action_ms(r)
+        mem = r.get("memory_per_table_kb")
+        out.append(
+            f"| {run['label']} | {run['code']} | {run['load_before']} → {run['load_after']} "
+            f"| {r['actions_per_s']:,.0f} | {r['server_cpu_pct']} % | "
+            f"{'–' if cpa is None else f'{cpa:.2f} ms'} | {_ms(lat['p50'])} ms | "
+            f"{_ms(lat['p99'])} ms | {_ms(lat['max'])} ms | {r['errors']} | "
+            f"{'–' if mem is None else f'{mem:,.0f} KB'} |")
+    out += ["", "Commands:", "", "```console"]
+    out += sorted({run["command"] for run in doc["runs"]})
+    out.append("```")
+    return "\n".join(out)
+
+
+def state_table(doc: dict[str, Any]) -> str:
+    """The Markdown table of a ``tools/state_bench.py`` report."""
+    names = list(next(iter(doc["variants"].values()))["us_a_state"])
+    out = ["| Variant | States | Bytes a message | " + " | ".join(
+        f"{n} (µs a state)" for n in names) + " |",
+        "|---|---|---|" + "---|" * len(names)]
+    for v, row in doc["variants"].items():
+        out.append(f"| {v} | {row['states']} | {row['mean_bytes_a_message']:,} | "
+                   + " | ".join(f"{row['us_a_state'][n]:,.1f}" for n in names) + " |")
+    out.append(f"\n({doc['deals']} random rounds a variant, each state timed "
+               f"{doc['repeat']} times, the best kept; load average {doc['load_before']} → "
+               f"{doc['load_after']}; `{doc['command']}`)")
+    return "\n".join(out)
+
+
+def section() -> str:
+    """What goes between the markers: every result file's table, newest first."""
+    parts = []
+    for path in sorted(RESULTS.glob("*.json"), reverse=True):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if path.stem.endswith("-load"):
+            parts.append(f"#### {doc['title']} (`benchmarks/capacity/{path.name}`)\n\n"
+                         + load_table(doc))
+        elif path.stem.endswith("-state"):
+            parts.append(f"#### One state's messages (`benchmarks/capacity/{path.name}`)\n\n"
+                         + state_table(doc))
+    return "\n\n".join(parts)
+
+
+def output() -> str:
+    """docs/CAPACITY.md as it must be."""
+    text = DOC.read_text(encoding="utf-8")
+    head, sep, rest = text.partition(BEGIN)
+    _, sep2, tail = rest.partition(END)
+    if not sep or not sep2:
+        raise SystemExit(f"docs/CAPACITY.md needs the markers {BEGIN} and {END}")
+    return f"{head}{BEGIN}\n{section()}\n{END}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if docs/CAPACITY.md is out of date")
+    args = parser.parse_args(argv)
+    text = output()
+    if DOC.read_text(encoding="utf-8") == text:
+        return 0
+    if args.check:
+        print("out of date (run python tools/capacity.py): docs/CAPACITY.md", file=sys.stderr)
+        return 1
+    DOC.write_text(text, encoding="utf-8")
+    print("wrote docs/CAPACITY.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
