@@ -232,3 +232,15 @@ def run_lobby(tmp_path: Path,
             db.close()
 
     asyncio.run(main())
+
+
+def until(check: Callable[[], Any], what: str, limit: float = 240.0) -> Any:
+    """Poll ``check`` until it answers something true, failing with ``what`` after
+    ``limit`` seconds (a deadline, never a fixed sleep)."""
+    deadline = time.monotonic() + limit
+    while True:
+        found = check()
+        if found:
+            return found
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)

@@ -5,13 +5,10 @@ without boards keeps the engine's rule (the belot wins the match)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from server_helpers import guest, server
+from server_helpers import guest, server, until
 
 from bela.engine import IllegalAction, Match, parse_action
 from bela.engine.cards import Card
@@ -30,14 +27,6 @@ def hands(spec: list[str]) -> list[list[Card]]:
     return [list(Card.parse(h)) for h in spec]
 
 
-def until(check: Callable[[], Any], what: str, limit: float = 240.0) -> Any:
-    deadline = time.monotonic() + limit
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def test_a_belot_wins_the_board_and_play_goes_on() -> None:

@@ -5,28 +5,18 @@ standings move, the next round is paired."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from fastapi.testclient import TestClient
-from server_helpers import guest, server
+from server_helpers import guest, server, until
 
 from bela.engine.pad import Pad
 
 PAIRS = ["Ana & Marko", "Ivo & Mara", "Luka & Nina", "Petra & Zdravko"]
 
 
-def until(check: Callable[[], Any], what: str, limit: float = 30.0) -> Any:
-    deadline = time.monotonic() + limit
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def refused(r: Any, status: int, code: str) -> None:

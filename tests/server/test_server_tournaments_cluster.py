@@ -31,6 +31,8 @@ pytestmark = [
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
+from server_helpers import until  # noqa: E402
+
 SEED = 78
 LEASE_TTL = 1.5  # seconds: a killed instance's tables and tournaments move after this
 SETTINGS = {"name": "Klupski turnir", "variant": "bela4", "format": "swiss", "rounds": 2,
@@ -57,14 +59,6 @@ def free_port() -> int:
     return port
 
 
-def until(check: Any, what: str, limit: float = 240.0) -> Any:
-    deadline = time.monotonic() + limit
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 class Instance:

@@ -6,8 +6,6 @@ pad (docs/TOURNAMENTS.md)."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 from fastapi.testclient import TestClient
-from server_helpers import guest, server
+from server_helpers import guest, server, until
 
 from bela.engine.variants import VARIANTS
 from bela.server.errors import Conflict, InvalidInput
@@ -26,15 +24,6 @@ from bela.tournament import standings
 LEVELS = ("club", "beginner")
 
 
-def until(check: Callable[[], Any], what: str, limit: float = 240.0) -> Any:
-    """Poll ``check`` until it answers something true (a deadline, no fixed sleep)."""
-    deadline = time.monotonic() + limit
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def tournament(c: TestClient, h: dict[str, str], **body: Any) -> str:

@@ -5,24 +5,11 @@ his table's bot (he never sits: the grace is short), which the result marks."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from server_helpers import guest, server
+from server_helpers import guest, server, until
 
 from bela.storage import Database
-
-
-def until(check: Callable[[], Any], what: str, limit: float = 240.0) -> Any:
-    deadline = time.monotonic() + limit
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def test_a_practice_duplicate_against_bots(tmp_path: Path) -> None:

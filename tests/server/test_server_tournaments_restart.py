@@ -12,7 +12,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,8 @@ import pytest
 
 pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
+
+from server_helpers import until  # noqa: E402
 
 SEED = 77
 SETTINGS = {"name": "Noćni turnir", "variant": "bela4", "format": "swiss", "rounds": 2,
@@ -88,14 +89,6 @@ class Server:
                 self.proc.wait(10)
 
 
-def until(check: Any, what: str, limit: float = 240.0) -> Any:
-    deadline = time.monotonic() + limit
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def begin(srv: Server) -> str:
