@@ -382,7 +382,9 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
     known = [i for i, pid in enumerate(pids) if pid]
     stats = Stats()
     rng = random.Random(seed)
-    limits = httpx.Limits(max_connections=32)
+    # idle connections closed before the server does (its keep-alive: 5 s), so that a
+    # request never goes out on one the server is closing
+    limits = httpx.Limits(max_connections=32, keepalive_expiry=1.0)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
         await asyncio.gather(*(_wait_up(http, u) for u in set(urls)))
         rss0 = [rss_bytes(pid) if pid else 0 for pid in pids]

@@ -275,7 +275,9 @@ async def soak(url: str, pid: int, s: Settings) -> dict[str, Any]:
     rng = random.Random(s.seed)
     window = load.Window()
     samples: list[dict[str, Any]] = []
-    async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=32)) as http:
+    # idle connections closed before the server's keep-alive does (as load.py)
+    limits = httpx.Limits(max_connections=32, keepalive_expiry=1.0)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as http:
         await load._wait_up(http, url)
         t0 = time.monotonic()
         window.at = t0 + s.duration

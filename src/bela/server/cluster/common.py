@@ -93,9 +93,11 @@ def refusal_from_json(data: dict[str, Any]) -> Refused:
 
 def connect(url: str) -> Redis:
     """A client of the site's Redis: no retries (a caller fails at once and knows what to
-    do), a second to connect and ten to answer."""
+    do), five seconds to connect and ten to answer.  (A new connection is opened when
+    many calls are under way at once, i.e. under load, when the event loop runs late: one
+    second, timed on that loop, failed relays at 2,000 tables; docs/CAPACITY.md.)"""
     client: Redis = Redis.from_url(url, decode_responses=True, retry=Retry(NoBackoff(), 0),
-                                   socket_connect_timeout=1.0, socket_timeout=10.0)
+                                   socket_connect_timeout=5.0, socket_timeout=10.0)
     return client
 
 
