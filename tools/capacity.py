@@ -3,7 +3,8 @@
 ``benchmarks/capacity/*-load.json`` hold load runs (``tools/load.py --json`` reports under
 ``runs``, each with its ``label``, the ``code`` it ran (a key of the file's ``codes``,
 which say what each is) and the ``command``); ``*-state.json`` hold
-``tools/state_bench.py`` reports.  This script writes their tables into docs/CAPACITY.md
+``tools/state_bench.py`` reports and ``*-soak.json`` ``tools/soak.py`` reports.  This
+script writes their tables into docs/CAPACITY.md
 between ``<!-- capacity:begin -->`` and ``<!-- capacity:end -->``: nothing there is
 edited by hand.  ``--check`` writes nothing and exits 1 when the file differs from what it
 would write (the test suite runs it: tests/test_capacity_doc.py).
@@ -80,6 +81,36 @@ def state_table(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def soak_table(doc: dict[str, Any]) -> str:
+    """The Markdown table of a ``tools/soak.py`` report: the first and last windows."""
+    sm, st = doc["summary"], doc["settings"]
+
+    def span(w: list[float]) -> str:
+        return f"{w[0]:,.0f}–{w[1]:,.0f} s"
+
+    def n(x: float) -> str:
+        return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
+
+    def row(name: str, first: dict[str, float], last: dict[str, float], unit: str) -> str:
+        return (f"| {name} | {n(first['mean'])} ({n(first['min'])}–{n(first['max'])}) "
+                f"| {n(last['mean'])} ({n(last['min'])}–{n(last['max'])}) | {unit} |")
+
+    return "\n".join([
+        f"| | First window ({span(sm['first_window'])}) | Last window "
+        f"({span(sm['last_window'])}) | |",
+        "|---|---|---|---|",
+        row("RSS, mean (min–max)", sm["rss_mb_first"], sm["rss_mb_last"], "MB"),
+        row("Open file descriptors, mean (min–max)", sm["fds_first"], sm["fds_last"], ""),
+        "",
+        f"{st['tables']} {st['variant']} tables kept in play for {st['duration_s']:,.0f} s "
+        f"(think {st['think_s']} s, matches to {st['target']}): {sm['tables_created']:,} "
+        f"tables created, {sm['tables_finished']:,} finished, {sm['actions']:,} actions, "
+        f"{sm['errors']} errors; p50 {sm['latency_ms']['p50']} ms, p99 "
+        f"{sm['latency_ms']['p99']} ms; RSS slope after the warm-up "
+        f"{sm['rss_slope_mb_per_10min']:+.2f} MB per 10 minutes; **flat: "
+        f"{'yes' if sm['flat'] else 'no'}** (the criterion: {sm['criterion']})."])
+
+
 def section() -> str:
     """What goes between the markers: every result file's table, newest first."""
     parts = []
@@ -88,9 +119,13 @@ def section() -> str:
         if path.stem.endswith("-load"):
             parts.append(f"#### {doc['title']} (`benchmarks/capacity/{path.name}`)\n\n"
                          + load_table(doc))
+        elif path.stem.endswith("-soak"):
+            parts.append(f"#### Soak (`benchmarks/capacity/{path.name}`)\n\n"
+                         + soak_table(doc))
         elif path.stem.endswith("-state"):
-            parts.append(f"#### One state's messages (`benchmarks/capacity/{path.name}`)\n\n"
-                         + state_table(doc))
+            label = f": {doc['label']}" if doc.get("label") else ""
+            parts.append(f"#### One state's messages{label} "
+                         f"(`benchmarks/capacity/{path.name}`)\n\n" + state_table(doc))
     return "\n\n".join(parts)
 
 

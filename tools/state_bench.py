@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", choices=sorted(VARIANTS),
                     help="a variant (several times; default: all)")
     ap.add_argument("--json", metavar="FILE", help="write the report here (default: stdout)")
+    ap.add_argument("--label", default="", help="what code this measured (kept in the "
+                    "report, shown in docs/CAPACITY.md)")
     args = ap.parse_args(argv)
     if args.deals < 1 or args.repeat < 1:
         ap.error("--deals and --repeat are at least 1")
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "variants": {v: bench_variant(v, args.deals, args.repeat, args.seed)
                      for v in (args.variant or sorted(VARIANTS))},
-        "deals": args.deals, "repeat": args.repeat, "seed": args.seed,
+        "label": args.label, "deals": args.deals, "repeat": args.repeat, "seed": args.seed,
         "command": "python tools/state_bench.py " + " ".join(argv if argv is not None
                                                              else sys.argv[1:]),
         "cpus": os.cpu_count(), "load_before": [round(x, 2) for x in load_before],

@@ -83,6 +83,7 @@ class ServerConfig:
     # is kept.
     analysis_workers: int = 2
     analysis_warm: bool = False  # start the workers with the app (bela serve), not at first use
+    settle_gc: bool = False  # bela serve: the garbage collector settled once started (app.py)
     analysis_queue: int = 8
     analysis_share: int = 4  # jobs in flight of one address, or one player (0: no share):
     # one analysis page asks for up to three at once (the review's check, a position, a bidding)

@@ -143,7 +143,7 @@ def serve(
                          shutdown_timeout=shutdown_timeout,
                          rated_min_target=rated_min_target or None,
                          analysis_share=analysis_share, strong_bot_tables=strong_bot_tables,
-                         board_opponents=board_opponents, **limits)
+                         board_opponents=board_opponents, settle_gc=True, **limits)
     except ValueError as exc:  # a rate limit storage that cannot be used
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
@@ -169,33 +169,8 @@ def serve(
                             ws_per_message_deflate=False,  # small messages: CPU over bytes
                             timeout_graceful_shutdown=shutdown_timeout, lifespan="on")
     server = bounded_server(config, stop_limit(shutdown_timeout))
-    settle_gc()
     server.run(sockets=[sock])
 
-
-GC_YOUNG = 50_000  # new container objects between two young collections (Python's: 700)
-
-
-def settle_gc() -> None:
-    """The garbage collector of a server process: what is loaded so far (code, the app)
-    is frozen, skipped by every later collection, and the young generation is collected
-    every :data:`GC_YOUNG` new objects instead of 700, so the full collections (which
-    walk every table's objects, ~0.2-0.4 s at a few hundred tables) come about seventy
-    times less often.  Measured with ``tools/tournament_bench.py --under-load``: the load
-    script's p99 during a round of 64 bot tables went from ~200-350 ms to ~30 ms, and the
-    server's CPU went down (docs/CAPACITY.md, Pauses).
-
-    >>> import gc
-    >>> before = gc.get_threshold()
-    >>> settle_gc(); gc.get_threshold()[0] == GC_YOUNG, gc.get_freeze_count() > 0
-    (True, True)
-    >>> gc.unfreeze(); gc.set_threshold(*before)
-    """
-    import gc
-
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
 
 
 def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
