@@ -3,7 +3,8 @@
 ``benchmarks/capacity/*-load.json`` hold load runs (``tools/load.py --json`` reports under
 ``runs``, each with its ``label``, the ``code`` it ran (a key of the file's ``codes``,
 which say what each is) and the ``command``); ``*-state.json`` hold
-``tools/state_bench.py`` reports and ``*-soak.json`` ``tools/soak.py`` reports.  This
+``tools/state_bench.py`` reports and ``*-soak.json`` ``tools/soak.py`` reports; and
+``benchmarks/tournaments/*.json`` of ``tools/tournament_bench.py --under-load``.  This
 script writes their tables into docs/CAPACITY.md
 between ``<!-- capacity:begin -->`` and ``<!-- capacity:end -->``: nothing there is
 edited by hand.  ``--check`` writes nothing and exits 1 when the file differs from what it
@@ -20,6 +21,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "capacity"
+TOURNAMENTS = ROOT / "benchmarks" / "tournaments"  # tournament_bench.py --under-load
 DOC = ROOT / "docs" / "CAPACITY.md"
 BEGIN, END = "<!-- capacity:begin -->", "<!-- capacity:end -->"
 
@@ -111,10 +113,34 @@ def soak_table(doc: dict[str, Any]) -> str:
         f"{'yes' if sm['flat'] else 'no'}** (the criterion: {sm['criterion']})."])
 
 
+def round_table(files: list[Path]) -> str:
+    """The Markdown table of ``tools/tournament_bench.py --under-load`` reports: the load
+    script's latency alone and during a round of bot tables, one run a row."""
+    out = ["| Run | Code | Load script alone: p99 | During the round: p50 / p99 / max "
+           "| Server CPU | Bot workers' CPU | Round |",
+           "|---|---|---|---|---|---|---|"]
+    for path in files:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        alone, during = doc["load_alone"]["latency_ms"], doc["load"]["latency_ms"]
+        workers = doc["load"].get("workers_cpu_pct")
+        out.append(
+            f"| `{path.name}` | {doc.get('code', '–')} | {_ms(alone['p99'])} ms | "
+            f"{_ms(during['p50'])} / {_ms(during['p99'])} / {_ms(during['max'])} ms | "
+            f"{doc['load']['server_cpu_pct']} % | "
+            f"{'–' if workers is None else f'{workers} %'} | {doc['round_s']:.0f} s |")
+    return "\n".join(out)
+
+
 def section() -> str:
     """What goes between the markers: every result file's table, newest first."""
     parts = []
-    for path in sorted(RESULTS.glob("*.json"), reverse=True):
+    kinds = ("-load", "-state", "-soak")  # in this order; within a kind, newest first
+
+    def kind(path: Path) -> int:
+        return next((i for i, k in enumerate(kinds) if path.stem.endswith(k)), len(kinds))
+
+    newest = sorted(RESULTS.glob("*.json"), reverse=True)
+    for path in sorted(newest, key=kind):  # a stable sort: newest first within a kind
         doc = json.loads(path.read_text(encoding="utf-8"))
         if path.stem.endswith("-load"):
             parts.append(f"#### {doc['title']} (`benchmarks/capacity/{path.name}`)\n\n"
@@ -126,6 +152,11 @@ def section() -> str:
             label = f": {doc['label']}" if doc.get("label") else ""
             parts.append(f"#### One state's messages{label} "
                          f"(`benchmarks/capacity/{path.name}`)\n\n" + state_table(doc))
+    rounds = sorted(p for p in TOURNAMENTS.glob("*.json")
+                    if "load" in json.loads(p.read_text(encoding="utf-8")))
+    if rounds:
+        parts.append("#### A round of 64 bot tables beside the load script "
+                     "(`benchmarks/tournaments/`, in the order run)\n\n" + round_table(rounds))
     return "\n\n".join(parts)
 
 

@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import random
+import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -116,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         "variants": {v: bench_variant(v, args.deals, args.repeat, args.seed)
                      for v in (args.variant or sorted(VARIANTS))},
         "label": args.label, "deals": args.deals, "repeat": args.repeat, "seed": args.seed,
-        "command": "python tools/state_bench.py " + " ".join(argv if argv is not None
-                                                             else sys.argv[1:]),
+        "command": "python tools/state_bench.py " + shlex.join(argv if argv is not None
+                                                               else sys.argv[1:]),
         "cpus": os.cpu_count(), "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
         "python": sys.version.split()[0]}
