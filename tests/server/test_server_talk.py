@@ -166,9 +166,12 @@ def test_a_report_is_stored_with_the_lines_before_it(tmp_path: Path) -> None:
         tid = table_with(client, "bela4", [ana, bruno])
         with _ws(client, tid, ana) as wa, _ws(client, tid, bruno) as wb:
             a, b = Reader(wa), Reader(wb)
-            a.send({"type": "chat", "text": "bok"})
-            b.send({"type": "chat", "text": "ružna riječ"})
-            ids = [a.until(lambda m: m["type"] == "chat")["id"] for _ in range(2)]
+            for r in (a, b):
+                r.joined()
+            ids = []
+            for r, text in ((a, "bok"), (b, "ružna riječ")):  # in this order
+                r.send({"type": "chat", "text": text})
+                ids.append(a.until(lambda m: m["type"] == "chat")["id"])
             a.send({"type": "report", "id": ids[0]})
             assert a.until(lambda m: m["type"] == "error")["code"] == "own_line"
             a.send({"type": "report", "id": 999})

@@ -58,6 +58,7 @@ def test_a_blocked_players_lines_reach_no_device_of_the_blocker(tmp_path: Path) 
             b.send({"type": "chat", "text": "ružna riječ"})
             assert c.until(lambda m: m["type"] == "chat")["text"] == "ružna riječ"
             b.send({"type": "say", "phrase": "bravo"})
+            c.until(lambda m: m["type"] == "said")  # the phrase first, then Cvita's line
             c.send({"type": "chat", "text": "ajmo"})
             for r in (a1, a2):  # the phrase comes, Bruno's line never does
                 assert r.until(lambda m: m["type"] == "said")["seat"] == 1
