@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -17,26 +16,6 @@ from sqlalchemy import select, text  # noqa: E402
 from bela.storage import Database, NameTaken, make_engine  # noqa: E402
 from bela.storage.db import alembic_config, hash_token, now  # noqa: E402
 from bela.storage.models import match_players, ratings  # noqa: E402
-
-POSTGRES = os.environ.get("BELA_TEST_POSTGRES_URL")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest) -> Any:
-    if request.param == "sqlite":
-        url = "sqlite://"
-    elif POSTGRES:
-        url = POSTGRES
-        engine = make_engine(url)
-        with engine.begin() as conn:  # an empty database
-            conn.execute(text("DROP SCHEMA public CASCADE"))
-            conn.execute(text("CREATE SCHEMA public"))
-        engine.dispose()
-    else:
-        pytest.skip("BELA_TEST_POSTGRES_URL is not set")
-    database = Database(url)
-    yield database
-    database.close()
 
 
 def _table(db: Database, table_id: str, owner: str, n_seats: int = 2) -> None:
