@@ -142,3 +142,55 @@ def test_a_connection_that_does_not_read_is_dropped() -> None:
 
     assert hub.MAX_QUEUE == 2000
     asyncio.run(run())
+
+
+def test_an_eager_connection_sends_at_once_and_queues_behind_a_waiting_send() -> None:
+    """An eager connection (the server's WebSockets) sends a message in the call that
+    hands it over while the socket takes it without waiting; once a send has to wait (the
+    client's buffer is full: uvicorn's send waits for the socket to be writable), it is
+    finished by the sender task and the messages after it wait behind it, in order.  A
+    send that fails closes the connection."""
+    from bela.server import hub
+
+    async def run() -> None:
+        writable = asyncio.Event()
+        writable.set()
+        wire: list[str] = []
+
+        async def send_text(text: str) -> None:  # as uvicorn's: waits while paused
+            await writable.wait()
+            wire.append(text)
+
+        conn = hub.Conn(send_text, None, 0, eager=True)
+        sender = asyncio.create_task(conn.run_sender())
+        conn.send("a")
+        conn.send({"n": 1})
+        assert wire == ["a", '{"n":1}'] and conn.queue.empty()  # sent in the call
+        writable.clear()
+        for text in ("b", "c", "d"):
+            conn.send(text)
+        assert wire == ["a", '{"n":1}'] and conn.queue.qsize() == 3  # "b" begun, waiting
+        await asyncio.sleep(0.01)
+        conn.send("e")
+        assert wire == ["a", '{"n":1}']
+        writable.set()
+        for _ in range(50):
+            if len(wire) == 6:
+                break
+            await asyncio.sleep(0.01)
+        assert wire == ["a", '{"n":1}', "b", "c", "d", "e"]
+        conn.send("f")  # nothing waits any more: at once again
+        assert wire[-1] == "f" and conn.queue.empty()
+        conn.close()
+        await asyncio.wait_for(sender, 1)
+
+        async def broken(text: str) -> None:
+            raise RuntimeError("Cannot call send once a close message has been sent")
+
+        gone = hub.Conn(broken, None, 0, eager=True)
+        gone.send("x")
+        assert gone.closed
+        gone.send("y")  # nothing more is tried
+        assert gone.queue.qsize() == 1  # the end mark only
+
+    asyncio.run(run())

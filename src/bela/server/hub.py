@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
 from typing import Any
 
 import orjson
@@ -24,6 +25,8 @@ from ..engine.variants.base import Variant
 from ..engine.views import seat_views
 from .model import Table
 from .protocol import event_json, own_view_json, public_token, view_json
+
+log = logging.getLogger("bela.server")
 
 MAX_QUEUE = 2000  # outgoing messages waiting for one slow connection before it is dropped
 RECONNECT = 1012  # WebSocket close code "service restart": the client connects again
@@ -85,18 +88,27 @@ def _facts(name: str) -> dict[str, Any]:
 class Conn:
     """One WebSocket connection: who it is and its queue of outgoing messages;
     ``close_socket(code)`` closes the socket when the server ends the connection with a
-    close code."""
+    close code.
+
+    ``eager``: a message is sent at once when nothing waits before it (the socket's send
+    completes without waiting, as long as the client reads): no task switch a message.  A
+    send that has to wait (the client's buffer is full) is finished by :meth:`run_sender`,
+    the messages after it queued behind it, in order.  Without ``eager`` every message
+    goes through the queue (tests read it)."""
 
     def __init__(self, send_text: Callable[[str], Any], player_id: str | None,
                  seat: int | None,
-                 close_socket: Callable[[int], Awaitable[None]] | None = None) -> None:
+                 close_socket: Callable[[int], Awaitable[None]] | None = None,
+                 eager: bool = False) -> None:
         self.send_text = send_text
         self.close_socket = close_socket
         self.player_id = player_id
         self.seat = seat
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[str | _Unfinished | None] = asyncio.Queue()
         self.closed = False
         self.close_code: int | None = None
+        self.eager = eager
+        self._sending = False  # run_sender holds a message it is sending
 
     def send(self, msg: dict[str, Any] | str) -> None:
         if self.closed:
@@ -104,7 +116,25 @@ class Conn:
         if self.queue.qsize() > MAX_QUEUE:  # a client that does not read: drop it
             self.close()
             return
-        self.queue.put_nowait(msg if isinstance(msg, str) else dumps(msg))
+        text = msg if isinstance(msg, str) else dumps(msg)
+        if self.eager and not self._sending and self.queue.empty():
+            self._send_now(text)
+        else:
+            self.queue.put_nowait(text)
+
+    def _send_now(self, text: str) -> None:
+        """Run the socket's send of ``text`` until it completes or has to wait; one that
+        waits goes to :meth:`run_sender` to finish, ahead of any message after it."""
+        coro = self.send_text(text)
+        try:
+            waiting = coro.send(None)
+        except StopIteration:
+            return
+        except Exception as exc:  # the socket is gone: as when run_sender's send fails
+            log.debug("a send to a WebSocket failed: %s", exc)
+            self.close()
+            return
+        self.queue.put_nowait(_Unfinished(coro, waiting))
 
     def close(self, code: int | None = None) -> None:
         """No more messages; with a ``code`` the socket is closed with it once the queued
@@ -117,12 +147,41 @@ class Conn:
     async def run_sender(self) -> None:
         """Send the queued messages in order until the connection closes."""
         while True:
-            text = await self.queue.get()
-            if text is None:
+            item = await self.queue.get()
+            if item is None:
                 if self.close_code is not None and self.close_socket is not None:
                     await self.close_socket(self.close_code)
                 return
-            await self.send_text(text)
+            self._sending = True
+            try:
+                await (item if isinstance(item, _Unfinished) else self.send_text(item))
+            finally:
+                self._sending = False
+
+
+class _Unfinished:
+    """A send begun by :meth:`Conn._send_now` that had to wait (it gave ``waiting``, the
+    future it waits for): awaiting this finishes it, as ``await`` would have."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], waiting: Any) -> None:
+        self.coro = coro
+        self.waiting = waiting
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        waiting = self.waiting
+        while True:  # what ``yield from coro`` does after the coroutine's first step
+            try:
+                sent = yield waiting
+            except BaseException as exc:
+                try:
+                    waiting = self.coro.throw(exc)
+                except StopIteration as stop:
+                    return stop.value
+            else:
+                try:
+                    waiting = self.coro.send(sent)
+                except StopIteration as stop:
+                    return stop.value
 
 
 class Hub:

@@ -168,7 +168,7 @@ async def lobby_socket(websocket: WebSocket, token: str | None = None) -> None:
         with contextlib.suppress(Exception):
             await websocket.close(code=code)
 
-    conn = Conn(websocket.send_text, None, None, close_socket)
+    conn = Conn(websocket.send_text, None, None, close_socket, eager=True)
     sender = asyncio.get_running_loop().create_task(conn.run_sender())
     room: LobbyRoom = state.router.lobby_room
     try:

@@ -48,7 +48,7 @@ async def table_socket(websocket: WebSocket, table_id: str,
         with contextlib.suppress(Exception):
             await websocket.close(code=close_code)
 
-    conn = Conn(websocket.send_text, None, None, close_socket)
+    conn = Conn(websocket.send_text, None, None, close_socket, eager=True)
     loop = asyncio.get_running_loop()
     sender = loop.create_task(conn.run_sender())
     state.metrics.connections.inc()
