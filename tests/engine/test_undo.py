@@ -73,3 +73,48 @@ def test_undo_after_round_end_unbooks_the_match() -> None:
     assert m.sheet == [] and m.totals == [0, 0] and not m.round.is_over
     act(m, PLAYS[82][-1])
     assert m.sheet == [(82, 80)] and m.totals == [82, 80]
+
+
+@pytest.mark.parametrize("variant", ["bela2", "bela3", "bela4", "belot2"])
+def test_check_refuses_exactly_what_apply_refuses_and_changes_nothing(variant: str) -> None:
+    """``Match.check`` (the server's test of an action before it is stored) raises for an
+    action exactly when ``apply`` would, with the same reason, and leaves the match as it
+    was: over random rounds, every legal action and every card of the deck at each
+    state, the last ones ending rounds (their booking taken back too)."""
+    import random
+
+    from bela.engine import Match
+    from bela.engine.cards import Card
+
+    rng = random.Random(7)
+    m = Match(variant, seed=3)
+
+    def state() -> tuple[object, ...]:
+        rnd = m.round
+        assert rnd is not None
+        return (tuple(rnd.hands), tuple(rnd.log), rnd.turn, rnd.phase, tuple(rnd.tricks),
+                tuple(m.totals), tuple(m.sheet), m.winner)
+
+    checked = refused = 0
+    for _ in range(6):
+        rnd = m.deal()
+        while not rnd.is_over:
+            legal = rnd.legal_actions()
+            for action in [*legal, *(parse_action(str(c)) for c in Card.ALL)]:
+                before = state()
+                try:
+                    m.check(action)
+                except IllegalAction as exc:
+                    assert state() == before
+                    with pytest.raises(IllegalAction) as applied:
+                        m.apply(action)
+                    assert str(applied.value) == str(exc)
+                    refused += 1
+                else:
+                    assert state() == before
+                    m.apply(action)
+                    m.undo()
+                    checked += 1
+                assert state() == before
+            m.apply(rng.choice(legal))
+    assert checked > 100 and refused > 1000

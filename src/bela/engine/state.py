@@ -682,6 +682,25 @@ class Match:
             events += self._book(rnd)
         return events
 
+    def check(self, action: Action) -> None:
+        """Raise :class:`IllegalAction` exactly when :meth:`apply` would, changing nothing
+        (the server checks an action before storing it, then applies it): a card is
+        verified, the whole of its rule; another action is applied and taken back, some
+        of its refusals coming from its effects.
+
+        >>> m = Match("bela4", seed=1); rnd = m.deal()
+        >>> m.check(rnd.legal_actions()[0]); len(rnd.log)
+        0
+        """
+        rnd = self.round
+        if rnd is None or rnd.is_over:
+            raise IllegalAction("no round is being played: deal first")
+        if isinstance(action, Play) and rnd.phase == Phase.PLAY:
+            rnd.verify(action)
+            return
+        self.apply(action)
+        self.undo()
+
     def undo(self) -> Action:
         """Take back the last action of the current round, un-booking the round if that
         action had finished it (use this, not ``Round.undo``, on a match)."""

@@ -367,13 +367,12 @@ class TableActor:
     async def _commit(self, seat: int, action: Action, by: str) -> tuple[Event, ...]:
         """Store and apply an action of a ``by`` ("human" or "bot") (raises, changing
         nothing, when the engine or the database refuses it); the events it caused.  The
-        engine tries it first (refusing an illegal one), then it is taken back while it is
+        engine checks it first (refusing an illegal one, :meth:`Match.check`), then it is
         written (off the loop): nothing reads the table meanwhile (a resent state, the
         lobby's summary) sees a state whose action is not stored yet."""
         m = self.table.match
         assert m is not None
-        m.apply(action)
-        m.undo()
+        m.check(action)
         await self.store.add_action(self.table, seat, action)
         events = m.apply(action)
         self._refusals = 0
