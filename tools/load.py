@@ -431,12 +431,19 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
         kids0 = workers_cpu(pids)
 
         async def start(k: int, tid: str, tokens: list[str]) -> None:
+            # each start on a connection of its own: they go out while the first deals
+            # load this process too, and an idle connection kept for one could be one the
+            # server closed (its 5 s keep-alive) before this process got round to reusing
+            # it (a ReadError that says nothing of the server's capacity)
+            at = time.perf_counter()
             try:
                 async with sem:
                     r = await http.post(f"{seat_url(urls, k, 0)}/api/tables/{tid}/start",
-                                        headers={"Authorization": f"Bearer {tokens[0]}"})
+                                        headers={"Authorization": f"Bearer {tokens[0]}",
+                                                 "Connection": "close"})
             except Exception as exc:
-                stats.error(f"start: {type(exc).__name__}: {exc}")
+                stats.error(f"start: {type(exc).__name__} after "
+                            f"{time.perf_counter() - at:.1f} s: {exc}")
                 return
             if r.status_code != 200:
                 stats.error(f"start: {r.text}")
