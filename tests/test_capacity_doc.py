@@ -3,16 +3,11 @@ results in benchmarks/capacity/, never edited by hand."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
+import capacity  # tools/capacity.py (pytest puts tools/ on the path)
+
 ROOT = Path(__file__).parents[1]
-spec = importlib.util.spec_from_file_location("capacity", ROOT / "tools" / "capacity.py")
-assert spec is not None and spec.loader is not None
-capacity = importlib.util.module_from_spec(spec)
-sys.modules["capacity"] = capacity
-spec.loader.exec_module(capacity)
 
 
 def test_the_measured_tables_are_up_to_date() -> None:

@@ -4,19 +4,13 @@ docs/STRENGTH.md, the README's bot table and the levels' Elo the lobby shows
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+import strength  # tools/strength.py (pytest puts tools/ on the path)
 
 ROOT = Path(__file__).parents[1]
-spec = importlib.util.spec_from_file_location("strength", ROOT / "tools" / "strength.py")
-assert spec is not None and spec.loader is not None
-strength = importlib.util.module_from_spec(spec)
-sys.modules["strength"] = strength
-spec.loader.exec_module(strength)
 
 
 def test_generated_files_are_up_to_date() -> None:

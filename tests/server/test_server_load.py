@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,12 +13,9 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("websockets")
 
+import load  # noqa: E402  # tools/load.py (pytest puts tools/ on the path)
+
 TOOL = Path(__file__).parents[2] / "tools" / "load.py"
-spec = importlib.util.spec_from_file_location("load", TOOL)
-assert spec is not None and spec.loader is not None
-load = importlib.util.module_from_spec(spec)
-sys.modules["load"] = load
-spec.loader.exec_module(load)
 
 
 def test_load_script_plays_tables_without_errors() -> None:

@@ -6,15 +6,14 @@ that the schema says what the server sends, no more and no less."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import protocol_schema  # tools/protocol_schema.py (pytest puts tools/ on the path)
 import pytest
 from pydantic import TypeAdapter
 from server_helpers import Reader, guest, server, start
@@ -26,12 +25,6 @@ from bela.server.messages import ServerMessage, TableSummary, message_kinds
 
 ROOT = Path(__file__).parents[2]
 SCHEMA_FILE = ROOT / "docs" / "protocol.schema.json"
-spec = importlib.util.spec_from_file_location("protocol_schema",
-                                              ROOT / "tools" / "protocol_schema.py")
-assert spec is not None and spec.loader is not None
-protocol_schema = importlib.util.module_from_spec(spec)
-sys.modules["protocol_schema"] = protocol_schema
-spec.loader.exec_module(protocol_schema)
 
 
 def _committed() -> dict[str, Any]:

@@ -4,19 +4,13 @@ half-hour run (docs/CAPACITY.md)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import soak  # tools/soak.py (pytest puts tools/ on the path)
 
 TOOL = Path(__file__).parents[2] / "tools" / "soak.py"
-spec = importlib.util.spec_from_file_location("soak", TOOL)
-assert spec is not None and spec.loader is not None
-soak = importlib.util.module_from_spec(spec)
-sys.modules["soak"] = soak
-spec.loader.exec_module(soak)
 
 
 def run(rss: Any, fds: Any, end: int = 1800, every: int = 15) -> list[dict[str, Any]]:

@@ -2,11 +2,11 @@
 
 Every change of a running table (a client's action, a bot's move, the next deal, a grace
 period ending, a player coming or going) is a message on the table's queue, handled by the
-actor's task one at a time, in order.  An action goes through :meth:`Match.apply` (which
+actor's task one at a time, in order.  An action goes through :meth:`Match.check` (which
 refuses an illegal one and changes nothing), is written to the database (off the event
 loop, group-committed with other tables' events: :mod:`bela.server.writer`; the actor
-waits for its commit, the action taken back meanwhile) and only then applied and
-broadcast; when the database refuses, nothing is applied.
+waits for its commit) and only then applied and broadcast; when the database refuses,
+nothing is applied.
 
 A bot thinks off the event loop on an immutable snapshot of its seat's view (a cheap bot
 in a worker thread, a strong one in the server's bot worker processes,
