@@ -44,10 +44,20 @@ def park(page: Any) -> str:
 
 
 def enter_name(page: Any, name: str) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     form = page.locator("form[data-form=guest]")
     form.locator("input[name=name]").fill(name)
-    with page.expect_response(lambda r: r.url.endswith("/api/guests")) as answer:
-        form.locator("button").click()
+    try:
+        with page.expect_response(lambda r: r.url.endswith("/api/guests")) as answer:
+            form.locator("button").click()
+    except PlaywrightTimeout:  # the click sent nothing: say what the page held then
+        state = page.evaluate("""() => ({forms: [...document.querySelectorAll(
+            'form[data-form=guest]')].map(f => f.querySelector('input[name=name]')?.value ?? null),
+            guest: !!(window.__bela && window.__bela.guest)})""")
+        raise AssertionError(f"no POST /api/guests after the click at {page.url}: guest "
+                             f"forms' names {state['forms']}, a guest {state['guest']}, "
+                             f"page errors {getattr(page, 'bela_errors', [])}") from None
     assert answer.value.ok, f"POST /api/guests: {answer.value.status} {answer.value.text()}"
     page.wait_for_function("() => window.__bela && window.__bela.guest")
 
