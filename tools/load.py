@@ -23,6 +23,12 @@ different instances (seat i of table k through instance (k + i) mod N), so every
 crosses instances; memory and CPU are summed over the started processes, and given per
 instance in the JSON report.
 
+The load itself runs in ``--clients`` processes (default: one per 400 tables; table k in
+process k mod N), so that the generator's own stalls stay out of the figures: one event loop
+serving 3,200 WebSockets stalls for 100 ms and more, and every action it sees late counts as
+the servers' latency.  The servers are measured once, from when every load process has its
+tables set up until all have stopped; each process's loop lag is in the report.
+
 Bounded in time: play stops after ``--duration`` seconds (or when every match is over).
 
 A tool of the repository, not part of the package: run it from a clone where bela is
@@ -45,9 +51,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlparse
 
 import orjson
@@ -353,41 +359,64 @@ async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
             pending.cancel()
 
 
-async def run_load(url: str | Sequence[str], tables: int, variant: str, think: float,
-                   duration: float, bot: str, target: int | None,
-                   server_pid: int | Sequence[int | None] | None,
-                   seed: int = 1, table_bot: str | None = None, humans: int = 1,
-                   bot_workers: int | None = None,
-                   stop: asyncio.Future[Any] | None = None) -> dict[str, Any]:
-    """Play ``tables`` tables on the server at ``url``, or spread over the instances of one
-    site at the URLs (see :func:`seat_url`); ``server_pid``: the process of each, where known,
-    for its memory and CPU; ``table_bot``: the server's bots of that spec take all but
-    ``humans`` seats of each table (``bot_workers``: how the servers were started, for the
-    report); ``stop``: play also ends once it is done.  The report (a dict, as JSON)."""
-    import httpx
+@dataclass
+class Part:
+    """What one load process saw of its share of the tables (merged by :func:`_report`)."""
 
+    tables: int = 0
+    connections: int = 0
+    setup_s: float = 0.0
+    per_url_tables: list[int] = field(default_factory=list)
+    per_url_sockets: list[int] = field(default_factory=list)
+    stats: Stats = field(default_factory=Stats)
+    lags: list[float] = field(default_factory=list)  # its event loop's stalls
+    cpu_s: float = 0.0  # its CPU during play
+
+    def plain(self) -> dict[str, Any]:
+        """As plain data, to cross a process boundary (:meth:`from_plain` back)."""
+        return asdict(self)
+
+    @classmethod
+    def from_plain(cls, d: dict[str, Any]) -> Part:
+        return cls(**{**d, "stats": Stats(**d["stats"])})
+
+
+class Gate(Protocol):
+    """Where a load process meets the one measuring the servers: :meth:`ready` once its
+    tables are set up and their seats connected (play starts when it returns), :meth:`ended`
+    once play has stopped (its sockets close when it returns)."""
+
+    async def ready(self) -> None: ...
+
+    async def ended(self, part: Part) -> None: ...
+
+
+def _connect() -> Any:
     try:
         from websockets.asyncio.client import connect
     except ImportError:  # websockets < 14
         # the legacy client: its own type on websockets 12-13 (unused on 14+)
         from websockets import connect  # type: ignore[no-redef,attr-defined,unused-ignore]
+    return connect
 
-    urls = [url] if isinstance(url, str) else list(url)
-    pids = (list(server_pid) if isinstance(server_pid, Sequence)
-            else [server_pid] * len(urls))
-    if not urls or len(pids) != len(urls):
-        raise ValueError("one server process (or None) per URL")
-    for u in urls:
-        check_loopback(u)
-    known = [i for i, pid in enumerate(pids) if pid]
-    stats = Stats()
-    rng = random.Random(seed)
+
+async def play_part(urls: Sequence[str], indexes: Sequence[int], variant: str, think: float,
+                    duration: float, bot: str, target: int | None, rng: random.Random,
+                    table_bot: str | None, humans: int, gate: Gate,
+                    stop: asyncio.Future[Any] | None = None) -> Part:
+    """Set up and play the tables of ``indexes`` (of all the load's tables: their names and
+    instances, :func:`seat_url`) from this process, meeting ``gate`` before and after play;
+    play lasts ``duration`` seconds after the last of them has started, or until every match
+    is over or ``stop`` is done."""
+    import httpx
+
+    connect = _connect()
+    part = Part(per_url_tables=[0] * len(urls), per_url_sockets=[0] * len(urls))
+    stats = part.stats
     # idle connections closed before the server does (its keep-alive: 5 s), so that a
     # request never goes out on one the server is closing
     limits = httpx.Limits(max_connections=32, keepalive_expiry=1.0)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
-        await asyncio.gather(*(_wait_up(http, u) for u in set(urls)))
-        rss0 = [rss_bytes(pid) if pid else 0 for pid in pids]
         sem = asyncio.Semaphore(16)
 
         async def one(k: int) -> tuple[int, str, list[str]]:
@@ -396,16 +425,14 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
                                                table_bot, humans))
 
         t_setup = time.perf_counter()
-        made = await asyncio.gather(*(one(k) for k in range(tables)), return_exceptions=True)
+        made = await asyncio.gather(*(one(k) for k in indexes), return_exceptions=True)
         setups = [m for m in made if not isinstance(m, BaseException)]
         for m in made:
             if isinstance(m, BaseException):
                 stats.error(f"setup: {type(m).__name__}: {m}")
-        per_url_tables = [0] * len(urls)
-        per_url_sockets = [0] * len(urls)
         sockets: list[tuple[TableRun, int, Any]] = []
         for k, tid, tokens in setups:
-            per_url_tables[k % len(urls)] += 1
+            part.per_url_tables[k % len(urls)] += 1
             run = TableRun(tid, len(tokens))
             for seat, tok in enumerate(tokens):
                 ws_url = seat_url(urls, k, seat).replace("http://", "ws://", 1)
@@ -416,19 +443,17 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
                     stats.error(f"connect: {type(exc).__name__}: {exc}")
                     continue
                 sockets.append((run, seat, ws))
-                per_url_sockets[(k + seat) % len(urls)] += 1
-        setup_s = time.perf_counter() - t_setup
+                part.per_url_sockets[(k + seat) % len(urls)] += 1
+        part.tables, part.connections = len(setups), len(sockets)
+        part.setup_s = time.perf_counter() - t_setup
         gc.collect()
         gc.freeze()  # the clients' own long-lived objects: keep GC pauses out of the numbers
         window = Window()
         tasks = [asyncio.create_task(_seat(ws, run, seat, stats, bot, think,
                                            random.Random(rng.random()), window))
                  for run, seat, ws in sockets]
-        bots0 = await _scrape(http, urls)
-        t0 = time.perf_counter()
-        cpu0 = [cpu_seconds(pid) if pid else 0.0 for pid in pids]
+        await gate.ready()
         own0 = cpu_seconds(os.getpid())
-        kids0 = workers_cpu(pids)
 
         async def start(k: int, tid: str, tokens: list[str]) -> None:
             # each start on a connection of its own: they go out while the first deals
@@ -450,42 +475,234 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
 
         await asyncio.gather(*(start(k, tid, tokens) for k, tid, tokens in setups))
         window.at = time.monotonic() + duration  # play runs this long after the last start
-        lags: list[float] = []
 
-        async def watch_loop() -> None:  # the load generator's own stalls, for honesty
+        async def watch_loop() -> None:  # this process's own stalls, for honesty
             while True:
                 t = time.perf_counter()
                 await asyncio.sleep(0.01)
-                lags.append(time.perf_counter() - t - 0.01)
+                part.lags.append(time.perf_counter() - t - 0.01)
 
         watcher = asyncio.create_task(watch_loop())
-        rss_peak = [0] * len(urls)
-        queue_peak = 0.0
         while not window.over() and not all(t.done() for t in tasks) and not (
                 stop is not None and stop.done()):
-            await asyncio.sleep(0.5)
-            for i in known:
-                rss_peak[i] = max(rss_peak[i], rss_bytes(pids[i] or 0))
-            if table_bot is not None:
-                queue_peak = max(queue_peak,
-                                 (await _scrape(http, urls)).get("bela_bot_jobs", 0.0))
+            await asyncio.sleep(0.1)
         window.at = min(window.at, time.monotonic())  # ended by ``stop``: the seats stop
-        elapsed = time.perf_counter() - t0
-        bots1 = await _scrape(http, urls)
-        cpu = [cpu_seconds(pid) - c0 if pid else 0.0 for pid, c0 in zip(pids, cpu0)]
-        own = cpu_seconds(os.getpid()) - own0
-        kids = sum(c - kids0.get(k, 0.0) for k, c in workers_cpu(pids).items())
+        part.cpu_s = cpu_seconds(os.getpid()) - own0
         watcher.cancel()
+        await gate.ended(part)
         for _run, _seat_no, ws in sockets:
             await ws.close()
         await asyncio.gather(*tasks, return_exceptions=True)
-    growth = sum(rss_peak[i] - rss0[i] for i in known)
-    per_table = growth / max(1, len(setups)) if known else None
+    return part
+
+
+class ServerWatch:
+    """The servers' figures over play: CPU (theirs and their worker processes'), peak
+    memory (sampled every half second) and, with ``table_bot``, their bots' moves and queue
+    (``/metrics``).  Made before the tables are set up: memory grows from there."""
+
+    def __init__(self, http: Any, urls: Sequence[str], pids: Sequence[int | None],
+                 table_bot: str | None) -> None:
+        self.http, self.urls, self.pids, self.table_bot = http, urls, pids, table_bot
+        self.known = [i for i, pid in enumerate(pids) if pid]
+        self.rss0 = [rss_bytes(pid) if pid else 0 for pid in pids]
+        self.rss_peak = [0] * len(urls)
+        self.queue_peak = 0.0
+        self._poller: asyncio.Task[None] | None = None
+
+    async def begin(self) -> None:
+        self.bots0 = await _scrape(self.http, self.urls)
+        self.t0 = time.perf_counter()
+        self.cpu0 = [cpu_seconds(pid) if pid else 0.0 for pid in self.pids]
+        self.kids0 = workers_cpu(self.pids)
+        self._poller = asyncio.create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            for i in self.known:
+                self.rss_peak[i] = max(self.rss_peak[i], rss_bytes(self.pids[i] or 0))
+            if self.table_bot is not None:
+                self.queue_peak = max(self.queue_peak, (await _scrape(self.http, self.urls))
+                                      .get("bela_bot_jobs", 0.0))
+
+    async def end(self) -> None:
+        self.elapsed = time.perf_counter() - self.t0
+        if self._poller is not None:
+            self._poller.cancel()
+        for i in self.known:
+            self.rss_peak[i] = max(self.rss_peak[i], rss_bytes(self.pids[i] or 0))
+        self.bots1 = await _scrape(self.http, self.urls)
+        self.cpu = [cpu_seconds(pid) - c0 if pid else 0.0
+                    for pid, c0 in zip(self.pids, self.cpu0)]
+        self.kids = sum(c - self.kids0.get(k, 0.0) for k, c in workers_cpu(self.pids).items())
+
+
+class _Local:
+    """One load process: the servers are measured from this one."""
+
+    def __init__(self, watch: ServerWatch) -> None:
+        self.watch = watch
+
+    async def ready(self) -> None:
+        await self.watch.begin()
+
+    async def ended(self, part: Part) -> None:
+        await self.watch.end()
+
+
+class _Piped:
+    """A load process of several: it meets the measuring process over a pipe."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def _expect(self, what: str) -> None:
+        got = await asyncio.to_thread(self.conn.recv)
+        if got != what:
+            raise RuntimeError(f"load process: {what!r} expected, {got!r} came")
+
+    async def ready(self) -> None:
+        self.conn.send("ready")
+        await self._expect("go")
+
+    async def ended(self, part: Part) -> None:
+        self.conn.send(part.plain())
+        await self._expect("close")
+
+
+def _load_process(conn: Any, kwargs: dict[str, Any]) -> None:
+    """The body of one load process (:func:`run_load` with ``clients`` > 1)."""
+    try:
+        import uvloop
+        uvloop.install()
+    except ImportError:
+        pass
+    try:
+        asyncio.run(play_part(**kwargs, gate=_Piped(conn)))
+    except BaseException as exc:
+        conn.send(f"failed: {type(exc).__name__}: {exc}")
+        raise
+
+
+async def _processes(ctx: Any, n: int, parts: list[dict[str, Any]], watch: ServerWatch
+                     ) -> list[Part]:
+    """Play the ``parts`` in ``n`` load processes, measuring the servers from when all are
+    ready until all have ended."""
+    conns, procs = [], []
+    for kwargs in parts:
+        mine, theirs = ctx.Pipe()
+        proc = ctx.Process(target=_load_process, args=(theirs, kwargs), daemon=True)
+        proc.start()
+        theirs.close()
+        conns.append(mine)
+        procs.append(proc)
+
+    async def recv(i: int) -> Any:
+        try:
+            got = await asyncio.to_thread(conns[i].recv)
+        except EOFError:
+            got = f"failed: exit code {procs[i].join(5) or procs[i].exitcode}"
+        if isinstance(got, str) and got.startswith("failed"):
+            raise RuntimeError(f"load process {i + 1} of {n} {got}")
+        return got
+
+    try:
+        await asyncio.gather(*(recv(i) for i in range(n)))  # "ready"
+        await watch.begin()
+        for c in conns:
+            c.send("go")
+        done = await asyncio.gather(*(recv(i) for i in range(n)))
+        await watch.end()
+        for c in conns:
+            c.send("close")
+        for proc in procs:
+            await asyncio.to_thread(proc.join, 60)
+        return [Part.from_plain(d) for d in done]
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+
+
+def default_clients(tables: int) -> int:
+    """Load processes for ``tables`` tables: one per 400 (one event loop serving 1,600
+    WebSockets at a human's pace stalls for tens of milliseconds; more, and its own stalls
+    count as the servers' latency).
+
+    >>> [default_clients(n) for n in (1, 200, 400, 401, 800, 2000)]
+    [1, 1, 1, 2, 2, 5]
+    """
+    return max(1, -(-tables // 400))
+
+
+async def run_load(url: str | Sequence[str], tables: int, variant: str, think: float,
+                   duration: float, bot: str, target: int | None,
+                   server_pid: int | Sequence[int | None] | None,
+                   seed: int = 1, table_bot: str | None = None, humans: int = 1,
+                   bot_workers: int | None = None,
+                   stop: asyncio.Future[Any] | None = None,
+                   clients: int = 1) -> dict[str, Any]:
+    """Play ``tables`` tables on the server at ``url``, or spread over the instances of one
+    site at the URLs (see :func:`seat_url`); ``server_pid``: the process of each, where known,
+    for its memory and CPU; ``table_bot``: the server's bots of that spec take all but
+    ``humans`` seats of each table (``bot_workers``: how the servers were started, for the
+    report); ``clients``: the load processes playing them (table k in process k mod
+    ``clients``; 1: this one); ``stop`` (one load process only): play also ends once it is
+    done.  The report (a dict, as JSON)."""
+    import httpx
+
+    urls = [url] if isinstance(url, str) else list(url)
+    pids = (list(server_pid) if isinstance(server_pid, Sequence)
+            else [server_pid] * len(urls))
+    if not urls or len(pids) != len(urls):
+        raise ValueError("one server process (or None) per URL")
+    if not 1 <= clients <= max(1, tables):
+        raise ValueError(f"between 1 and {max(1, tables)} load processes, not {clients}")
+    if stop is not None and clients != 1:
+        raise ValueError("stop is for one load process")
+    for u in urls:
+        check_loopback(u)
+    async with httpx.AsyncClient(timeout=30) as http:
+        await asyncio.gather(*(_wait_up(http, u) for u in set(urls)))
+        watch = ServerWatch(http, urls, pids, table_bot)
+        common: dict[str, Any] = {"urls": urls, "variant": variant, "think": think,
+                                  "duration": duration, "bot": bot, "target": target,
+                                  "table_bot": table_bot, "humans": humans}
+        if clients == 1:
+            parts = [await play_part(indexes=range(tables), rng=random.Random(seed),
+                                     gate=_Local(watch), stop=stop, **common)]
+        else:
+            import multiprocessing
+
+            parts = await _processes(
+                multiprocessing.get_context("spawn"), clients,
+                [{**common, "indexes": list(range(i, tables, clients)),
+                  "rng": random.Random(seed + 1_000_003 * i)} for i in range(clients)],
+                watch)
+    return _report(parts, watch, variant, bot, think, table_bot, humans, bot_workers)
+
+
+def _report(parts: Sequence[Part], watch: ServerWatch, variant: str, bot: str, think: float,
+            table_bot: str | None, humans: int, bot_workers: int | None) -> dict[str, Any]:
+    urls, known, elapsed = watch.urls, watch.known, watch.elapsed
+    stats = Stats(latencies=[x for p in parts for x in p.stats.latencies],
+                  seat_latencies=[x for p in parts for x in p.stats.seat_latencies],
+                  actions=sum(p.stats.actions for p in parts),
+                  errors=sum(p.stats.errors for p in parts),
+                  error_samples=[e for p in parts for e in p.stats.error_samples][:10],
+                  finished=sum(p.stats.finished for p in parts))
+    lags = [x for p in parts for x in p.lags]
+    n_tables = sum(p.tables for p in parts)
+    per_url_tables = [sum(p.per_url_tables[i] for p in parts) for i in range(len(urls))]
+    per_url_sockets = [sum(p.per_url_sockets[i] for p in parts) for i in range(len(urls))]
+    growth = sum(watch.rss_peak[i] - watch.rss0[i] for i in known)
+    per_table = growth / max(1, n_tables) if known else None
     instances = [{"url": u, "tables": per_url_tables[i], "connections": per_url_sockets[i],
-                  "rss_mb": round(rss_peak[i] / 2 ** 20, 1) if i in known else None,
-                  "cpu_pct": round(100 * cpu[i] / elapsed, 1) if i in known else None}
+                  "rss_mb": round(watch.rss_peak[i] / 2 ** 20, 1) if i in known else None,
+                  "cpu_pct": round(100 * watch.cpu[i] / elapsed, 1) if i in known else None}
                  for i, u in enumerate(urls)]
-    moves = {k: bots1.get(k, 0.0) - bots0.get(k, 0.0) for k in bots1}
+    moves = {k: watch.bots1.get(k, 0.0) - watch.bots0.get(k, 0.0) for k in watch.bots1}
     decisions = moves.get("bela_bot_think_seconds_count", 0.0)
     server_bots = None if table_bot is None else {
         "bot": table_bot, "seats_per_table": get_variant(variant).seats - humans,
@@ -493,11 +710,12 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
         "moves_per_s": round(moves.get('bela_actions_total{by="bot"}', 0.0) / elapsed, 1),
         "think_ms_mean": round(1000 * moves.get("bela_bot_think_seconds_sum", 0.0)
                                / decisions, 1) if decisions else None,
-        "queue_peak": int(queue_peak)}
+        "queue_peak": int(watch.queue_peak)}
     return {
-        "tables": len(setups), "connections": len(sockets), "variant": variant, "bot": bot,
-        "server_bots": server_bots,
-        "think_s": think, "duration_s": round(elapsed, 1), "setup_s": round(setup_s, 1),
+        "tables": n_tables, "connections": sum(p.connections for p in parts),
+        "variant": variant, "bot": bot, "server_bots": server_bots,
+        "think_s": think, "duration_s": round(elapsed, 1),
+        "setup_s": round(max(p.setup_s for p in parts), 1),
         "actions": stats.actions, "actions_per_s": round(stats.actions / elapsed, 1),
         "latency_ms": {"p50": round(_percentile(stats.latencies, 50) * 1000, 2),
                        "p99": round(_percentile(stats.latencies, 99) * 1000, 2),
@@ -505,17 +723,19 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
                        "samples": len(stats.latencies)},
         "seat_latency_ms": {"p50": round(_percentile(stats.seat_latencies, 50) * 1000, 2),
                             "p99": round(_percentile(stats.seat_latencies, 99) * 1000, 2)},
+        "load_processes": len(parts),
         "client_loop_lag_ms": {"p99": round(_percentile(lags, 99) * 1000, 2),
                                "max": round(max(lags, default=0.0) * 1000, 2)},
         "errors": stats.errors, "error_samples": stats.error_samples,
         "matches_finished": stats.finished,
         # over the processes known: the sum of their peaks, of their growth, of their CPU
-        "server_rss_mb": round(sum(rss_peak) / 2 ** 20, 1) if known else None,
+        "server_rss_mb": round(sum(watch.rss_peak) / 2 ** 20, 1) if known else None,
         "memory_per_table_kb": round(per_table / 1024, 1) if per_table is not None else None,
-        "server_cpu_pct": round(100 * sum(cpu) / elapsed, 1) if known else None,
+        "server_cpu_pct": round(100 * sum(watch.cpu) / elapsed, 1) if known else None,
         # their worker processes (bots, analysis), which server_cpu_pct leaves out
-        "workers_cpu_pct": round(100 * kids / elapsed, 1) if known else None,
-        "client_cpu_pct": round(100 * own / elapsed, 1),
+        "workers_cpu_pct": round(100 * watch.kids / elapsed, 1) if known else None,
+        # the load processes' CPU during play, all together
+        "client_cpu_pct": round(100 * sum(p.cpu_s for p in parts) / elapsed, 1),
         "instances": instances,
     }
 
@@ -550,6 +770,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--target", type=int, default=None, help="match target (default: the "
                    "variant's)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--clients", type=int, default=None, metavar="N",
+                   help="load processes playing the tables (default: one per 400 tables, "
+                   "so that the load generator's own stalls stay out of the latency)")
     p.add_argument("--json", action="store_true", help="print the report as JSON only")
     args = p.parse_args(argv)
     if args.cluster is not None:
@@ -567,6 +790,11 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--bot-workers is for the servers started here: not with --url")
     if args.humans < 1:
         p.error("--humans needs at least 1 seat a table")
+    if args.tables < 1:
+        p.error("--tables needs at least 1 table")
+    clients = default_clients(args.tables) if args.clients is None else args.clients
+    if not 1 <= clients <= args.tables:
+        p.error(f"--clients: between 1 and --tables ({args.tables})")
     bot_workers = args.bot_workers
     if bot_workers is None and args.table_bot is None and not args.url:
         bot_workers = 0  # no bot of the server plays: no worker processes to start
@@ -591,7 +819,8 @@ def main(argv: list[str] | None = None) -> int:
         pids: list[int | None] = [proc.pid for proc in procs] or [None] * len(urls)
         report = asyncio.run(run_load(urls, args.tables, args.variant, args.think,
                                       args.duration, args.bot, args.target, pids, args.seed,
-                                      args.table_bot, args.humans, bot_workers))
+                                      args.table_bot, args.humans, bot_workers,
+                                      clients=clients))
     finally:
         stop_servers(procs)
         if tmp is not None:
@@ -615,9 +844,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"server bots: {sb['bot']} in {seats} seat{'s' * (seats != 1)} a table "
                   f"(bot workers: {how}): {sb['moves_per_s']} moves/s, think "
                   f"{sb['think_ms_mean']} ms mean, queue peak {sb['queue_peak']}")
+        k, lag = report["load_processes"], report["client_loop_lag_ms"]
         print(f"errors: {report['errors']}  finished matches: {report['matches_finished']}  "
-              f"(load generator's loop lag: p99 {report['client_loop_lag_ms']['p99']} ms, "
-              f"max {report['client_loop_lag_ms']['max']} ms)")
+              f"({k} load process{'es' * (k != 1)}, their loops' lag: p99 {lag['p99']} ms, "
+              f"max {lag['max']} ms)")
         if report["memory_per_table_kb"] is not None:
             print(f"server{'s' * (n != 1)}: RSS {report['server_rss_mb']} MB, "
                   f"{report['memory_per_table_kb']} KB per table, "

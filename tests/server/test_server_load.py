@@ -71,6 +71,55 @@ def test_load_spreads_over_several_urls(tmp_path: Path) -> None:
     assert report["memory_per_table_kb"] is None  # a server it did not start
 
 
+def test_load_in_several_processes(tmp_path: Path) -> None:
+    """``--clients 2``: table k is set up and played by load process k mod 2, the servers
+    measured once from when both are ready until both have ended; the report adds up both
+    processes' tables, sockets and latencies."""
+    server, url = load.start_server(str(tmp_path))
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(TOOL), "--url", url, "--url", url, "--clients", "2",
+             "--tables", "5", "--duration", "3", "--think", "0.02", "--variant", "bela2",
+             "--json"], capture_output=True, text=True, timeout=180)
+    finally:
+        load.stop_servers([server])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["load_processes"] == 2
+    assert report["tables"] == 5 and report["connections"] == 10
+    # tables round-robin over the URLs across both processes: 0, 2, 4 and 1, 3
+    assert [(i["tables"], i["connections"]) for i in report["instances"]] == [(3, 5), (2, 5)]
+    assert report["errors"] == 0 and report["latency_ms"]["samples"] > 20
+    assert report["client_cpu_pct"] > 0 and report["duration_s"] >= 3
+
+
+def test_a_failing_load_process_is_reported() -> None:
+    """A load process that fails says so in the measuring one, which stops the others
+    rather than waiting for them."""
+    import asyncio
+    import multiprocessing
+    import random
+
+    waiting = {"urls": ["http://127.0.0.1:9"], "indexes": [0], "variant": "bela2",
+               "think": 0.0, "duration": 1.0, "bot": "random", "target": None,
+               "rng": random.Random(1), "table_bot": None, "humans": 1}  # ready, then waits
+    watch = load.ServerWatch(None, [], [], None)
+    with pytest.raises(RuntimeError, match=r"load process 2 of 2 failed: TypeError"):
+        asyncio.run(load._processes(multiprocessing.get_context("spawn"), 2,
+                                    [waiting, {"no such option": 1}], watch))
+
+
+def test_default_load_processes() -> None:
+    """One load process per 400 tables (its loop serving 1,600 sockets stalls for tens of
+    milliseconds, which would count as the servers' latency)."""
+    assert [load.default_clients(n) for n in (1, 400, 401, 800, 2000)] == [1, 1, 2, 2, 5]
+    for argv in (["--tables", "4", "--clients", "0"], ["--tables", "4", "--clients", "5"],
+                 ["--tables", "0"]):
+        with pytest.raises(SystemExit) as exc:
+            load.main(argv)
+        assert exc.value.code == 2
+
+
 def test_seat_url_and_cluster_options() -> None:
     urls = ["a", "b"]
     assert {load.seat_url(urls, k, 0) for k in range(4)} == {"a", "b"}
