@@ -33,4 +33,6 @@ def test_a_load_run_row() -> None:
                    "latency_ms": {"p50": 3.14, "p99": 38.3, "max": 1234.5}}}]}
     row = capacity.load_table(doc).splitlines()[4]
     assert row == ("| 200 tables | A | 0.5 → 1.5 | 400 | 60.0 % | 1.50 ms | 3.1 ms | 38.3 ms "
-                   "| 1,234 ms | 0 | 250 KB |")
+                   "| 1,234 ms | 0 | 250 KB | 1 (–) |")
+    doc["runs"][0]["report"].update(load_processes=2, client_loop_lag_ms={"p99": 21.77})
+    assert capacity.load_table(doc).splitlines()[4].endswith("| 250 KB | 2 (21.8 ms) |")

@@ -49,19 +49,22 @@ def load_table(doc: dict[str, Any]) -> str:
     """The Markdown table of one file's load runs, with what each code is."""
     out = [f"- **{k}**: {v}" for k, v in doc["codes"].items()]
     out += ["", "| Run | Code | Load avg before → after | Actions/s | Server CPU (% of a core) "
-            "| CPU per action | p50 | p99 | max | Errors | Memory per table |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| CPU per action | p50 | p99 | max | Errors | Memory per table "
+            "| Load processes (their loop's lag, p99) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in doc["runs"]:
         r = run["report"]
         lat = r["latency_ms"]
         cpa = cpu_per_action_ms(r)
         mem = r.get("memory_per_table_kb")
+        lag = r.get("client_loop_lag_ms", {}).get("p99")
         out.append(
             f"| {run['label']} | {run['code']} | {run['load_before']} → {run['load_after']} "
             f"| {r['actions_per_s']:,.0f} | {r['server_cpu_pct']} % | "
             f"{'–' if cpa is None else f'{cpa:.2f} ms'} | {_ms(lat['p50'])} ms | "
             f"{_ms(lat['p99'])} ms | {_ms(lat['max'])} ms | {r['errors']} | "
-            f"{'–' if mem is None else f'{mem:,.0f} KB'} |")
+            f"{'–' if mem is None else f'{mem:,.0f} KB'} "
+            f"| {r.get('load_processes', 1)} ({_ms(lag)}{'' if lag is None else ' ms'}) |")
     out += ["", "Commands:", "", "```console"]
     out += sorted({run["command"] for run in doc["runs"]})
     out.append("```")
