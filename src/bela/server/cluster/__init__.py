@@ -12,9 +12,10 @@ rebuilt by them when Redis restarts empty:
   it ran the table cannot append to its log: each write checks the table's stored event
   count (:class:`~bela.storage.LogConflict`).
 - **Inboxes** (pub/sub channel ``bela:inbox:<instance>``): calls to the instance that runs a
-  table (a REST change, a WebSocket joining, acting, syncing, leaving) and their replies,
-  and the messages for connections one instance holds at tables another runs, batched per
-  instance in the order they were made.
+  table (a REST change, a WebSocket joining, acting, syncing, leaving), their replies, and
+  the messages for connections one instance holds at tables another runs: what one turn of
+  the event loop made for an instance goes in one message, in the order it was made, and
+  one round trip to Redis sends them all.
 - **Everyone** (pub/sub channel ``bela:everyone``): what every instance must do, heard by
   all: a player logged out everywhere (or his password changed) has his WebSockets closed
   on every instance, not only on the one that took the request.

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import itertools
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
@@ -49,28 +49,25 @@ class Inbox(Part):
         self._subscribed = asyncio.Event()
         self._ids = itertools.count()
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._outbox: dict[str, list[dict[str, Any]]] = {}
+        self._outbox: dict[str, list[dict[str, Any]]] = {}  # the messages for each instance
+        self._outbox_calls: dict[str, list[str]] = {}  # the calls among them
         self._outbox_ready = asyncio.Event()
 
     async def call(self, owner: str, op: str, table_id: str, player: dict[str, Any] | None,
                    args: dict[str, Any]) -> Any:
         """Run ``op`` at the instance that runs the table; its result, or its refusal
         raised here.  Raises :class:`Moved` when that instance does not run the table and
-        :class:`Unavailable` when it does not answer."""
+        :class:`Unavailable` when it does not answer.  The call goes out with the other
+        messages for that instance of the same turn of the loop (:meth:`flush`)."""
         call_id = f"{self.id}:{next(self._ids)}"
         reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = reply
-        msg = {"k": "call", "id": call_id, "from": self.id, "epoch": self.epoch, "op": op,
-               "table": table_id, "player": player, "args": args}
+        self._post(owner, {"k": "call", "id": call_id, "from": self.id, "epoch": self.epoch,
+                           "op": op, "table": table_id, "player": player, "args": args},
+                   call_id)
         try:
-            heard = await self.redis.publish(inbox(owner), dumps(msg))
-            if not heard:  # nobody listens there: the instance is gone
-                raise Unavailable("table_moving", "the server process running this table "
-                                  "stopped; another takes it over within seconds: try again")
             async with asyncio.timeout(CALL_TIMEOUT):
                 answer = await reply
-        except (RedisError, OSError) as exc:
-            raise self._unavailable(exc) from None
         except TimeoutError:
             self.metrics.errors.labels(kind="cluster").inc()
             raise Unavailable("table_moving", "the server process running this table does "
@@ -103,8 +100,7 @@ class Inbox(Part):
                                               msg["op"], msg["from"])
             out["error"] = refusal_json(Unavailable("internal", f"the call failed "
                                                     f"({type(exc).__name__})"))
-        with contextlib.suppress(RedisError, OSError):
-            await self.redis.publish(inbox(msg["from"]), dumps(out))
+        self._post(msg["from"], out)
 
     async def tell_everyone(self, kind: str, **fields: Any) -> None:
         """A message of ``kind`` to every other instance (:data:`EVERYONE`); Redis out of
@@ -118,7 +114,18 @@ class Inbox(Part):
     def forward(self, instance: str, item: dict[str, Any]) -> None:
         """Queue a message (``t``: text) or a close (``x``: code) for a connection held by
         ``instance``: sent with the others queued in the same turn of the loop, in order."""
-        self._outbox.setdefault(instance, []).append(item)
+        queued = self._outbox.setdefault(instance, [])
+        if queued and queued[-1]["k"] == "out":
+            queued[-1]["items"].append(item)
+        else:
+            queued.append({"k": "out", "items": [item]})
+        self._outbox_ready.set()
+
+    def _post(self, instance: str, msg: dict[str, Any], call_id: str | None = None) -> None:
+        """Queue a message for ``instance`` (a call's: ``call_id``), after those queued."""
+        self._outbox.setdefault(instance, []).append(msg)
+        if call_id is not None:
+            self._outbox_calls.setdefault(instance, []).append(call_id)
         self._outbox_ready.set()
 
     async def send_outbox(self, closed: asyncio.Event) -> None:
@@ -128,15 +135,39 @@ class Inbox(Part):
             await self.flush()
 
     async def flush(self) -> None:
+        """Send what is queued: one message to each instance (a ``batch`` of them where
+        several are queued), all in one round trip to Redis.  A call to an instance that
+        nobody listens for (it is gone), or that Redis did not take, fails at once."""
         batches, self._outbox = self._outbox, {}
-        for instance, items in batches.items():
-            try:
-                await self.redis.publish(inbox(instance),
-                                         dumps({"k": "out", "items": items}))
-            except (RedisError, OSError):
-                # lost: that instance closes its relays when its subscription breaks, and
-                # this one drops its connections when its epoch changes
-                self.metrics.errors.labels(kind="cluster").inc()
+        calls, self._outbox_calls = self._outbox_calls, {}
+        if not batches:
+            return
+        order = list(batches)
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for instance in order:
+                    queued = batches[instance]
+                    pipe.publish(inbox(instance), dumps(
+                        queued[0] if len(queued) == 1 else {"k": "batch", "msgs": queued}))
+                heard = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            # lost: that instance closes its relays when its subscription breaks, and
+            # this one drops its connections when its epoch changes; the calls fail
+            failed = self._unavailable(exc)
+            for instance in order:
+                self._fail(calls.get(instance, ()), failed)
+            return
+        for instance, listeners in zip(order, heard):
+            if not listeners:  # nobody listens there: the instance is gone
+                self._fail(calls.get(instance, ()), Unavailable(
+                    "table_moving", "the server process running this table stopped; "
+                    "another takes it over within seconds: try again"))
+
+    def _fail(self, call_ids: Iterable[str], exc: Unavailable) -> None:
+        for call_id in call_ids:
+            reply = self._pending.get(call_id)
+            if reply is not None and not reply.done():
+                reply.set_exception(Unavailable(exc.code, exc.message))
 
     async def listen(self, closed: asyncio.Event) -> None:
         """Read the inbox; when the subscription breaks, every relayed connection is closed
@@ -177,6 +208,10 @@ class Inbox(Part):
 
     def _incoming(self, data: str) -> None:
         msg = loads(data)
+        for one in msg["msgs"] if msg.get("k") == "batch" else (msg,):
+            self._receive(one)
+
+    def _receive(self, msg: dict[str, Any]) -> None:
         kind = msg.get("k")
         if kind == "out":
             for item in msg["items"]:
