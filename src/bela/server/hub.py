@@ -304,30 +304,30 @@ class Hub:
             clock = {"seat": turn,
                      "deadline_in": round(max(0.0, deadline - time.monotonic()), 1)}
         texts: dict[int | None, str] = {}
-        # an event a seat sees as it is (not one seen_by made for it): its JSON once
-        shared: dict[int, tuple[Event, dict[str, Any]]] = {}
-
-        def event(e: Event) -> dict[str, Any]:
-            known = shared.get(id(e))
-            if known is not None and known[0] is e:
-                return known[1]
-            out = event_json(e, m.variant)
-            if any(e is given for given in events):
-                shared[id(e)] = (e, out)
-            return out
-
+        # each event's JSON as it is, once: a seat that sees them all so (seen_by gives
+        # back the very tuple) shares the list; an event seen_by made for a seat is another
+        # object, alive with these, so its id is none of theirs
+        variant = m.variant
+        as_is = {id(e): event_json(e, variant) for e in events}
+        everyone = [as_is[id(e)] for e in events]
+        # the last action as its actor and as the others see it
+        last: dict[bool, dict[str, Any] | None] = {True: None, False: None}
+        actor = None
+        if table.last is not None:
+            actor, token = table.last
+            for own in (True, False):
+                shown = public_token(token, own)
+                last[own] = None if shown is None else {"seat": actor, "action": shown}
         for seat in wanted:
             # the public members shared, the seat's own put in their places (the order kept)
-            view = public if seat is None else public | own_view_json(views[seat])
-            last = None
-            if table.last is not None:
-                actor, token = table.last
-                shown = public_token(token, actor == seat)
-                last = None if shown is None else {"seat": actor, "action": shown}
+            view = public if seat is None else public | own_view_json(
+                views[seat], views[None], public)
+            seen = seen_by(events, seat)
             texts[seat] = dumps({
-                "type": "state", "seq": table.seq, "status": table.status, "last": last,
-                "clock": clock,
-                "events": [event(e) for e in seen_by(events, seat)],
+                "type": "state", "seq": table.seq, "status": table.status,
+                "last": last[seat == actor], "clock": clock,
+                "events": everyone if seen is events else [
+                    as_is.get(id(e)) or event_json(e, variant) for e in seen],
                 "view": view})
         return texts
 
