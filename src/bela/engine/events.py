@@ -147,7 +147,8 @@ Event = (BidMade | TalonTaken | ContractFixed | Discarded | Swapped | Kept | Dec
 def seen_by(events: tuple[Event, ...], seat: int | None) -> tuple[Event, ...]:
     """The events as ``seat`` (``None``: a spectator) may see them: others' picked-up and
     discarded cards left out, others' decisions not to swap or redeal dropped (R32, R35);
-    ``events`` themselves (the very tuple) when the seat sees each as it is."""
+    ``events`` themselves (the very tuple) when the seat sees each as it is.  A spectator
+    sees the least: when it sees each event as it is, so does every seat."""
     out: list[Event] = []
     changed = False
     for e in events:

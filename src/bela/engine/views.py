@@ -113,7 +113,7 @@ def _declared(rnd: Round, viewer: int | None, shown_side: int | None
     """Every seat's announced declarations as ``viewer`` sees them: their cards when they
     are its own or ``shown_side``'s."""
     v = rnd.variant
-    return tuple(None if decls is None else _infos(
+    return tuple(None if decls is None else () if not decls else _infos(  # (): announced none
         seat, decls, viewer == seat or (shown_side is not None and v.side_of(seat) == shown_side),
         v.declaration_values) for seat, decls in enumerate(rnd.declared))
 
@@ -220,7 +220,7 @@ def _own(rnd: Round, seat: int, public: dict[str, Any]) -> dict[str, Any]:
     mine = seat == public["turn"]
     shown = public["declarations_side"] if rnd.tricks or rnd.phase == Phase.DONE else None
     exchanges = public["exchanges"]
-    if any(s == seat and isinstance(a, Decline) for s, a in rnd.exchanges):
+    if rnd.exchanges and any(s == seat and isinstance(a, Decline) for s, a in rnd.exchanges):
         exchanges = tuple([(s, a.token()) for s, a in rnd.exchanges
                            if s == seat or not isinstance(a, Decline)])  # its own keeping
     return {

@@ -326,11 +326,12 @@ class Hub:
             for own in (True, False):
                 shown = public_token(token, own)
                 last[own] = None if shown is None else {"seat": actor, "action": shown}
+        secrets = seen_by(events, None) is not events  # a spectator sees the least
         for seat in wanted:
             # the public members shared, the seat's own put in their places (the order kept)
             view = public if seat is None else public | own_view_json(
                 views[seat], views[None], public)
-            seen = seen_by(events, seat)
+            seen = seen_by(events, seat) if secrets else events
             texts[seat] = dumps({
                 "type": "state", "seq": table.seq, "status": table.status,
                 "last": last[seat == actor], "clock": clock,
