@@ -162,15 +162,24 @@ def _tricks(tricks: tuple[tuple[tuple[int, ...], tuple[Card, ...], int], ...]
     return (*_tricks(tricks[:-1]), (tuple(zip(seats, cards)), winner))
 
 
-def _make(values: dict[str, Any]) -> SeatView:
+def _make(values: dict[str, Any], own: dict[str, Any] | None = None) -> SeatView:
     """The view of ``values`` (every field, in the dataclass's order, as
-    :func:`_public_fields` gives them): what ``SeatView(**values)`` makes, without running
-    the frozen ``__init__``'s forty ``object.__setattr__`` (a fifth of a view's time; a
-    view has no ``__post_init__`` to skip; tests/engine/test_views_caches.py checks the
-    fields)."""
+    :func:`_public_fields` gives them) with the seat's ``own`` in their places: what
+    ``SeatView(**values | own)`` makes, without running the frozen ``__init__``'s forty
+    ``object.__setattr__`` (a fifth of a view's time; a view has no ``__post_init__`` to
+    skip; tests/engine/test_views_caches.py checks the fields)."""
     view = object.__new__(SeatView)
-    view.__dict__.update(values)
+    fields = view.__dict__
+    fields.update(values)
+    if own is not None:
+        fields.update(own)
     return view
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _card_sets(masks: tuple[int, ...]) -> tuple[CardSet, ...]:
+    """``ruled_out``'s masks as card sets (they change a card at a time, seldom)."""
+    return tuple([CardSet(m) for m in masks])
 
 
 def _public_fields(match: Match, rnd: Round) -> dict[str, Any]:
@@ -206,7 +215,7 @@ def _public_fields(match: Match, rnd: Round) -> dict[str, Any]:
                             if not isinstance(a, Decline)]),  # keeping is silent
         "opened": rnd.deal.extra["turned"][0] if "turned" in rnd.deal.extra else None,
         "trick_winner": trick_winner(rnd), "refusals": (),
-        "ruled_out": tuple([CardSet(m) for m in ruled_out(rnd)]),
+        "ruled_out": _card_sets(ruled_out(rnd)),
         "revokes_shown": shown_revokes(rnd),
         "strength": rnd.table.strength if rnd.table is not None else None,
     }
@@ -241,9 +250,7 @@ def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatV
     if rnd is None:
         raise ValueError("no round has been dealt yet")
     values = _public_fields(match, rnd)
-    if seat is not None:
-        values.update(_own(rnd, seat, values))
-    return _make(values)
+    return _make(values, None if seat is None else _own(rnd, seat, values))
 
 
 def seat_views(match: Match, seats: Iterable[int | None],
@@ -264,5 +271,4 @@ def seat_views(match: Match, seats: Iterable[int | None],
         raise ValueError("no round has been dealt yet")
     values = _public_fields(match, rnd)
     public = _make(values)
-    return {s: public if s is None else _make({**values, **_own(rnd, s, values)})
-            for s in seats}
+    return {s: public if s is None else _make(values, _own(rnd, s, values)) for s in seats}
