@@ -314,7 +314,7 @@ def own_view_json(v: SeatView, public: SeatView, public_json: dict[str, Any]
             "declared": public_json["declared"] if v.declared is public.declared
             else _declared_json(v),
             "discards": cards(v.discards),
-            "legal": [a.token() for a in v.legal],
+            "legal": [a.token() for a in v.legal] if v.legal else [],
             "exchanges": public_json["exchanges"] if v.exchanges is public.exchanges
             else _exchanges_json(v),
             "refusals": _refusals_json(v)}
@@ -333,6 +333,8 @@ def _exchanges_json(v: SeatView) -> list[dict[str, Any]]:
 
 
 def _refusals_json(v: SeatView) -> list[dict[str, Any]]:
+    if not v.refusals:  # all but the seat to play's
+        return []
     code = _CODE
     return [{"card": code[r.card], "rule": r.rule, "kind": r.kind, "suit": SUITS[r.suit],
              "to_beat": None if r.to_beat is None else code[r.to_beat],
