@@ -112,8 +112,10 @@ def _declared(rnd: Round, viewer: int | None, shown_side: int | None
               ) -> tuple[tuple[DeclarationInfo, ...] | None, ...]:
     """Every seat's announced declarations as ``viewer`` sees them: their cards when they
     are its own or ``shown_side``'s."""
+    if not any(rnd.declared):  # None: not announced yet, (): announced none
+        return tuple(rnd.declared)  # type: ignore[arg-type]  # only None and (): no Declaration
     v = rnd.variant
-    return tuple(None if decls is None else () if not decls else _infos(  # (): announced none
+    return tuple(None if decls is None else () if not decls else _infos(
         seat, decls, viewer == seat or (shown_side is not None and v.side_of(seat) == shown_side),
         v.declaration_values) for seat, decls in enumerate(rnd.declared))
 
