@@ -27,7 +27,7 @@ from pydantic import (
 )
 
 from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
-from ..engine.cards import RANKS, SUITS, Card, CardSet, iter_cards
+from ..engine.cards import CODES, RANKS, SUITS, Card, CardSet, iter_cards
 from ..engine.declarations import declaration_value
 from ..engine.events import (
     BidMade,
@@ -228,7 +228,7 @@ def event_json(e: Event, variant: Variant) -> dict[str, Any]:
     out: dict[str, Any] = {"type": _type_name(type(e))}
     match e:
         case CardPlayed(seat, card, bela):  # the most frequent: _plain's members, directly
-            out |= {"seat": seat, "card": _CODE[card], "bela": bela}
+            out |= {"seat": seat, "card": CODES[card], "bela": bela}
         case BidMade(seat, action):
             out |= {"seat": seat, "bid": action.token()}
         case ContractFixed(contract, caller, raspas):
@@ -240,7 +240,7 @@ def event_json(e: Event, variant: Variant) -> dict[str, Any]:
                  "value": declaration_value(d, variant.declaration_values)}
                 for d in declarations]}
         case TrickTaken(seat, played, points):
-            out |= {"seat": seat, "cards": [{"seat": s, "card": _CODE[c]} for s, c in played],
+            out |= {"seat": seat, "cards": [{"seat": s, "card": CODES[c]} for s, c in played],
                     "points": points}
         case RoundOver(result):
             out["result"] = _result_json(result)
@@ -251,7 +251,7 @@ def event_json(e: Event, variant: Variant) -> dict[str, Any]:
 
 def view_json(v: SeatView) -> dict[str, Any]:
     """The JSON object of a seat view (public view when ``v.seat`` is None)."""
-    code = _CODE
+    code = CODES
     out: dict[str, Any] = {
         "variant": v.variant, "seat": v.seat, "seats": v.seats, "sides": v.sides,
         "phase": v.phase, "round_index": v.round_index, "dealer": v.dealer, "first": v.first,
@@ -286,7 +286,6 @@ def view_json(v: SeatView) -> dict[str, Any]:
     return out
 
 
-_CODE = tuple(str(c) for c in Card.ALL)  # a card's code by its number (the ten "T")
 _LATER: list[tuple[str, ...]] = []  # _later_fields, once worked out
 
 
@@ -335,7 +334,7 @@ def _exchanges_json(v: SeatView) -> list[dict[str, Any]]:
 def _refusals_json(v: SeatView) -> list[dict[str, Any]]:
     if not v.refusals:  # all but the seat to play's
         return []
-    code = _CODE
+    code = CODES
     return [{"card": code[r.card], "rule": r.rule, "kind": r.kind, "suit": SUITS[r.suit],
              "to_beat": None if r.to_beat is None else code[r.to_beat],
              "reason": r.reason} for r in v.refusals]
