@@ -4,8 +4,8 @@ Every action a table takes sends each seat (and the spectators) its state messag
 (:meth:`bela.server.hub.Hub.state_texts`: the views once per state, then one JSON text per
 seat).  This plays ``--deals`` random rounds of each variant and, at every state of them,
 times ``state_texts`` for all the seats and a spectator with each JSON encoder:
-``orjson`` (what the server ships), the standard library's ``json`` (what it used
-before) and ``msgspec`` (when installed); and the views alone
+``orjson`` (what the server ships, :func:`bela.server.hub.dumps`), the standard library's
+``json`` (what it used before) and ``msgspec`` (when installed); and the views alone
 (:func:`bela.engine.views.seat_views`).  Reports the mean microseconds per state (each
 state timed ``--repeat`` times, the best kept) and the mean size of a seat's message, as
 JSON, with the machine's CPU count and load average: a report, not a test (the machine's
@@ -40,12 +40,9 @@ from bela.server.model import Table, TableStatus
 
 def encoders() -> dict[str, Callable[[Any], str]]:
     """The JSON encoders to compare, by name: each writes a message's compact text."""
-    import orjson
-
-    option = orjson.OPT_NON_STR_KEYS
     compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
     out: dict[str, Callable[[Any], str]] = {
-        "orjson": lambda msg: orjson.dumps(msg, option=option).decode(),
+        "orjson": hub.dumps,  # what the server ships: orjson, its slower options only if needed
         "json": compact.encode}
     try:  # optional: not a dependency of bela (found by name: no stubs needed)
         msgspec = importlib.import_module("msgspec")

@@ -183,3 +183,23 @@ def test_a_seat_sees_the_same_events_for_deals_that_differ_only_in_hidden_cards(
             for seat in seen:
                 seen[seat].extend(seen_by(events, seat))
             step += 1
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_spectator_sees_the_least(variant: str) -> None:
+    """``seen_by`` gives back the very events when a seat sees each as it is, and when a
+    spectator does so does every seat (the server then skips asking seat by seat); a seat
+    sees an event otherwise only when it holds another seat's secret."""
+    m, log = _play_match(variant, 5)
+    secret = private = 0
+    for _, events in log:
+        public = seen_by(events, None)
+        for seat in range(m.variant.seats):
+            seen = seen_by(events, seat)
+            if public is events:
+                assert seen is events
+            elif seen is not events:
+                assert seen != events
+                private += 1
+        secret += public is not events
+    assert secret > 0 and private > 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import SUIT_SYMBOLS, SUITS, Card, CardParseError
+from .cards import CODES, SUIT_SYMBOLS, SUITS, Card, CardParseError
 
 CONTRACT_TOKENS = ("H", "D", "S", "C", "VC", "BC")
 CONTRACT_LABELS: tuple[str, ...] = (*SUIT_SYMBOLS, "VC", "BC")  # for people (VC, BC as said)
@@ -107,7 +107,7 @@ class Play:
     bela: bool = False
 
     def token(self) -> str:
-        return str(self.card) + ("*" if self.bela else "")
+        return CODES[self.card] + "*" if self.bela else CODES[self.card]
 
     def pretty(self) -> str:
         return self.card.pretty() + (" with bela" if self.bela else "")

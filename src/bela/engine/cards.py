@@ -33,6 +33,7 @@ SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
 FULL_DECK = (1 << 32) - 1
 SUIT_MASKS = tuple(0xFF << (8 * s) for s in range(4))
 RANK_MASKS = tuple(sum(1 << (s * 8 + r) for s in range(4)) for r in range(8))
+CODES = tuple(RANKS[c & 7] + SUITS[c >> 3] for c in range(32))  # str(card) by its number
 
 _SUIT_INPUT = {
     "H": 0, "D": 1, "S": 2, "C": 3,
@@ -89,7 +90,7 @@ class Card(int):
         return tuple(Card.from_code(tok) for tok in text.replace(",", " ").split())
 
     def __str__(self) -> str:
-        return RANKS[self & 7] + SUITS[self >> 3]
+        return CODES[self]
 
     def __repr__(self) -> str:
         code = str(self)

@@ -146,15 +146,20 @@ Event = (BidMade | TalonTaken | ContractFixed | Discarded | Swapped | Kept | Dec
 
 def seen_by(events: tuple[Event, ...], seat: int | None) -> tuple[Event, ...]:
     """The events as ``seat`` (``None``: a spectator) may see them: others' picked-up and
-    discarded cards left out, others' decisions not to swap or redeal dropped (R32, R35)."""
+    discarded cards left out, others' decisions not to swap or redeal dropped (R32, R35);
+    ``events`` themselves (the very tuple) when the seat sees each as it is.  A spectator
+    sees the least: when it sees each event as it is, so does every seat."""
     out: list[Event] = []
+    changed = False
     for e in events:
         if isinstance(e, (TalonTaken, Discarded)) and e.seat != seat:
             out.append(replace(e, cards=None))
+            changed = True
         elif isinstance(e, Declared) and e.seat != seat:
             out.append(replace(e, declarations=tuple(d.public_form() for d in e.declarations)))
+            changed = True
         elif isinstance(e, Kept) and e.seat != seat:
-            continue
+            changed = True
         else:
             out.append(e)
-    return tuple(out)
+    return tuple(out) if changed else events

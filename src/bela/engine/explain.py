@@ -25,8 +25,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from .cards import SUIT_MASKS, SUIT_SYMBOLS, Card, iter_cards
@@ -100,14 +101,26 @@ def refusals(rnd: Round) -> tuple[Refusal, ...]:
     if rnd.phase != Phase.PLAY or rnd.lead is None or rnd.win_card is None or rnd.table is None:
         return ()
     hand = rnd.hands[rnd.turn]
-    allowed = rnd.variant.duties(hand, rnd.lead, rnd.win_card, rnd.table)
-    rule_of_variant = rnd.variant.rule_ids.get("duties")
-    win = Card.ALL[rnd.win_card]
-    out = []
-    for card in iter_cards(hand & ~allowed):
-        why = duty_reason(hand, card, rnd.lead, win, rnd.table)
-        out.append(replace(why, rule=rule_of_variant) if rule_of_variant else why)
-    return tuple(out)
+    table, lead, win = rnd.table, rnd.lead, rnd.win_card
+    refused = hand & ~rnd.variant.duties(hand, lead, win, table)
+    if not refused:
+        return ()
+    follows, trumps = bool(hand & SUIT_MASKS[lead]), bool(hand & table.trump_mask)
+    rule = rnd.variant.rule_ids.get("duties")
+    return tuple([_refusal(follows, trumps, card, lead, win, table, rule)
+                  for card in iter_cards(refused)])
+
+
+@lru_cache(maxsize=1 << 15)
+def _refusal(follows: bool, trumps: bool, card: Card, lead: int, win: int, table: PlayTable,
+             rule: str | None) -> Refusal:
+    """:func:`duty_reason` for a hand that ``follows`` suit ``lead`` (holds one of its
+    cards) and holds a trump or not (``trumps``): all of the hand it reads, so the refusal
+    is worked out once for all such hands; ``rule``: the variant's own rule id of the
+    duties, if it has one."""
+    hand = (SUIT_MASKS[lead] if follows else 0) | (table.trump_mask if trumps else 0)
+    why = duty_reason(hand, card, lead, Card.ALL[win], table)
+    return replace(why, rule=rule) if rule else why
 
 
 @cache
@@ -146,26 +159,48 @@ def ruled_out(rnd: Round) -> tuple[int, ...]:
     it would have had to play instead, R17-R19, R36): public facts, the same for every
     viewer."""
     n = rnd.variant.seats
-    out = [0] * n
     if rnd.contract is None:
-        return tuple(out)
-    table = play_table(rnd.contract)
-    proving = set(proving_seats(rnd))
-    tricks: list[tuple[tuple[int, int], ...]] = [
-        tuple(zip(seats, cards)) for seats, cards, _ in rnd.tricks]
-    tricks.append(tuple(zip(rnd.trick_seats, rnd.trick)))
-    for trick in tricks:
-        if not trick:
-            continue
-        (_, win), rest = trick[0], trick[1:]
-        lead = win >> 3
-        for seat, card in rest:
-            if seat in proving:
-                out[seat] |= play_forbidden(rnd.variant.duties, rnd.contract, card, lead, win)
-            if table.beats[win] >> card & 1:
-                win = card
-    return tuple(out)
+        return (0,) * n
+    duties, contract = rnd.variant.duties, rnd.contract
+    proving = tuple(proving_seats(rnd))
+    out = _finished_ruled_out(duties, contract, n, proving, tuple(rnd.tricks))
+    if not rnd.trick:
+        return out
+    masks = list(out)
+    _rule_out(masks, duties, contract, proving, rnd.trick_seats, rnd.trick)
+    return tuple(masks)
 
+
+@lru_cache(maxsize=1 << 14)
+def _finished_ruled_out(duties: DutyFn, contract: int, n: int, proving: tuple[int, ...],
+                        tricks: tuple[tuple[tuple[int, ...], tuple[Card, ...], int], ...]
+                        ) -> tuple[int, ...]:
+    """:func:`ruled_out` of the finished ``tricks`` (a round's, immutable tuples): worked
+    out a trick at a time, each state of a trick finding the finished ones' in the cache
+    (by value: an undo that takes a trick back asks for the shorter tuple, its own entry;
+    a claim that changes the ``proving`` seats, another key)."""
+    if not tricks:
+        return (0,) * n
+    masks = list(_finished_ruled_out(duties, contract, n, proving, tricks[:-1]))
+    seats, cards, _ = tricks[-1]
+    _rule_out(masks, duties, contract, proving, seats, cards)
+    return tuple(masks)
+
+
+def _rule_out(masks: list[int], duties: DutyFn, contract: int, proving: tuple[int, ...],
+              seats: Sequence[int], cards: Sequence[int]) -> None:
+    """Add to ``masks`` what the cards of one trick (a seat each, in play order) showed."""
+    if not cards:
+        return
+    beats = play_table(contract).beats
+    win = cards[0]
+    lead = win >> 3
+    for i in range(1, len(cards)):
+        seat, card = seats[i], cards[i]
+        if seat in proving:
+            masks[seat] |= play_forbidden(duties, contract, card, lead, win)
+        if beats[win] >> card & 1:
+            win = card
 
 
 def shown_revokes(rnd: Round) -> tuple[ShownRevoke, ...]:

@@ -47,6 +47,9 @@ class DeclarationStanding:
     # cancelled (``side`` None, ``equal_declarations = cancel``)
 
 
+_NOTHING = DeclarationStanding(None, None, False)  # nothing announced (frozen: shared)
+
+
 def declaration_standing(variant: Variant, declared: Sequence[Sequence[Declaration] | None],
                          first: int, contract: int | None,
                          equal_declarations: str) -> DeclarationStanding:
@@ -60,7 +63,7 @@ def declaration_standing(variant: Variant, declared: Sequence[Sequence[Declarati
             if side not in best or key > best[side][0]:
                 best[side] = (key, seat)
     if not best:
-        return DeclarationStanding(None, None, False)
+        return _NOTHING
     ranked = sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)
     tie = len(ranked) > 1 and ranked[0][1][0][0] == ranked[1][1][0][0]
     if tie and equal_declarations == EqualDeclarations.CANCEL:

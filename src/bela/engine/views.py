@@ -108,26 +108,39 @@ class SeatView:
         return CardSet(m)
 
 
-def _declared(rnd: Round, viewer: int | None, shown_side: int | None,
-              memo: dict[tuple[int, bool], tuple[DeclarationInfo, ...]]
+def _declared(rnd: Round, viewer: int | None, shown_side: int | None
               ) -> tuple[tuple[DeclarationInfo, ...] | None, ...]:
     """Every seat's announced declarations as ``viewer`` sees them: their cards when they
-    are its own or ``shown_side``'s; ``memo``: those of the state worked out already
-    (each seat's declarations are seen in two ways at most)."""
+    are its own or ``shown_side``'s."""
+    if not any(rnd.declared):  # None: not announced yet, (): announced none
+        return tuple(rnd.declared)  # type: ignore[arg-type]  # only None and (): no Declaration
     v = rnd.variant
-    out: list[tuple[DeclarationInfo, ...] | None] = []
-    for seat, decls in enumerate(rnd.declared):
-        if decls is None:
-            out.append(None)
-            continue
-        visible = viewer == seat or (shown_side is not None and v.side_of(seat) == shown_side)
-        infos = memo.get((seat, visible))
-        if infos is None:
-            infos = memo[seat, visible] = tuple(
-                _declaration_info(seat, d, declaration_value(d, v.declaration_values), visible)
-                for d in decls)
-        out.append(infos)
+    return tuple(None if decls is None else () if not decls else _infos(
+        seat, decls, viewer == seat or (shown_side is not None and v.side_of(seat) == shown_side),
+        v.declaration_values) for seat, decls in enumerate(rnd.declared))
+
+
+def _own_declared(rnd: Round, seat: int, shown_side: int | None,
+                  public: tuple[tuple[DeclarationInfo, ...] | None, ...]
+                  ) -> tuple[tuple[DeclarationInfo, ...] | None, ...]:
+    """:func:`_declared` for ``seat`` from the ``public`` one (``viewer`` None): they
+    differ only in the seat's own declarations, and only while their cards are not shown
+    to all (the same tuple is given back when they do not differ)."""
+    decls = rnd.declared[seat]
+    v = rnd.variant
+    if not decls or (shown_side is not None and v.side_of(seat) == shown_side):
+        return public
+    out = list(public)
+    out[seat] = _infos(seat, decls, True, v.declaration_values)
     return tuple(out)
+
+
+def _infos(seat: int, decls: tuple[Declaration, ...], visible: bool,
+           values: dict[str, Any]) -> tuple[DeclarationInfo, ...]:
+    """A seat's announced ``decls`` as a viewer sees them (their cards if ``visible``),
+    valued by the variant's declaration ``values``."""
+    return tuple(_declaration_info(seat, d, declaration_value(d, values), visible)
+                 for d in decls)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -139,45 +152,107 @@ def _declaration_info(seat: int, d: Declaration, value: int, visible: bool) -> D
                            d.suit if visible else None)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _tricks(tricks: tuple[tuple[tuple[int, ...], tuple[Card, ...], int], ...]
+            ) -> tuple[tuple[tuple[tuple[int, Card], ...], int], ...]:
+    """A view's ``tricks`` from the round's finished tricks (immutable tuples): worked out
+    a trick at a time, each state of a trick finding the finished ones' in the cache (by
+    value: an undo that takes a trick back asks for the shorter tuple, its own entry)."""
+    if not tricks:
+        return ()
+    seats, cards, winner = tricks[-1]
+    return (*_tricks(tricks[:-1]), (tuple(zip(seats, cards)), winner))
+
+
+def _make(values: dict[str, Any], own: dict[str, Any] | None = None) -> SeatView:
+    """The view of ``values`` (every field, in the dataclass's order, as
+    :func:`_public_fields` gives them) with the seat's ``own`` in their places: what
+    ``SeatView(**values | own)`` makes, without running the frozen ``__init__``'s forty
+    ``object.__setattr__`` (a fifth of a view's time; a view has no ``__post_init__`` to
+    skip; tests/engine/test_views_caches.py checks the fields)."""
+    view = object.__new__(SeatView)
+    fields = view.__dict__
+    fields.update(values)
+    if own is not None:
+        fields.update(own)
+    return view
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _card_sets(masks: tuple[int, ...]) -> tuple[CardSet, ...]:
+    """``ruled_out``'s masks as card sets (they change a card at a time, seldom)."""
+    return tuple([CardSet(m) for m in masks])
+
+
+def _public_fields(match: Match, rnd: Round) -> dict[str, Any]:
+    """The fields of the public (spectator) view of ``rnd``, in the dataclass's order."""
+    v = rnd.variant
+    standing = round_standing(rnd)  # public as soon as announced (R13: values, tops)
+    strongest = standing.side
+    done = rnd.phase == Phase.DONE
+    shown = strongest if rnd.tricks or done else None  # declarations' cards: after trick 1
+    # public in every phase: in the exchange every seat is asked, holder or not (R32, R35)
+    acting = None if done else rnd.turn
+    return {
+        "variant": v.name, "seat": None, "seats": v.seats, "sides": v.sides,
+        "phase": rnd.phase, "dealer": rnd.dealer, "first": rnd.first, "turn": acting,
+        "hand": CardSet(0), "unseen": 0,
+        "hand_sizes": tuple(map(int.bit_count, rnd.hands)),
+        "bids": tuple([(s, a.token()) for s, a in rnd.bids]),
+        "contract": rnd.contract, "caller": rnd.caller,
+        "declared": _declared(rnd, None, shown),
+        "belas": tuple(rnd.belas),
+        "trick": tuple(zip(rnd.trick_seats, map(Card.ALL.__getitem__, rnd.trick))),
+        "tricks": _tricks(tuple(rnd.tricks)),
+        "card_points": tuple(rnd.card_points), "tricks_won": tuple(rnd.tricks_won),
+        "legal": (), "claim_allowed": rnd.claim_allowed(), "result": rnd.result,
+        "options": match.options.as_dict(),
+        "totals": tuple(match.totals), "sheet": tuple(match.sheet), "winner": match.winner,
+        "round_index": match.rounds.index(rnd),
+        "public": {k: Card.ALL[c] for k, c in rnd.public.items()},
+        "discards": None, "raspas": rnd.raspas,
+        "declarations_side": strongest, "declarations_seat": standing.seat,
+        "declarations_tie": standing.tie,
+        "exchanges": tuple([(s, a.token()) for s, a in rnd.exchanges
+                            if not isinstance(a, Decline)]),  # keeping is silent
+        "opened": rnd.deal.extra["turned"][0] if "turned" in rnd.deal.extra else None,
+        "trick_winner": trick_winner(rnd), "refusals": (),
+        "ruled_out": _card_sets(ruled_out(rnd)),
+        "revokes_shown": shown_revokes(rnd),
+        "strength": rnd.table.strength if rnd.table is not None else None,
+    }
+
+
+def _own(rnd: Round, seat: int, public: dict[str, Any]) -> dict[str, Any]:
+    """The fields of ``seat``'s view that differ from the ``public`` one's (:func:`_public_fields`):
+    its own cards, its declarations' cards, its keeping in the exchange, its legal actions
+    and the duties' refusals when it is to act, its bela3 discards; a field equal to the
+    public one is the public one's object."""
+    mine = seat == public["turn"]
+    shown = public["declarations_side"] if rnd.tricks or rnd.phase == Phase.DONE else None
+    exchanges = public["exchanges"]
+    if rnd.exchanges and any(s == seat and isinstance(a, Decline) for s, a in rnd.exchanges):
+        exchanges = tuple([(s, a.token()) for s, a in rnd.exchanges
+                           if s == seat or not isinstance(a, Decline)])  # its own keeping
+    return {
+        "seat": seat,
+        "hand": CardSet(rnd.hands[seat] & ~rnd.hidden[seat]),
+        "unseen": rnd.hidden[seat].bit_count(),
+        "declared": _own_declared(rnd, seat, shown, public["declared"]),
+        "legal": tuple(rnd.legal_actions()) if mine else (),
+        "discards": CardSet(rnd.discards) if seat == rnd.caller and rnd.discards else None,
+        "exchanges": exchanges,
+        "refusals": refusals(rnd) if mine else (),
+    }
+
+
 def seat_view(match: Match, seat: int | None, rnd: Round | None = None) -> SeatView:
     """The view of ``seat`` (``None`` for spectators) of the match's current round."""
     rnd = rnd or match.round
     if rnd is None:
         raise ValueError("no round has been dealt yet")
-    v = rnd.variant
-    n = v.seats
-    standing = round_standing(rnd)  # public as soon as announced (R13: values, tops)
-    strongest = standing.side
-    # public in every phase: in the exchange every seat is asked, holder or not (R32, R35)
-    acting = rnd.turn if rnd.phase != Phase.DONE else None
-    return SeatView(
-        variant=v.name, seat=seat, seats=n, sides=v.sides, phase=rnd.phase,
-        dealer=rnd.dealer, first=rnd.first, turn=acting,
-        hand_sizes=tuple(h.bit_count() for h in rnd.hands),
-        bids=tuple((s, a.token()) for s, a in rnd.bids),
-        contract=rnd.contract,
-        caller=rnd.caller,
-        belas=tuple(rnd.belas),
-        trick=tuple(zip(rnd.trick_seats, (Card.ALL[c] for c in rnd.trick))),
-        tricks=tuple((tuple(zip(seats, cards)), w) for seats, cards, w in rnd.tricks),
-        card_points=tuple(rnd.card_points), tricks_won=tuple(rnd.tricks_won),
-        claim_allowed=rnd.claim_allowed(),
-        result=rnd.result,
-        options=match.options.as_dict(),
-        totals=tuple(match.totals), sheet=tuple(match.sheet), winner=match.winner,
-        round_index=match.rounds.index(rnd),
-        public={k: Card.ALL[c] for k, c in rnd.public.items()},
-        raspas=rnd.raspas,
-        declarations_side=strongest,
-        declarations_seat=standing.seat,
-        declarations_tie=standing.tie,
-        opened=rnd.deal.extra["turned"][0] if "turned" in rnd.deal.extra else None,
-        trick_winner=trick_winner(rnd),
-        ruled_out=tuple(CardSet(m) for m in ruled_out(rnd)),
-        revokes_shown=shown_revokes(rnd),
-        strength=rnd.table.strength if rnd.table is not None else None,
-        **_own(rnd, seat, strongest, acting),
-    )
+    values = _public_fields(match, rnd)
+    return _make(values, None if seat is None else _own(rnd, seat, values))
 
 
 def seat_views(match: Match, seats: Iterable[int | None],
@@ -196,38 +271,6 @@ def seat_views(match: Match, seats: Iterable[int | None],
     rnd = rnd or match.round
     if rnd is None:
         raise ValueError("no round has been dealt yet")
-    public = seat_view(match, None, rnd)
-    memo: dict[tuple[int, bool], tuple[DeclarationInfo, ...]] = {}
-    return {s: public if s is None else _with_own(public, s, _own(
-        rnd, s, public.declarations_side, public.turn, memo)) for s in seats}
-
-
-def _with_own(public: SeatView, seat: int, own: dict[str, Any]) -> SeatView:
-    """The public view with a seat's own fields: what ``dataclasses.replace`` makes, without
-    running the frozen ``__init__`` over all forty fields again (a fifth of its time; a
-    view has no ``__post_init__`` to skip)."""
-    view = object.__new__(SeatView)
-    view.__dict__.update(public.__dict__, seat=seat, **own)
-    return view
-
-
-def _own(rnd: Round, seat: int | None, strongest: int | None, acting: int | None,
-         memo: dict[tuple[int, bool], tuple[DeclarationInfo, ...]] | None = None
-         ) -> dict[str, Any]:
-    """The fields of a view that differ from seat to seat (``seat``'s own cards, its
-    declarations' cards, its legal actions...); ``strongest``: the side holding the
-    strongest announced declaration, ``acting``: the seat to act; ``memo``: the state's
-    declarations as seats see them, shared by its seats' views."""
-    shown = strongest if rnd.tricks or rnd.phase == Phase.DONE else None  # cards: after trick 1
-    mine = seat is not None and seat == acting
-    return {
-        "hand": CardSet((rnd.hands[seat] & ~rnd.hidden[seat]) if seat is not None else 0),
-        "unseen": rnd.hidden[seat].bit_count() if seat is not None else 0,
-        "declared": _declared(rnd, seat, shown, {} if memo is None else memo),
-        "legal": tuple(rnd.legal_actions()) if mine else (),
-        "discards": CardSet(rnd.discards) if seat is not None and seat == rnd.caller
-        and rnd.discards else None,
-        "exchanges": tuple((s, a.token()) for s, a in rnd.exchanges
-                           if s == seat or not isinstance(a, Decline)),  # keeping is silent
-        "refusals": refusals(rnd) if mine else (),
-    }
+    values = _public_fields(match, rnd)
+    public = _make(values)
+    return {s: public if s is None else _make(values, _own(rnd, s, values)) for s in seats}

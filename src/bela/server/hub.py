@@ -40,11 +40,19 @@ _ORJSON = orjson.OPT_NON_STR_KEYS  # keys as json writes them (a seat's number a
 def dumps(msg: Any) -> str:
     """A message's (or a member's) compact JSON text, as ``json`` writes it with compact
     separators and UTF-8 left as it is, written by orjson (a state message in a tenth of
-    the time: docs/CAPACITY.md); what orjson refuses (an integer past 64 bits) by ``json``.
+    the time: docs/CAPACITY.md); first without its option for keys that are not strings
+    (which costs a third of a state message's time, and no state message needs), then
+    with it; what orjson refuses even so (an integer past 64 bits) by ``json``.
 
+    >>> dumps({"seat": 0, 1: [True, None]})
+    '{"seat":0,"1":[true,null]}'
     >>> dumps({"type": "state", "seq": 3, "hand": ["10H", "AŽ"], 0: None, "big": 2 ** 70})
     '{"type":"state","seq":3,"hand":["10H","AŽ"],"0":null,"big":1180591620717411303424}'
     """
+    try:
+        return orjson.dumps(msg).decode()
+    except orjson.JSONEncodeError:
+        pass  # a key that is not a string (an integer, a seat's number), or a big integer
     try:
         return orjson.dumps(msg, option=_ORJSON).decode()
     except orjson.JSONEncodeError:
@@ -304,30 +312,31 @@ class Hub:
             clock = {"seat": turn,
                      "deadline_in": round(max(0.0, deadline - time.monotonic()), 1)}
         texts: dict[int | None, str] = {}
-        # an event a seat sees as it is (not one seen_by made for it): its JSON once
-        shared: dict[int, tuple[Event, dict[str, Any]]] = {}
-
-        def event(e: Event) -> dict[str, Any]:
-            known = shared.get(id(e))
-            if known is not None and known[0] is e:
-                return known[1]
-            out = event_json(e, m.variant)
-            if any(e is given for given in events):
-                shared[id(e)] = (e, out)
-            return out
-
+        # each event's JSON as it is, once: a seat that sees them all so (seen_by gives
+        # back the very tuple) shares the list; an event seen_by made for a seat is another
+        # object, alive with these, so its id is none of theirs
+        variant = m.variant
+        as_is = {id(e): event_json(e, variant) for e in events}
+        everyone = [as_is[id(e)] for e in events]
+        # the last action as its actor and as the others see it
+        last: dict[bool, dict[str, Any] | None] = {True: None, False: None}
+        actor = None
+        if table.last is not None:
+            actor, token = table.last
+            for own in (True, False):
+                shown = public_token(token, own)
+                last[own] = None if shown is None else {"seat": actor, "action": shown}
+        secrets = seen_by(events, None) is not events  # a spectator sees the least
         for seat in wanted:
             # the public members shared, the seat's own put in their places (the order kept)
-            view = public if seat is None else public | own_view_json(views[seat])
-            last = None
-            if table.last is not None:
-                actor, token = table.last
-                shown = public_token(token, actor == seat)
-                last = None if shown is None else {"seat": actor, "action": shown}
+            view = public if seat is None else public | own_view_json(
+                views[seat], views[None], public)
+            seen = seen_by(events, seat) if secrets else events
             texts[seat] = dumps({
-                "type": "state", "seq": table.seq, "status": table.status, "last": last,
-                "clock": clock,
-                "events": [event(e) for e in seen_by(events, seat)],
+                "type": "state", "seq": table.seq, "status": table.status,
+                "last": last[seat == actor], "clock": clock,
+                "events": everyone if seen is events else [
+                    as_is.get(id(e)) or event_json(e, variant) for e in seen],
                 "view": view})
         return texts
 

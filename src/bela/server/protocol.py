@@ -27,9 +27,17 @@ from pydantic import (
 )
 
 from ..engine.actions import CONTRACT_TOKENS, Action, Play, parse_action
-from ..engine.cards import RANKS, SUITS, Card, CardSet, iter_cards
+from ..engine.cards import CODES, RANKS, SUITS, Card, CardSet, iter_cards
 from ..engine.declarations import declaration_value
-from ..engine.events import BidMade, ContractFixed, Declared, Event, RoundOver, TrickTaken
+from ..engine.events import (
+    BidMade,
+    CardPlayed,
+    ContractFixed,
+    Declared,
+    Event,
+    RoundOver,
+    TrickTaken,
+)
 from ..engine.explain import Refusal, ShownRevoke
 from ..engine.scoring import RoundResult
 from ..engine.variants import DEFAULT_VARIANT, VARIANTS
@@ -219,6 +227,8 @@ def event_json(e: Event, variant: Variant) -> dict[str, Any]:
     """
     out: dict[str, Any] = {"type": _type_name(type(e))}
     match e:
+        case CardPlayed(seat, card, bela):  # the most frequent: _plain's members, directly
+            out |= {"seat": seat, "card": CODES[card], "bela": bela}
         case BidMade(seat, action):
             out |= {"seat": seat, "bid": action.token()}
         case ContractFixed(contract, caller, raspas):
@@ -230,7 +240,7 @@ def event_json(e: Event, variant: Variant) -> dict[str, Any]:
                  "value": declaration_value(d, variant.declaration_values)}
                 for d in declarations]}
         case TrickTaken(seat, played, points):
-            out |= {"seat": seat, "cards": [{"seat": s, "card": str(c)} for s, c in played],
+            out |= {"seat": seat, "cards": [{"seat": s, "card": CODES[c]} for s, c in played],
                     "points": points}
         case RoundOver(result):
             out["result"] = _result_json(result)
@@ -241,22 +251,23 @@ def event_json(e: Event, variant: Variant) -> dict[str, Any]:
 
 def view_json(v: SeatView) -> dict[str, Any]:
     """The JSON object of a seat view (public view when ``v.seat`` is None)."""
+    code = CODES
     out: dict[str, Any] = {
         "variant": v.variant, "seat": v.seat, "seats": v.seats, "sides": v.sides,
         "phase": v.phase, "round_index": v.round_index, "dealer": v.dealer, "first": v.first,
         "turn": v.turn,
-        "hand": cards(v.hand), "unseen": v.unseen, "hand_sizes": list(v.hand_sizes),
+        "hand": list(_codes(v.hand.mask)), "unseen": v.unseen, "hand_sizes": list(v.hand_sizes),
         "bids": [{"seat": s, "bid": b} for s, b in v.bids],
         "contract": v.trump, "caller": v.caller, "raspas": v.raspas,
         "declared": _declared_json(v),
         "declarations_side": v.declarations_side,
         "declarations_seat": v.declarations_seat, "declarations_tie": v.declarations_tie,
         "belas": [{"seat": s, "suit": SUITS[suit]} for s, suit in v.belas],
-        "trick": [{"seat": s, "card": str(c)} for s, c in v.trick],
-        "tricks": [{"cards": [{"seat": s, "card": str(c)} for s, c in t], "winner": w}
+        "trick": [{"seat": s, "card": code[c]} for s, c in v.trick],
+        "tricks": [{"cards": [{"seat": s, "card": code[c]} for s, c in t], "winner": w}
                    for t, w in v.tricks],
         "card_points": list(v.card_points), "tricks_won": list(v.tricks_won),
-        "public": {k: str(c) for k, c in v.public.items()},
+        "public": {k: code[c] for k, c in v.public.items()},
         "discards": cards(v.discards),
         "legal": [a.token() for a in v.legal],
         "claim_allowed": v.claim_allowed,
@@ -264,34 +275,47 @@ def view_json(v: SeatView) -> dict[str, Any]:
         "options": dict(v.options), "totals": list(v.totals),
         "sheet": [list(s) for s in v.sheet], "winner": v.winner,
         "exchanges": _exchanges_json(v),
-        "opened": str(v.opened) if getattr(v, "opened", None) is not None else None,
+        "opened": None if v.opened is None else code[v.opened],
         "trick_winner": v.trick_winner,
         "refusals": _refusals_json(v),
-        "ruled_out": [cards(m) for m in v.ruled_out],
+        "ruled_out": [list(_codes(m.mask)) for m in v.ruled_out],
         "strength": None if v.strength is None else list(v.strength),
     }
-    for name in _later_fields(frozenset(out)):
+    for name in _later_fields(out):
         out[name] = _plain(getattr(v, name))
     return out
 
 
-@cache
-def _later_fields(written: frozenset[str]) -> tuple[str, ...]:
+_LATER: list[tuple[str, ...]] = []  # _later_fields, once worked out
+
+
+def _later_fields(written: dict[str, Any]) -> tuple[str, ...]:
     """The fields the engine's view gained after :func:`view_json` was written (those it
-    does not write itself), in their order: written generically."""
-    return tuple(f.name for f in fields(SeatView) if f.name not in written | _RENAMED)
+    does not write itself, the members of ``written``), in their order: written
+    generically; worked out at the first view (view_json writes the same members each)."""
+    if not _LATER:
+        _LATER.append(tuple(f.name for f in fields(SeatView)
+                            if f.name not in written.keys() | _RENAMED))
+    return _LATER[0]
 
 
 _RENAMED = {"contract"}  # serialized under another form ("contract" as its token)
 
 
-def own_view_json(v: SeatView) -> dict[str, Any]:
+def own_view_json(v: SeatView, public: SeatView, public_json: dict[str, Any]
+                  ) -> dict[str, Any]:
     """The members of :func:`view_json` that differ from seat to seat (those of
-    :func:`bela.engine.views.seat_views`' per-seat part): with the others taken from the
-    public view's JSON, in :func:`view_json`'s order, they make the seat's whole view."""
-    return {"seat": v.seat, "hand": cards(v.hand), "unseen": v.unseen,
-            "declared": _declared_json(v), "discards": cards(v.discards),
-            "legal": [a.token() for a in v.legal], "exchanges": _exchanges_json(v),
+    :func:`bela.engine.views.seat_views`' per-seat part): with the others taken from
+    ``public_json``, the :func:`view_json` of the ``public`` view, in :func:`view_json`'s
+    order, they make the seat's whole view.  A member of a field that is the public
+    view's own object (``seat_views`` shares those equal to it) is the public one's."""
+    return {"seat": v.seat, "hand": list(_codes(v.hand.mask)), "unseen": v.unseen,
+            "declared": public_json["declared"] if v.declared is public.declared
+            else _declared_json(v),
+            "discards": cards(v.discards),
+            "legal": [a.token() for a in v.legal] if v.legal else [],
+            "exchanges": public_json["exchanges"] if v.exchanges is public.exchanges
+            else _exchanges_json(v),
             "refusals": _refusals_json(v)}
 
 
@@ -304,12 +328,15 @@ def _declared_json(v: SeatView) -> list[list[dict[str, Any]] | None]:
 
 
 def _exchanges_json(v: SeatView) -> list[dict[str, Any]]:
-    return [{"seat": s, "action": a} for s, a in getattr(v, "exchanges", ())]
+    return [{"seat": s, "action": a} for s, a in v.exchanges]
 
 
 def _refusals_json(v: SeatView) -> list[dict[str, Any]]:
-    return [{"card": str(r.card), "rule": r.rule, "kind": r.kind, "suit": SUITS[r.suit],
-             "to_beat": None if r.to_beat is None else str(r.to_beat),
+    if not v.refusals:  # all but the seat to play's
+        return []
+    code = CODES
+    return [{"card": code[r.card], "rule": r.rule, "kind": r.kind, "suit": SUITS[r.suit],
+             "to_beat": None if r.to_beat is None else code[r.to_beat],
              "reason": r.reason} for r in v.refusals]
 
 
@@ -336,6 +363,8 @@ def _plain(x: Any) -> Any:
         return str(x)
     if isinstance(x, CardSet):
         return [str(c) for c in x]
+    if type(x) is tuple or type(x) is list:  # neither an action nor a dataclass
+        return [_plain(val) for val in x]
     if isinstance(x, (bool, int, float, str)) or x is None:
         return x
     if hasattr(x, "token") and callable(x.token):
