@@ -259,30 +259,42 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-GC_YOUNG = 50_000  # new container objects between two young collections (Python's: 700)
+GC_YOUNG = 25_000  # new container objects between two young collections (Python's: 700)
+GC_MIDDLE = 2  # young collections between two of the middle generation (Python's: 10)
+GC_OLD = 80  # middle collections before a full one is considered (Python's: 10)
 
 
 def settle_gc() -> None:
     """The garbage collector of a server process (``bela serve``: ``settle_gc``, once the
     app has started): what is loaded by then (code, the bots, the tables resumed) is
-    frozen, skipped by every later collection, and the young generation is collected
-    every :data:`GC_YOUNG` new objects instead of 700, so the full collections (which
-    walk every table's objects, ~0.2-0.4 s at a few hundred tables) come about seventy
-    times less often.  Measured with ``tools/tournament_bench.py --under-load``: the load
-    script's p99 during a round of 64 bot tables went from ~200-350 ms to ~30 ms, and the
-    server's CPU went down (docs/CAPACITY.md, Pauses).
+    frozen, skipped by every later collection, and the generations are collected at
+    :data:`GC_YOUNG`, :data:`GC_MIDDLE` and :data:`GC_OLD` instead of Python's 700, 10
+    and 10 (docs/CAPACITY.md, Pauses):
+
+    - young collections every 25,000 new objects, not 700: the full collections (which
+      walk every table's objects, ~0.2-0.7 s at a few hundred tables) come as seldom as
+      every ~6 million new objects, not every ~85,000.  With ``tools/tournament_bench.py
+      --under-load``, the load script's p99 during a round of 64 bot tables went from
+      ~200-350 ms to ~30 ms, and the server's CPU went down;
+    - the middle generation every third young collection, not every eleventh: it holds
+      what survived since its last collection (the tables' new history: nearly all of
+      it), and its collection stopped the server 250-330 ms at 800 tables with young
+      collections every 50,000 and every eleventh; 75,000 objects at most now, under
+      100 ms.
 
     >>> import gc
     >>> before = gc.get_threshold()
-    >>> settle_gc(); gc.get_threshold()[0] == GC_YOUNG, gc.get_freeze_count() > 0
-    (True, True)
+    >>> settle_gc(); gc.get_threshold() == (GC_YOUNG, GC_MIDDLE, GC_OLD)
+    True
+    >>> gc.get_freeze_count() > 0
+    True
     >>> gc.unfreeze(); gc.set_threshold(*before)
     """
     import gc
 
     gc.collect()
     gc.freeze()
-    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
+    gc.set_threshold(GC_YOUNG, GC_MIDDLE, GC_OLD)
 
 
 def create_app(db_url: str | None = None, *, config: ServerConfig | None = None,
