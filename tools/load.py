@@ -403,11 +403,12 @@ def _connect() -> Any:
 async def play_part(urls: Sequence[str], indexes: Sequence[int], variant: str, think: float,
                     duration: float, bot: str, target: int | None, rng: random.Random,
                     table_bot: str | None, humans: int, gate: Gate,
-                    stop: asyncio.Future[Any] | None = None) -> Part:
+                    stop: asyncio.Future[Any] | None = None, requests: int = 16) -> Part:
     """Set up and play the tables of ``indexes`` (of all the load's tables: their names and
     instances, :func:`seat_url`) from this process, meeting ``gate`` before and after play;
     play lasts ``duration`` seconds after the last of them has started, or until every match
-    is over or ``stop`` is done."""
+    is over or ``stop`` is done; ``requests``: at most this many of its HTTP requests (set
+    up, start) under way at once."""
     import httpx
 
     connect = _connect()
@@ -417,7 +418,7 @@ async def play_part(urls: Sequence[str], indexes: Sequence[int], variant: str, t
     # request never goes out on one the server is closing
     limits = httpx.Limits(max_connections=32, keepalive_expiry=1.0)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
-        sem = asyncio.Semaphore(16)
+        sem = asyncio.Semaphore(requests)
 
         async def one(k: int) -> tuple[int, str, list[str]]:
             async with sem:
@@ -666,9 +667,11 @@ async def run_load(url: str | Sequence[str], tables: int, variant: str, think: f
     async with httpx.AsyncClient(timeout=30) as http:
         await asyncio.gather(*(_wait_up(http, u) for u in set(urls)))
         watch = ServerWatch(http, urls, pids, table_bot)
+        # the load processes' HTTP requests under way at once: 16 in all, however many
         common: dict[str, Any] = {"urls": urls, "variant": variant, "think": think,
                                   "duration": duration, "bot": bot, "target": target,
-                                  "table_bot": table_bot, "humans": humans}
+                                  "table_bot": table_bot, "humans": humans,
+                                  "requests": max(1, 16 // clients)}
         if clients == 1:
             parts = [await play_part(indexes=range(tables), rng=random.Random(seed),
                                      gate=_Local(watch), stop=stop, **common)]
