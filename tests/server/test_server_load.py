@@ -52,19 +52,26 @@ def test_load_with_the_servers_strong_bots() -> None:
     assert bots["moves_per_s"] > 0 and bots["think_ms_mean"] > 0
 
 
-def test_load_spreads_over_several_urls(tmp_path: Path) -> None:
-    """Two ``--url``s (here one server twice): tables round-robin, each table's seats through
-    both URLs; the report has one entry per URL."""
+def _twice_one_server(tmp_path: Path, *args: str) -> dict[str, Any]:
+    """The load script's report, run with ``args`` against one server given twice as
+    ``--url`` (two instances of a site, as the script sees them)."""
     server, url = load.start_server(str(tmp_path))
     try:
         proc = subprocess.run(
-            [sys.executable, str(TOOL), "--url", url, "--url", url,
-             "--tables", "3", "--duration", "3", "--think", "0.01", "--variant", "bela2",
-             "--json"], capture_output=True, text=True, timeout=120)
+            [sys.executable, str(TOOL), "--url", url, "--url", url, *args,
+             "--duration", "3", "--variant", "bela2", "--json"],
+            capture_output=True, text=True, timeout=180)
     finally:
         load.stop_servers([server])
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_load_spreads_over_several_urls(tmp_path: Path) -> None:
+    """Two ``--url``s (here one server twice): tables round-robin, each table's seats through
+    both URLs; the report has one entry per URL."""
+    report = _twice_one_server(tmp_path, "--tables", "3", "--think", "0.01")
     assert report["tables"] == 3 and report["connections"] == 6
     assert report["errors"] == 0 and report["latency_ms"]["samples"] > 10
     assert [(i["tables"], i["connections"]) for i in report["instances"]] == [(2, 3), (1, 3)]
@@ -75,16 +82,7 @@ def test_load_in_several_processes(tmp_path: Path) -> None:
     """``--clients 2``: table k is set up and played by load process k mod 2, the servers
     measured once from when both are ready until both have ended; the report adds up both
     processes' tables, sockets and latencies."""
-    server, url = load.start_server(str(tmp_path))
-    try:
-        proc = subprocess.run(
-            [sys.executable, str(TOOL), "--url", url, "--url", url, "--clients", "2",
-             "--tables", "5", "--duration", "3", "--think", "0.02", "--variant", "bela2",
-             "--json"], capture_output=True, text=True, timeout=180)
-    finally:
-        load.stop_servers([server])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    report = _twice_one_server(tmp_path, "--clients", "2", "--tables", "5", "--think", "0.02")
     assert report["load_processes"] == 2
     assert report["tables"] == 5 and report["connections"] == 10
     # tables round-robin over the URLs across both processes: 0, 2, 4 and 1, 3
