@@ -169,6 +169,28 @@ def _play_by_keyboard(page: Any) -> bool:
     return False
 
 
+def test_typing_a_name_while_the_table_changes(browser: Any, bela_url: str) -> None:
+    """A guest typing his name at an invited table keeps typing into it when the page is
+    drawn again (here: the creator fills the seats with bots): the field keeps its text and
+    the focus, so no keystroke is lost (the name form's field has an id, which the render
+    gives the focus back to)."""
+    host = open_page(browser, bela_url)
+    enter_name(host, "Ana")
+    host.click("#create-table")
+    invite = host.locator("#invite-link").input_value()
+    p = open_page(browser, invite)
+    field = p.locator("form[data-form=guest] input[name=name]")
+    field.click()
+    p.keyboard.type("Bru")
+    host.click("[data-cmd=bots]")
+    p.wait_for_function("() => window.__bela.summary && "
+                        "window.__bela.summary.seats.some((s) => s.kind === 'bot')")
+    p.keyboard.type("no")
+    assert field.input_value() == "Bruno"
+    p.context.close()
+    host.context.close()
+
+
 def test_one_human_and_three_bots_finish_a_match(browser: Any, bela_url: str,
                                                  artifacts: Path) -> None:
     page = open_page(browser, bela_url, lang="hr", deck="hungarian")

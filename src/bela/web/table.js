@@ -273,7 +273,7 @@ function renderWaitingRoom(S) {
     .map(([k, v]) => `${t("opt_" + k)}: ${t(`opt_${k}_${v}`)}`).join(" · ");
   const nameForm = S.guest || !open ? "" : html`<form class="name-form" data-form="guest">
       <p>${t("need_name")}</p>
-      <label>${t("your_name")} <input name="name" maxlength="40" required autocomplete="nickname" placeholder="${t("name_placeholder")}"></label>
+      <label>${t("your_name")} <input name="name" id="table-guest-name" maxlength="40" required autocomplete="nickname" placeholder="${t("name_placeholder")}"></label>
       <button class="btn primary">${t("continue")}</button></form>`;
   // the creator's controls: bots and start while the table is open, closing it (canClose)
   const controls = [];
