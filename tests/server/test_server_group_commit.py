@@ -101,6 +101,60 @@ def test_the_waiting_events_of_many_tables_go_in_one_fenced_transaction(
     db.close()
 
 
+def test_under_load_the_next_transaction_gathers_for_a_while(tmp_path: Path) -> None:
+    """After a transaction of ``gather_from`` events or more, the next one waits until
+    ``gather`` seconds after it began: two events 0.1 s apart go in one transaction.  After
+    a transaction of fewer (a quiet server), an event is committed at once: two events
+    0.1 s apart go in two."""
+    db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
+    ids = [f"t{i}" for i in range(8)]
+    for tid in ids:
+        _new_table(db, tid)
+    gate, batches = threading.Event(), []
+    gate.set()
+    append = db.tables.append
+
+    def held(entries: list[LogEntry]) -> list[bool]:
+        batches.append([e.table_id for e in entries])
+        gate.wait(10)
+        return append(entries)
+
+    db.tables.append = held  # type: ignore[method-assign]
+    writer = LogWriter(db.tables, Metrics(), gather=1.0, gather_from=2)
+
+    async def write(tid: str) -> None:
+        await writer.write(LogEntry(tid, 1, 0, 0, "pass"), "action")
+
+    async def two_apart(a: str, b: str) -> None:
+        first = asyncio.ensure_future(write(a))
+        await asyncio.sleep(0.1)
+        await asyncio.gather(first, write(b))
+
+    async def main() -> None:
+        await write("t0")
+        await two_apart("t1", "t2")  # quiet: each at once
+        gate.clear()  # a transaction held while two more events come: one of two
+        held_one = asyncio.ensure_future(write("t3"))
+        for _ in range(1000):
+            if len(batches) == 4:
+                break
+            await asyncio.sleep(0.01)
+        assert batches[3:] == [["t3"]]
+        more = [asyncio.ensure_future(write(t)) for t in ("t4", "t5")]
+        await asyncio.sleep(0.05)
+        gate.set()
+        await asyncio.gather(held_one, *more)
+        await two_apart("t6", "t7")  # under load: gathered
+
+    try:
+        asyncio.run(main())
+    finally:
+        writer.close()
+    assert batches == [["t0"], ["t1"], ["t2"], ["t3"], ["t4", "t5"], ["t6", "t7"]]
+    assert [_stored_events(db, tid) for tid in ids] == [1] * 8
+    db.close()
+
+
 async def _two_seats(lobby: Lobby, players: list[dict[str, Any]]) -> tuple[Table, list[Conn]]:
     table = lobby.factory.create(players[0], "bela2", {}, "random", 0, seed=5)
     lobby.seating.sit(table, players[1], 1)
