@@ -1,15 +1,7 @@
 """The inbox of an instance (pub/sub channel ``bela:inbox:<instance>``, and ``bela:everyone``
 heard by all): the calls one instance makes to the instance that runs a table and their
 answers, and the messages for connections relayed between them, batched per instance
-(see :mod:`bela.server.cluster`).
-
-What one turn of the event loop queued for the other instances goes out in one round trip
-to Redis, one ``PUBLISH`` an instance.  Once a flush carried :data:`GATHER_FROM` messages
-or more (many relayed seats are playing), the next one waits until :data:`GATHER` seconds
-after that one, gathering what comes meanwhile: at 600 tables over three instances that
-is a round trip every 10 ms instead of every 4 (and as many fewer messages to read at the
-other end), 7-9 % less CPU per action, for at most those milliseconds more on a relayed
-message (docs/CAPACITY.md).  A quiet site flushes each turn's messages at once."""
+(see :mod:`bela.server.cluster`)."""
 
 from __future__ import annotations
 
@@ -39,16 +31,6 @@ from .common import (
 
 if TYPE_CHECKING:
     from . import Cluster
-
-GATHER = 0.010  # seconds from one flush to the next, under load
-GATHER_FROM = 4  # messages of a flush from which the next one waits to gather
-
-
-def _count(batches: dict[str, list[dict[str, Any]]]) -> int:
-    """The messages in ``batches``: each relayed text or close of an ``out``, each call,
-    answer or other message."""
-    return sum(len(m["items"]) if m["k"] == "out" else 1
-               for queued in batches.values() for m in queued)
 
 
 class Inbox(Part):
@@ -146,32 +128,20 @@ class Inbox(Part):
             self._outbox_calls.setdefault(instance, []).append(call_id)
         self._outbox_ready.set()
 
-    async def send_outbox(self, closed: asyncio.Event, gather: float = GATHER,
-                          gather_from: int = GATHER_FROM) -> None:
-        """Flush the outbox whenever something is queued; after a flush of ``gather_from``
-        messages or more, not before ``gather`` seconds after it."""
-        loop = asyncio.get_running_loop()
-        began, size = 0.0, 0  # the last flush's time and its number of messages
+    async def send_outbox(self, closed: asyncio.Event) -> None:
         while not closed.is_set():
             await self._outbox_ready.wait()
-            if size >= gather_from:  # under load: what comes within the window goes too
-                wait = began + gather - loop.time()
-                if wait > 0:
-                    await asyncio.sleep(wait)
             self._outbox_ready.clear()
-            began = loop.time()
-            size = await self.flush()
+            await self.flush()
 
-    async def flush(self) -> int:
+    async def flush(self) -> None:
         """Send what is queued: one message to each instance (a ``batch`` of them where
-        several are queued), all in one round trip to Redis; the number sent
-        (:func:`_count`).  A
-        call to an instance that nobody listens for (it is gone), or that Redis did not
-        take, fails at once."""
+        several are queued), all in one round trip to Redis.  A call to an instance that
+        nobody listens for (it is gone), or that Redis did not take, fails at once."""
         batches, self._outbox = self._outbox, {}
         calls, self._outbox_calls = self._outbox_calls, {}
         if not batches:
-            return 0
+            return
         order = list(batches)
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
@@ -186,13 +156,12 @@ class Inbox(Part):
             failed = self._unavailable(exc)
             for instance in order:
                 self._fail(calls.get(instance, ()), failed)
-            return _count(batches)
+            return
         for instance, listeners in zip(order, heard):
             if not listeners:  # nobody listens there: the instance is gone
                 self._fail(calls.get(instance, ()), Unavailable(
                     "table_moving", "the server process running this table stopped; "
                     "another takes it over within seconds: try again"))
-        return _count(batches)
 
     def _fail(self, call_ids: Iterable[str], exc: Unavailable) -> None:
         for call_id in call_ids:
