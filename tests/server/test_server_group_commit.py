@@ -56,15 +56,18 @@ def _new_table(db: Database, table_id: str) -> None:
                            invite_code=None, active_at=datetime.now(UTC), turn_clock=None)
 
 
-def test_the_waiting_events_of_many_tables_go_in_one_fenced_transaction(
-        tmp_path: Path) -> None:
-    """While a transaction commits, the events of five tables wait, then go in one; the
-    one fenced off (its table's log is elsewhere) raises LogConflict, the others are
-    written."""
+def _tables(tmp_path: Path, n: int) -> tuple[Database, list[str]]:
+    """A database with ``n`` bela2 tables, t0, t1..."""
     db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
-    ids = [f"t{i}" for i in range(6)]
+    ids = [f"t{i}" for i in range(n)]
     for tid in ids:
         _new_table(db, tid)
+    return db, ids
+
+
+def _held_appends(db: Database) -> tuple[threading.Event, list[list[str]]]:
+    """Every transaction of ``db``'s log noted (its events' tables, in order) and held
+    until the gate is open: the writer's next events gather meanwhile."""
     gate, batches = threading.Event(), []
     append = db.tables.append
 
@@ -74,6 +77,16 @@ def test_the_waiting_events_of_many_tables_go_in_one_fenced_transaction(
         return append(entries)
 
     db.tables.append = held  # type: ignore[method-assign]
+    return gate, batches
+
+
+def test_the_waiting_events_of_many_tables_go_in_one_fenced_transaction(
+        tmp_path: Path) -> None:
+    """While a transaction commits, the events of five tables wait, then go in one; the
+    one fenced off (its table's log is elsewhere) raises LogConflict, the others are
+    written."""
+    db, ids = _tables(tmp_path, 6)
+    gate, batches = _held_appends(db)
     metrics = Metrics()
     writer = LogWriter(db.tables, metrics)
 
@@ -106,20 +119,9 @@ def test_under_load_the_next_transaction_gathers_for_a_while(tmp_path: Path) -> 
     ``gather`` seconds after it began: two events 0.1 s apart go in one transaction.  After
     a transaction of fewer (a quiet server), an event is committed at once: two events
     0.1 s apart go in two."""
-    db = Database(f"sqlite:///{tmp_path / 'bela.db'}")
-    ids = [f"t{i}" for i in range(8)]
-    for tid in ids:
-        _new_table(db, tid)
-    gate, batches = threading.Event(), []
+    db, ids = _tables(tmp_path, 8)
+    gate, batches = _held_appends(db)
     gate.set()
-    append = db.tables.append
-
-    def held(entries: list[LogEntry]) -> list[bool]:
-        batches.append([e.table_id for e in entries])
-        gate.wait(10)
-        return append(entries)
-
-    db.tables.append = held  # type: ignore[method-assign]
     writer = LogWriter(db.tables, Metrics(), gather=1.0, gather_from=2)
 
     async def write(tid: str) -> None:
