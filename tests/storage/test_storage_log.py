@@ -10,7 +10,9 @@ import pytest
 
 pytest.importorskip("sqlalchemy")
 
-from bela.storage import Database  # noqa: E402
+from sqlalchemy import text  # noqa: E402
+
+from bela.storage import Database, make_engine  # noqa: E402
 from bela.storage.db import now  # noqa: E402
 from bela.storage.repos.tables import LogEntry  # noqa: E402
 
@@ -56,9 +58,52 @@ def test_an_entry_whose_fence_does_not_move_is_refused_alone(db: Database) -> No
 
 
 def test_a_failed_batch_writes_nothing_and_the_next_one_is_written(db: Database) -> None:
-    _tables(db, "a")
+    _tables(db, "a", "b")
     with pytest.raises(Exception, match="(?i)null"):  # the driver's error: no token
-        db.tables.append([LogEntry("a", 1, 0, 0, deal=DEAL), LogEntry("a", 2, 0, 0, None)])
-    assert _log(db, "a") == ([], [])
+        db.tables.append([LogEntry("a", 1, 0, 0, deal=DEAL), LogEntry("b", 1, 0, 0, None)])
+    assert _log(db, "a") == ([], []) and _log(db, "b") == ([], [])
     assert db.tables.append([LogEntry("a", 1, 0, 0, deal=DEAL)]) == [True]
     assert _log(db, "a") == ([(1, 0, DEAL)], [])
+    assert db.tables.load_table("a")["seq"] == 1 and db.tables.load_table("b")["seq"] == 0
+
+
+def test_two_events_of_one_table_in_a_batch_are_refused(db: Database) -> None:
+    """A table's next event waits for its last, so a batch holds one event a table; one
+    that does not is refused whole (it could not be fenced event by event)."""
+    _tables(db, "a", "b")
+    with pytest.raises(ValueError, match="one event a table"):
+        db.tables.append([LogEntry("a", 1, 0, 0, deal=DEAL), LogEntry("b", 1, 0, 0, deal=DEAL),
+                          LogEntry("a", 2, 0, 0, "JH")])
+    assert _log(db, "a") == ([], []) and _log(db, "b") == ([], [])
+
+
+def test_a_batch_leaves_its_connection_as_it_found_it(db: Database) -> None:
+    """The next query on the pooled connection runs in a transaction of its own again
+    (PostgreSQL's batch runs as one statement in autocommit), after a written batch and
+    after a failed one."""
+    _tables(db, "a")
+    assert db.tables.append([LogEntry("a", 1, 0, 0, deal=DEAL)]) == [True]
+    with pytest.raises(Exception, match="(?i)null"):
+        db.tables.append([LogEntry("a", 2, 0, 0, None)])
+    with db.engine.connect() as conn:
+        raw = conn.connection.dbapi_connection
+        assert getattr(raw, "autocommit", False) in (False, -1)  # -1: sqlite3's legacy mode
+
+
+def test_a_connection_the_database_lost_fails_its_batch_and_is_dropped(db: Database) -> None:
+    """The batch on a connection PostgreSQL closed fails (the writer's waiters hear of
+    it), and the next batch gets a new connection from the pool and is written."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("a server that closes a connection: PostgreSQL's")
+    _tables(db, "a")
+    assert db.tables.append([LogEntry("a", 1, 0, 0, deal=DEAL)]) == [True]
+    with db.engine.connect() as conn:
+        pid = conn.connection.dbapi_connection.info.backend_pid
+    admin = make_engine(db.url)
+    with admin.begin() as conn:
+        conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    admin.dispose()
+    with pytest.raises(Exception, match="(?i)terminat|closed|lost"):
+        db.tables.append([LogEntry("a", 2, 0, 0, "JH")])
+    assert db.tables.append([LogEntry("a", 2, 0, 0, "JH")]) == [True]
+    assert _log(db, "a") == ([(1, 0, DEAL)], [(2, "JH")])
