@@ -36,3 +36,20 @@ def test_a_load_run_row() -> None:
                    "| 1,234 ms | 0 | 250 KB | 1 (–) |")
     doc["runs"][0]["report"].update(load_processes=2, client_loop_lag_ms={"p99": 21.77})
     assert capacity.load_table(doc).splitlines()[4].endswith("| 250 KB | 2 (21.8 ms) |")
+
+
+def test_a_load_run_row_with_the_box_cpu() -> None:
+    """Runs with the box's CPU by process get PostgreSQL's, Redis's and the box's busy
+    share; the other runs of the same file show dashes there."""
+    report = {"actions_per_s": 1000.0, "server_cpu_pct": 110.0, "errors": 0,
+              "latency_ms": {"p50": 20.0, "p99": 150.0, "max": 300.0}}
+    doc = {"title": "t", "codes": {"A": "before"}, "runs": [
+        {"label": "600 tables", "code": "A", "command": "c", "load_before": 1, "load_after": 5,
+         "report": {**report, "box_cpu_pct": {"busy": 198.4, "cores": 2, "postgres": 20.3,
+                                              "redis": 4.8}}},
+        {"label": "600 tables", "code": "A", "command": "c", "load_before": 1, "load_after": 5,
+         "report": report}]}
+    lines = capacity.load_table(doc).splitlines()
+    assert lines[2].endswith("| PostgreSQL / Redis CPU | Box busy |")
+    assert lines[4].endswith("| 1 (–) | 20 % / 5 % | 198 % of 200 % |")
+    assert lines[5].endswith("| 1 (–) | – | – |")

@@ -46,25 +46,35 @@ def _ms(x: float | None) -> str:
 
 
 def load_table(doc: dict[str, Any]) -> str:
-    """The Markdown table of one file's load runs, with what each code is."""
+    """The Markdown table of one file's load runs, with what each code is; where a report
+    has ``box_cpu_pct`` (``tools/load.py``'s whole box during play: ``busy``, and the CPU
+    of ``postgres`` and ``redis``, % of a core), two more columns: PostgreSQL's and Redis's
+    CPU and how busy the box was."""
+    boxed = any(run["report"].get("box_cpu_pct") for run in doc["runs"])
     out = [f"- **{k}**: {v}" for k, v in doc["codes"].items()]
     out += ["", "| Run | Code | Load avg before → after | Actions/s | Server CPU (% of a core) "
             "| CPU per action | p50 | p99 | max | Errors | Memory per table "
-            "| Load processes (their loop's lag, p99) |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| Load processes (their loop's lag, p99) |"
+            + (" PostgreSQL / Redis CPU | Box busy |" if boxed else ""),
+            "|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if boxed else "")]
     for run in doc["runs"]:
         r = run["report"]
         lat = r["latency_ms"]
         cpa = cpu_per_action_ms(r)
         mem = r.get("memory_per_table_kb")
         lag = r.get("client_loop_lag_ms", {}).get("p99")
-        out.append(
-            f"| {run['label']} | {run['code']} | {run['load_before']} → {run['load_after']} "
-            f"| {r['actions_per_s']:,.0f} | {r['server_cpu_pct']} % | "
-            f"{'–' if cpa is None else f'{cpa:.2f} ms'} | {_ms(lat['p50'])} ms | "
-            f"{_ms(lat['p99'])} ms | {_ms(lat['max'])} ms | {r['errors']} | "
-            f"{'–' if mem is None else f'{mem:,.0f} KB'} "
-            f"| {r.get('load_processes', 1)} ({_ms(lag)}{'' if lag is None else ' ms'}) |")
+        row = (f"| {run['label']} | {run['code']} | {run['load_before']} → {run['load_after']} "
+               f"| {r['actions_per_s']:,.0f} | {r['server_cpu_pct']} % | "
+               f"{'–' if cpa is None else f'{cpa:.2f} ms'} | {_ms(lat['p50'])} ms | "
+               f"{_ms(lat['p99'])} ms | {_ms(lat['max'])} ms | {r['errors']} | "
+               f"{'–' if mem is None else f'{mem:,.0f} KB'} "
+               f"| {r.get('load_processes', 1)} ({_ms(lag)}{'' if lag is None else ' ms'}) |")
+        if boxed:
+            box = r.get("box_cpu_pct")
+            row += (" – | – |" if box is None else
+                    f" {box['postgres']:.0f} % / {box['redis']:.0f} % | {box['busy']:.0f} % of "
+                    f"{100 * box['cores']} % |")
+        out.append(row)
     out += ["", "Commands:", "", "```console"]
     out += sorted({run["command"] for run in doc["runs"]})
     out.append("```")

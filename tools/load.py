@@ -141,6 +141,62 @@ def workers_cpu(pids: Sequence[int | None]) -> dict[int, float]:
     return {c: cpu_seconds(c) for pid in pids if pid for c in child_pids(pid)}
 
 
+# the processes whose CPU the report gives beside the servers' (by their name in /proc)
+SERVICES = {"postgres": ("postgres",), "redis": ("redis-server",)}
+
+
+def box_snapshot() -> tuple[int, int, dict[int, tuple[str, float]]] | None:
+    """The box's CPU time so far (Linux /proc/stat: busy and total ticks, all cores) and
+    each :data:`SERVICES` process's CPU seconds with its service; ``None`` where unknown.
+
+    >>> snap = box_snapshot()
+    >>> snap is None or snap[0] <= snap[1]
+    True
+    """
+    try:
+        ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
+    procs: dict[int, tuple[str, float]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.find("(") + 1:stat.rfind(")")]
+        for service, names in SERVICES.items():
+            if name.startswith(names):
+                procs[int(entry.name)] = (service, cpu_seconds(int(entry.name)))
+    return sum(ticks) - idle, sum(ticks), procs
+
+
+def box_cpu_pct(before: tuple[int, int, dict[int, tuple[str, float]]] | None,
+                after: tuple[int, int, dict[int, tuple[str, float]]] | None,
+                elapsed: float, cores: int | None = None) -> dict[str, float] | None:
+    """Between two :func:`box_snapshot`: how busy the box was (% of one core, all its
+    cores together: 200 is a full 2-core box) and each service's CPU (% of a core; a
+    process started meanwhile counts whole, one that ended is left out).
+
+    >>> box_cpu_pct((100, 1000, {7: ("postgres", 1.0)}),
+    ...             (250, 1200, {7: ("postgres", 1.5), 9: ("postgres", 0.25)}), 10.0, cores=2)
+    {'busy': 150.0, 'cores': 2, 'postgres': 7.5, 'redis': 0.0}
+    """
+    if before is None or after is None or after[1] <= before[1] or elapsed <= 0:
+        return None
+    cores = cores or os.cpu_count() or 1
+    out: dict[str, float] = {
+        "busy": round(100 * cores * (after[0] - before[0]) / (after[1] - before[1]), 1),
+        "cores": cores}
+    for service in SERVICES:
+        used = sum(cpu - (before[2][pid][1] if pid in before[2] else 0.0)
+                   for pid, (name, cpu) in after[2].items() if name == service)
+        out[service] = round(100 * used / elapsed, 1)
+    return out
+
+
 def check_loopback(url: str) -> None:
     host = urlparse(url).hostname or ""
     if host == "localhost":
@@ -509,6 +565,7 @@ class ServerWatch:
         self.rss0 = [rss_bytes(pid) if pid else 0 for pid in pids]
         self.rss_peak = [0] * len(urls)
         self.queue_peak = 0.0
+        self.box: dict[str, float] | None = None  # box_cpu_pct over the play
         self._poller: asyncio.Task[None] | None = None
 
     async def begin(self) -> None:
@@ -516,6 +573,7 @@ class ServerWatch:
         self.t0 = time.perf_counter()
         self.cpu0 = [cpu_seconds(pid) if pid else 0.0 for pid in self.pids]
         self.kids0 = workers_cpu(self.pids)
+        self.box0 = box_snapshot()
         self._poller = asyncio.create_task(self._poll())
 
     async def _poll(self) -> None:
@@ -537,6 +595,7 @@ class ServerWatch:
         self.cpu = [cpu_seconds(pid) - c0 if pid else 0.0
                     for pid, c0 in zip(self.pids, self.cpu0)]
         self.kids = sum(c - self.kids0.get(k, 0.0) for k, c in workers_cpu(self.pids).items())
+        self.box = box_cpu_pct(self.box0, box_snapshot(), self.elapsed)
 
 
 class _Local:
@@ -739,6 +798,9 @@ def _report(parts: Sequence[Part], watch: ServerWatch, variant: str, bot: str, t
         "workers_cpu_pct": round(100 * watch.kids / elapsed, 1) if known else None,
         # the load processes' CPU during play, all together
         "client_cpu_pct": round(100 * sum(p.cpu_s for p in parts) / elapsed, 1),
+        # the whole box during play (busy: % of one core, all cores together) and the CPU
+        # of the database's and Redis's processes on it (% of a core); None off Linux
+        "box_cpu_pct": watch.box,
         "instances": instances,
     }
 
@@ -856,6 +918,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"{report['memory_per_table_kb']} KB per table, "
                   f"CPU {report['server_cpu_pct']}% + workers {report['workers_cpu_pct']}% "
                   f"(load clients: {report['client_cpu_pct']}%)")
+        box = report["box_cpu_pct"]
+        if box is not None:
+            print(f"the box: {box['busy']}% busy of {100 * box['cores']:.0f}%; PostgreSQL "
+                  f"{box['postgres']}%, Redis {box['redis']}%")
         if n > 1:
             for inst in report["instances"]:
                 figures = (f", RSS {inst['rss_mb']} MB, CPU {inst['cpu_pct']}%"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +90,9 @@ def test_load_in_several_processes(tmp_path: Path) -> None:
     assert [(i["tables"], i["connections"]) for i in report["instances"]] == [(3, 5), (2, 5)]
     assert report["errors"] == 0 and report["latency_ms"]["samples"] > 20
     assert report["client_cpu_pct"] > 0 and report["duration_s"] >= 3
+    box = report["box_cpu_pct"]  # the whole box during play: the load itself at least
+    assert box["cores"] == os.cpu_count() and box["busy"] >= report["client_cpu_pct"] / 2
+    assert box["postgres"] >= 0 and box["redis"] >= 0
 
 
 def test_a_failing_load_process_is_reported() -> None:
