@@ -90,11 +90,10 @@ def test_a_batch_leaves_its_connection_as_it_found_it(db: Database) -> None:
         assert getattr(raw, "autocommit", False) in (False, -1)  # -1: sqlite3's legacy mode
 
 
+@pytest.mark.parametrize("db", ["postgresql"], indirect=True)  # a server that drops one
 def test_a_connection_the_database_lost_fails_its_batch_and_is_dropped(db: Database) -> None:
     """The batch on a connection PostgreSQL closed fails (the writer's waiters hear of
     it), and the next batch gets a new connection from the pool and is written."""
-    if db.engine.dialect.name != "postgresql":
-        pytest.skip("a server that closes a connection: PostgreSQL's")
     _tables(db, "a")
     assert db.tables.append([LogEntry("a", 1, 0, 0, deal=DEAL)]) == [True]
     with db.engine.connect() as conn:
