@@ -126,6 +126,7 @@ def _append_postgresql(conn: Any, cur: Any, entries: Sequence[LogEntry]) -> list
     params = ([e.table_id for e in entries], [e.seq for e in entries],
               [e.round for e in entries], [e.seat for e in entries],
               [e.token for e in entries],
+              # the deal's JSON as the column's own type writes it (the engine's default)
               [None if e.deal is None else json.dumps(e.deal) for e in entries])
     conn.autocommit = True
     try:
@@ -206,8 +207,8 @@ class Tables(Repo):
         connection without SQLAlchemy's per-execution work (about half the writer's CPU
         per commit on SQLite, and as much less of its hold on the interpreter, which the
         event loop waits for).  On PostgreSQL the whole batch is one statement in one
-        round trip (:data:`_PG_APPEND`): the writer's CPU per event is 40 % of that of an
-        ``executemany`` for each statement and a commit (docs/CAPACITY.md).  Elsewhere the
+        round trip (:data:`_PG_APPEND`): the writer's CPU per event is a third to two fifths of
+        that of an ``executemany`` a statement and a commit (docs/CAPACITY.md).  Elsewhere the
         fences move in one ``executemany`` and, when one of them does not, the transaction
         is taken back and the entries are written one fence at a time, to tell which."""
         if len({e.table_id for e in entries}) != len(entries):
