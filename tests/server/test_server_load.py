@@ -175,3 +175,48 @@ def test_serve_command_options() -> None:
     for option in ("--host", "--port", "--db", "--grace", "--bot-delay", "--round-pause",
                    "--bot-workers"):
         assert option in out.output
+
+
+def test_the_load_scripts_doctests() -> None:
+    import doctest
+
+    result = doctest.testmod(load)
+    assert result.attempted > 5 and result.failed == 0
+
+
+@pytest.mark.parametrize("variant", sorted(load.VARIANTS))
+def test_a_glance_reads_what_parsing_reads(variant: str) -> None:
+    """The load seats skip parsing a state in which they have nothing to do: the glance
+    must give that message's ``seq`` exactly when the parsed message is such a state, and
+    nothing for every other message, on the server's own texts (each seat's, a
+    spectator's, running and finished)."""
+    import random
+
+    import orjson
+
+    from bela.engine import Match
+    from bela.server.hub import Hub
+    from bela.server.model import Table, TableStatus
+
+    rng = random.Random(7)
+    hub = Hub()
+    glanced = finished = 0
+    for k in range(3):
+        match = Match(variant, seed=k)
+        rnd = match.deal()
+        table = Table(f"t{k}", variant, {}, k, "random", TableStatus.RUNNING, None, [],
+                      match=match)
+        seats: list[int | None] = [*range(match.variant.seats), None]
+        while rnd.phase.name != "DONE":
+            events = match.apply(rng.choice(rnd.legal_actions()))
+            table.seq += 1
+            for status in (TableStatus.RUNNING, TableStatus.FINISHED):
+                table.status = status
+                for text in hub.state_texts(table, seats, events).values():
+                    msg = orjson.loads(text)
+                    idle = msg["status"] == "running" and not msg["view"]["legal"]
+                    assert load.glance(text) == (msg["seq"] if idle else None), text
+                    glanced += idle
+                    finished += msg["status"] == "finished"
+            table.status = TableStatus.RUNNING
+    assert glanced > 100 and finished > 100  # the fast path is taken, and both statuses
