@@ -2,9 +2,10 @@
 :class:`~bela.server.talk.presence.Presence`, answered for the whole site):
 
 - ``bela:online``: a sorted set of the players online, each scored by the time (Redis's
-  clock, ms) until which he is; an instance marks its connected players at each tick for
-  ``2 * lease_ttl`` (a killed instance's players drop off after that) and a player whose
-  page asks for :data:`~bela.server.talk.presence.SEEN_TTL`.
+  clock, ms) until which he is; an instance marks a player when he connects, and renews
+  the marks of its connected players for ``2 * lease_ttl`` at the first tick after a third
+  of that has passed (a killed instance's players drop off within ``2 * lease_ttl``), and a
+  player whose page asks for :data:`~bela.server.talk.presence.SEEN_TTL`.
 - ``bela:where:<player>``: the table of his newest connection, set by the instance that
   holds it, with the same time to live.
 - ``bela:invites:<player>``: a hash of the invitations waiting for him (one per sender and
@@ -16,6 +17,7 @@ cannot be sent (503 ``cluster``)."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -68,6 +70,7 @@ class SharedPresence(Presence, Part):
         Presence.__init__(self)
         Part.__init__(self, cluster)
         self.live_ms = 2 * self.ttl_ms  # how long a connected player stays marked
+        self._renewed = -math.inf  # when the marks were last renewed (time.monotonic())
         self._marks = self.redis.register_script(MARK)
         self._count = self.redis.register_script(COUNT)
         self._forget = self.redis.register_script(FORGET)
@@ -105,8 +108,14 @@ class SharedPresence(Presence, Part):
             self._soon(self._forget(keys=[where_key(player_id)], args=[table_id]))
 
     async def refresh(self) -> None:
-        """Renew the marks of this instance's connected players (at each cluster tick)."""
+        """Renew the marks of this instance's connected players, at the first cluster tick
+        once a third of their life has passed (renewing them at every tick cost a twentieth of
+        an instance's CPU at 800 connections: docs/CAPACITY.md)."""
+        now = time.monotonic()
+        if now - self._renewed < self.live_ms / 3000:
+            return
         await self._mark(self.here())
+        self._renewed = now
 
     async def seen(self, player_id: str) -> None:
         await super().seen(player_id)
