@@ -147,6 +147,7 @@ class Cluster:
             await self.leases.let_go(table_id)
         with contextlib.suppress(RedisError, OSError):
             await self.redis.delete(instance_key(self.id))
+        await self.inbox.close()
         await self.redis.aclose()
 
     async def ready(self) -> bool:

@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import RedisError
 
 from ..errors import Refused, Unavailable
@@ -52,6 +53,8 @@ class Inbox(Part):
         self._outbox: dict[str, list[dict[str, Any]]] = {}  # the messages for each instance
         self._outbox_calls: dict[str, list[str]] = {}  # the calls among them
         self._outbox_ready = asyncio.Event()
+        self._wire: AbstractConnection | None = None  # the outbox's own connection to Redis
+        self._wire_lock = asyncio.Lock()  # a flush at stop while the outbox task flushes
 
     async def call(self, owner: str, op: str, table_id: str, player: dict[str, Any] | None,
                    args: dict[str, Any]) -> Any:
@@ -144,12 +147,9 @@ class Inbox(Part):
             return
         order = list(batches)
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for instance in order:
-                    queued = batches[instance]
-                    pipe.publish(inbox(instance), dumps(
-                        queued[0] if len(queued) == 1 else {"k": "batch", "msgs": queued}))
-                heard = await pipe.execute()
+            heard = await self._publish([("PUBLISH", inbox(instance), dumps(
+                batches[instance][0] if len(batches[instance]) == 1
+                else {"k": "batch", "msgs": batches[instance]})) for instance in order])
         except (RedisError, OSError) as exc:
             # lost: that instance closes its relays when its subscription breaks, and
             # this one drops its connections when its epoch changes; the calls fail
@@ -162,6 +162,31 @@ class Inbox(Part):
                 self._fail(calls.get(instance, ()), Unavailable(
                     "table_moving", "the server process running this table stopped; "
                     "another takes it over within seconds: try again"))
+
+    async def _publish(self, commands: list[tuple[str, str, str]]) -> list[int]:
+        """The ``PUBLISH`` commands sent in one write on the outbox's own connection, and
+        how many listened to each: no pool, pipeline object or task per command, which
+        took about half of a flush's CPU (docs/CAPACITY.md).  The whole exchange has
+        :data:`CALL_TIMEOUT`.  A connection that fails or times out mid-way is closed by
+        redis-py, and the next flush connects again, so a late answer is never read by
+        the wrong flush (tests/server/test_server_cluster_outbox.py)."""
+        async with self._wire_lock:
+            if self._wire is None:
+                pool = self.redis.connection_pool  # its settings, with the timeout here
+                self._wire = pool.connection_class(
+                    **{**pool.connection_kwargs, "socket_timeout": None})
+            wire = self._wire
+            async with asyncio.timeout(CALL_TIMEOUT):
+                await wire.send_packed_command(wire.pack_commands(commands),
+                                               check_health=False)
+                return [await wire.read_response() for _ in commands]
+
+    async def close(self) -> None:
+        """Close the outbox's connection (the instance stops)."""
+        async with self._wire_lock:
+            wire, self._wire = self._wire, None
+            if wire is not None:
+                await wire.disconnect()
 
     def _fail(self, call_ids: Iterable[str], exc: Unavailable) -> None:
         for call_id in call_ids:
