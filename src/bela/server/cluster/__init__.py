@@ -23,7 +23,7 @@ rebuilt by them when Redis restarts empty:
   the leases, gone when its instance dies) in a sorted set by creation time.
 - **Presence** (``bela:online``, ``bela:where:<player>``, ``bela:invites:<player>``): who
   is online and at which table, and the invitations waiting, for every instance
-  (:class:`SharedPresence`); a killed instance's players drop off after ``2 * lease_ttl``.
+  (:class:`SharedPresence`); a killed instance's players drop off within ``2 * lease_ttl``.
 - **Instances** (``bela:instance:<id>`` = the epoch of its inbox subscription): a connection
   registered at a table by another instance lives as long as that instance's epoch; an
   instance whose subscription broke (Redis restarted) closes the connections it relayed and
