@@ -220,3 +220,20 @@ def test_a_glance_reads_what_parsing_reads(variant: str) -> None:
                     finished += msg["status"] == "finished"
             table.status = TableStatus.RUNNING
     assert glanced > 100 and finished > 100  # the fast path is taken, and both statuses
+
+
+def test_the_load_script_warms_the_kernels_before_the_servers(tmp_path: Path) -> None:
+    """On a cold Numba cache the servers' workers would compile the solver's kernels during
+    play: the script compiles them once first (here into an empty cache of its own)."""
+    pytest.importorskip("numba")
+    code = ("import load\n"
+            "from bela.solver import kernels_cached\n"
+            "before = kernels_cached()\n"
+            "load.warm_kernels()\n"
+            "print(before, kernels_cached())\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=TOOL.parent,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True"]
+    assert "compiling the solver's kernels once" in proc.stderr
