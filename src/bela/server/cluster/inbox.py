@@ -6,7 +6,6 @@ answers, and the messages for connections relayed between them, batched per inst
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import secrets
 from collections.abc import Awaitable, Callable, Iterable
@@ -29,6 +28,7 @@ from .common import (
     refusal_from_json,
     refusal_json,
 )
+from .subscription import Subscription, subscribe
 
 if TYPE_CHECKING:
     from . import Cluster
@@ -195,21 +195,21 @@ class Inbox(Part):
                 reply.set_exception(Unavailable(exc.code, exc.message))
 
     async def listen(self, closed: asyncio.Event) -> None:
-        """Read the inbox; when the subscription breaks, every relayed connection is closed
-        (its messages may be lost) and the inbox is subscribed again with a new epoch."""
+        """Read the inbox (:mod:`~bela.server.cluster.subscription`: its messages go to
+        :meth:`_incoming` as they arrive); when the subscription breaks, every relayed
+        connection is closed (its messages may be lost) and the inbox is subscribed again
+        with a new epoch.  Ends when cancelled (the instance stops)."""
         pause = 0.2
         while not closed.is_set():
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            link: Subscription | None = None
             try:
-                await pubsub.subscribe(inbox(self.id), EVERYONE)
+                link = await subscribe(self.cluster.url, [inbox(self.id), EVERYONE],
+                                       self._incoming, CALL_TIMEOUT)
                 self.epoch = secrets.token_hex(6)
                 await self.redis.set(instance_key(self.id), self.epoch, px=self.ttl_ms)
                 self._subscribed.set()
                 pause = 0.2
-                while not closed.is_set():  # waits of a second: an idle inbox is not broken
-                    msg = await pubsub.get_message(timeout=1.0)
-                    if msg is not None and msg["type"] == "message":
-                        self._incoming(msg["data"])
+                await link.lost  # raises once the connection is gone
             except (RedisError, OSError) as exc:
                 self.metrics.errors.labels(kind="cluster").inc()
                 if self.epoch:
@@ -218,8 +218,8 @@ class Inbox(Part):
             finally:
                 self.epoch = ""
                 self._link_lost()
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                if link is not None:
+                    link.close()
             await asyncio.sleep(pause)
             pause = min(2.0, pause * 2)
 
@@ -231,7 +231,7 @@ class Inbox(Part):
                 reply.set_exception(Unavailable("cluster", "the link to the other server "
                                                 "processes broke: try again"))
 
-    def _incoming(self, data: str) -> None:
+    def _incoming(self, data: bytes) -> None:
         msg = loads(data)
         for one in msg["msgs"] if msg.get("k") == "batch" else (msg,):
             self._receive(one)
