@@ -46,16 +46,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-# Renew the lives of the summaries (KEYS) of a lobby list: 1 each where it was there, 0
-# where it was gone (Redis restarted), to be written again.
-RENEW_SUMMARIES = """
-local out = {}
-for i, key in ipairs(KEYS) do
-  out[i] = redis.call('PEXPIRE', key, ARGV[1])
-end
-return out
-"""
-
 LISTED = "bela:listed"
 EVERYONE = "bela:everyone"  # the channel every instance hears
 
