@@ -15,7 +15,8 @@ rebuilt by them when Redis restarts empty:
   table (a REST change, a WebSocket joining, acting, syncing, leaving), their replies, and
   the messages for connections one instance holds at tables another runs: what one turn of
   the event loop made for an instance goes in one message, in the order it was made, and
-  one round trip to Redis sends them all.
+  one round trip to Redis sends them all.  Each instance reads its inbox on a connection
+  of its own, cut into replies by :mod:`~bela.server.cluster.subscription`.
 - **Everyone** (pub/sub channel ``bela:everyone``): what every instance must do, heard by
   all: a player logged out everywhere (or his password changed) has his WebSockets closed
   on every instance, not only on the one that took the request.
