@@ -2,16 +2,18 @@
 (:mod:`bela.server.cluster.subscription`): whatever way the bytes are cut into reads, every
 message arrives whole and in order, and the other replies go to ``reply()``; against a real
 ``redis-server`` (Debian's package, as tests/server/test_server_cluster.py): the password,
-a refused password, large messages, and a lost connection."""
+a refused password, a Unix socket, TLS, large messages, and a lost connection."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
+import ssl
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -130,59 +132,105 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture
-def redis_with_password(tmp_path: Path) -> Iterator[int]:
+@contextlib.contextmanager
+def _redis_server(folder: Path, *args: str, reach: Callable[[], socket.socket]
+                  ) -> Iterator[None]:
+    """A throwaway redis-server with ``args``, once ``reach()`` connects to it."""
     if REDIS is None:
         pytest.skip("redis-server is not installed")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-         "no", "--dir", str(tmp_path), "--requirepass", "s3cret"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([REDIS, "--save", "", "--appendonly", "no", "--dir", str(folder),
+                             *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
         while True:
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(64):
-                        break
+                reach().close()
+                break
             except OSError:
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or proc.poll() is not None:
                     raise RuntimeError("redis-server did not start") from None
                 time.sleep(0.05)
-        yield port
+        yield
     finally:
         proc.kill()
         proc.wait()
 
 
-def test_a_real_redis_with_a_password(redis_with_password: int) -> None:
-    port = redis_with_password
-    url = f"redis://:s3cret@127.0.0.1:{port}/0"
+async def _two_messages(url: str) -> None:
+    """Subscribe through ``url``, hear two messages (one large), then lose the link."""
     big = b"\r\n".join(b"%d" % i for i in range(60_000))  # ~400 KB: many reads
+    client = Redis.from_url(url)
+    got: list[bytes] = []
+    link = await subscribe(client, ["a", "b"], got.append, 5.0)
+    try:
+        assert await client.publish("a", b"one") == 1
+        assert await client.publish("b", big) == 1
+        assert await client.publish("c", b"nobody") == 0
+        deadline = time.monotonic() + 5
+        while len(got) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert got == [b"one", big]
+        assert not link.lost.done()
+        await client.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        with pytest.raises(ConnectionError):
+            await asyncio.wait_for(link.lost, 5.0)
+    finally:
+        link.close()
+        await client.aclose()
 
-    async def main() -> None:
-        with pytest.raises(AuthenticationError):
-            await subscribe(f"redis://:wrong@127.0.0.1:{port}/0", ["a"], print, 5.0)
-        got: list[bytes] = []
-        link = await subscribe(url, ["a", "b"], got.append, 5.0)
-        client = Redis.from_url(url)
-        try:
-            assert await client.publish("a", b"one") == 1
-            assert await client.publish("b", big) == 1
-            assert await client.publish("c", b"nobody") == 0
-            assert await client.publish("a", "două") == 1
-            deadline = time.monotonic() + 5
-            while len(got) < 3 and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
-            assert got == [b"one", big, "două".encode()]
-            assert not link.lost.done()
-            await client.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
-            with pytest.raises(ConnectionError):
-                await asyncio.wait_for(link.lost, 5.0)
-        finally:
-            link.close()
+
+def test_a_real_redis_with_a_password(tmp_path: Path) -> None:
+    port = _free_port()
+    with _redis_server(tmp_path, "--port", str(port), "--bind", "127.0.0.1",
+                       "--requirepass", "s3cret",
+                       reach=lambda: socket.create_connection(("127.0.0.1", port), 0.2)):
+        async def refused() -> None:
+            client = Redis.from_url(f"redis://:wrong@127.0.0.1:{port}/0")
+            with pytest.raises(AuthenticationError):
+                await subscribe(client, ["a"], print, 5.0)
             await client.aclose()
 
-    asyncio.run(main())
+        asyncio.run(refused())
+        asyncio.run(_two_messages(f"redis://:s3cret@127.0.0.1:{port}/0"))
+
+
+def test_a_real_redis_over_a_unix_socket(tmp_path: Path) -> None:
+    path = tmp_path / "redis.sock"
+
+    def reach() -> socket.socket:
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(str(path))
+        except OSError:
+            s.close()
+            raise
+        return s
+
+    with _redis_server(tmp_path, "--port", "0", "--unixsocket", str(path), reach=reach):
+        asyncio.run(_two_messages(f"unix://{path}"))
+
+
+def test_a_real_redis_over_tls(tmp_path: Path) -> None:
+    """``rediss://`` with the URL's own TLS settings (its CA here), as redis-py reads them."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    port = _free_port()
+    with _redis_server(tmp_path, "--port", "0", "--bind", "127.0.0.1", "--tls-port",
+                       str(port), "--tls-cert-file", str(cert), "--tls-key-file", str(key),
+                       "--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no",
+                       reach=lambda: socket.create_connection(("127.0.0.1", port), 0.2)):
+        asyncio.run(_two_messages(f"rediss://127.0.0.1:{port}/0?ssl_ca_certs={cert}"))
+
+        async def untrusted() -> None:  # without the CA, the server's certificate is refused
+            client = Redis.from_url(f"rediss://127.0.0.1:{port}/0")
+            with pytest.raises(ssl.SSLError):
+                await subscribe(client, ["a"], print, 5.0)
+            await client.aclose()
+
+        asyncio.run(untrusted())

@@ -203,7 +203,7 @@ class Inbox(Part):
         while not closed.is_set():
             link: Subscription | None = None
             try:
-                link = await subscribe(self.cluster.url, [inbox(self.id), EVERYONE],
+                link = await subscribe(self.redis, [inbox(self.id), EVERYONE],
                                        self._incoming, CALL_TIMEOUT)
                 self.epoch = secrets.token_hex(6)
                 await self.redis.set(instance_key(self.id), self.epoch, px=self.ttl_ms)

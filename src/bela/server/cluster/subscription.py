@@ -8,8 +8,8 @@ through a bare connection's ``read_response``; :class:`Subscription`, an
 (docs/CAPACITY.md).  A subscribed connection does nothing else, so it needs only what
 :func:`subscribe` sends: ``AUTH`` where the URL has a password, and ``SUBSCRIBE``.
 
-The URL is the site's (``--redis``): ``redis://``, ``rediss://`` (TLS; ``ssl_cert_reqs``
-and ``ssl_ca_certs`` from its query, as redis-py reads them) or ``unix://``.
+It connects where the site's client of Redis does, as that client's connections would
+(``--redis``: ``redis://``, ``rediss://`` with its TLS settings, or ``unix://``).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import ssl
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
+from redis.asyncio import Redis
+from redis.asyncio.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.exceptions import AuthenticationError, ConnectionError, ResponseError
 
 log = logging.getLogger("bela.server.cluster")
@@ -169,38 +169,31 @@ class Subscription(asyncio.Protocol):
             self._transport.close()
 
 
-def _ssl_context(options: dict[str, Any]) -> ssl.SSLContext:
-    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
-    if str(options.get("ssl_cert_reqs", "required")).lower() in ("none", "cert_none"):
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return context
-
-
-async def subscribe(url: str, channels: Sequence[str], deliver: Callable[[bytes], None],
+async def subscribe(redis: Redis, channels: Sequence[str], deliver: Callable[[bytes], None],
                     timeout: float) -> Subscription:
-    """A connection to the Redis at ``url`` subscribed to ``channels``, within ``timeout``
-    seconds (raises :class:`redis.exceptions.ConnectionError`, or
-    :class:`~redis.exceptions.AuthenticationError` where Redis refuses the password;
+    """A connection to ``redis``'s server subscribed to ``channels``, within ``timeout``
+    seconds: where and how to connect (TCP, TLS or a Unix socket, and the credentials) as
+    that client's connections would (raises :class:`redis.exceptions.ConnectionError`,
+    :class:`~redis.exceptions.AuthenticationError` where Redis refuses the password, and
     ``OSError`` where it cannot be reached)."""
-    options: dict[str, Any] = dict(parse_url(url))
+    pool = redis.connection_pool
+    settings = pool.connection_class(**pool.connection_kwargs)  # not connected: its settings
     loop = asyncio.get_running_loop()
     link: Subscription | None = None
     try:
         async with asyncio.timeout(timeout):
-            kind = options.get("connection_class")
-            if kind is UnixDomainSocketConnection:
+            if isinstance(settings, UnixDomainSocketConnection):
                 _, link = await loop.create_unix_connection(
-                    lambda: Subscription(deliver), options["path"])
-            else:
-                host = options.get("host", "localhost")
-                tls = _ssl_context(options) if kind is SSLConnection else None
+                    lambda: Subscription(deliver), settings.path)
+            elif isinstance(settings, Connection):  # TCP, and TLS over it
+                tls = settings.ssl_context.get() if isinstance(settings, SSLConnection) else None
                 _, link = await loop.create_connection(
-                    lambda: Subscription(deliver), host, int(options.get("port", 6379)),
-                    ssl=tls)
-            if options.get("password") is not None:
-                user = options.get("username")
-                link.send(command("AUTH", *([user] if user else []), options["password"]))
+                    lambda: Subscription(deliver), settings.host, settings.port, ssl=tls)
+            else:
+                raise ConnectionError(f"cannot subscribe through {type(settings).__name__}")
+            if settings.password is not None:
+                user = settings.username
+                link.send(command("AUTH", *([user] if user else []), settings.password))
                 answer = await link.reply()
                 if isinstance(answer, ResponseError):
                     raise AuthenticationError(f"Redis refused the password: {answer}")
