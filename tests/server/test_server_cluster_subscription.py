@@ -25,10 +25,9 @@ pytest.importorskip("redis")
 
 from redis.asyncio import Redis  # noqa: E402
 from redis.exceptions import AuthenticationError, ConnectionError, ResponseError  # noqa: E402
+from test_server_cluster import REDIS, _free_port  # noqa: E402
 
 from bela.server.cluster.subscription import Subscription, subscribe  # noqa: E402
-
-REDIS = shutil.which("redis-server")
 
 
 def _bulk(data: bytes) -> bytes:
@@ -123,13 +122,6 @@ def test_what_is_not_redis_ends_the_subscription() -> None:
             await link.reply()
 
     asyncio.run(main())
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @contextlib.contextmanager
