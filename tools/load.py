@@ -57,6 +57,7 @@ from typing import Any, Protocol
 from urllib.parse import urlparse
 
 import orjson
+import wsclient  # tools/wsclient.py: the seats' WebSockets
 
 from bela.bots import make_bot
 from bela.engine.variants import VARIANTS, get_variant
@@ -400,70 +401,108 @@ def glance(text: str) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-async def _seat(ws: Any, run: TableRun, seat: int, stats: Stats, bot_name: str,
-                think: float, rng: random.Random, window: Window) -> None:
-    bot = make_bot(bot_name, seed=rng.randrange(1 << 30)) if bot_name != "random" else None
-    pending: asyncio.Task[None] | None = None
+class Seat:
+    """One seat of a table, played through its own WebSocket (:mod:`wsclient`): each state
+    message is read as it arrives (its ``seq`` timed against the action that made it), and
+    where the seat is to act, its bot (``random``: a random legal action) acts after the
+    think time.  :attr:`ended` is done once the seat stops: its match is over, play's window
+    has closed, or the connection ended (an error unless play has stopped)."""
 
-    async def act(seq: int, view: dict[str, Any]) -> None:
-        if view["legal"] == ["keep"]:
-            return  # a lone keep in the exchange: the server answers it (R32, R35)
-        if think > 0:
-            await asyncio.sleep(think * (0.5 + rng.random()))
-        if window.over() or run.done:
+    def __init__(self, run: TableRun, seat: int, stats: Stats, bot_name: str, think: float,
+                 rng: random.Random, window: Window) -> None:
+        self.run, self.seat, self.stats, self.think = run, seat, stats, think
+        self.rng, self.window = rng, window
+        self.bot = make_bot(bot_name, seed=rng.randrange(1 << 30)) \
+            if bot_name != "random" else None
+        self.ws: wsclient.WebSocket | None = None
+        self.loop = asyncio.get_running_loop()
+        self.ended: asyncio.Future[None] = self.loop.create_future()
+        self.pending: asyncio.TimerHandle | None = None
+
+    async def open(self, url: str) -> None:
+        """Connect (``url``: the table's ``ws://`` address with the seat's token)."""
+        self.ws = await wsclient.connect(url, self.on_text, self.on_closed,
+                                         max_size=2 ** 20, timeout=30)
+
+    async def close(self) -> None:
+        self._end()
+        if self.ws is not None:
+            await self.ws.close()
+
+    def _end(self) -> None:
+        if self.pending is not None:
+            self.pending.cancel()
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+    def _error(self, what: str) -> None:
+        if not self.window.over() and not self.run.done:
+            self.stats.error(f"table {self.run.tid} seat {self.seat}: {what}")
+
+    def on_closed(self, why: str | None) -> None:
+        if why is not None and not self.ended.done():
+            self._error(why)
+        self._end()
+
+    def on_text(self, text: str) -> None:
+        if self.ended.done():
             return
         try:
-            if bot is not None:
-                token = bot.act(view_from_json(view)).token()
+            self._read(text)
+        except Exception as exc:  # a message it cannot read ends the seat, as an error
+            self._error(f"{type(exc).__name__}: {exc}")
+            self._end()
+
+    def _read(self, text: str) -> None:
+        now = time.perf_counter()
+        run = self.run
+        msg = None
+        seq = glance(text)  # most messages: the seq alone, read without parsing them
+        if seq is None:
+            msg = orjson.loads(text)
+            kind = msg.get("type")
+            if kind == "error":
+                self.stats.error(f"table {run.tid} seat {self.seat}: {msg}")
+                return
+            if kind != "state":
+                return
+            seq = msg["seq"]
+        if seq in run.sent:
+            self.stats.seat_latencies.append(now - run.sent[seq])
+            arr = run.arrived.setdefault(seq, [])
+            arr.append(now)
+            if len(arr) == run.n:
+                self.stats.latencies.append(max(arr) - run.sent.pop(seq))
+                del run.arrived[seq]
+        if msg is not None:
+            if msg["status"] == "finished":
+                if not run.done:
+                    run.done = True
+                    self.stats.finished += 1
+                self._end()
+                return
+            view = msg["view"]
+            # a lone keep in the exchange: the server answers it (R32, R35)
+            if view["legal"] and view["legal"] != ["keep"] and not self.window.over():
+                delay = self.think * (0.5 + self.rng.random()) if self.think > 0 else 0.0
+                self.pending = self.loop.call_later(delay, self._act, seq, view)
+        if self.window.over():
+            self._end()
+
+    def _act(self, seq: int, view: dict[str, Any]) -> None:
+        if self.window.over() or self.run.done or self.ws is None:
+            return
+        try:
+            if self.bot is not None:
+                token = self.bot.act(view_from_json(view)).token()
             else:
                 legal = view["legal"]
-                token = legal[rng.randrange(len(legal))]
-            run.sent[seq + 1] = time.perf_counter()
-            await ws.send(json.dumps({"type": "act", "action": token, "seq": seq}))
-            stats.actions += 1
+                token = legal[self.rng.randrange(len(legal))]
+            self.run.sent[seq + 1] = time.perf_counter()
+            self.ws.send(json.dumps({"type": "act", "action": token, "seq": seq}))
+            self.stats.actions += 1
         except Exception as exc:
-            if not window.over() and not run.done:
-                stats.error(f"table {run.tid} seat {seat}: {type(exc).__name__}: {exc}")
-
-    try:
-        async for text in ws:
-            now = time.perf_counter()
-            msg = None
-            seq = glance(text)  # most messages: the seq alone, read without parsing them
-            if seq is None:
-                msg = orjson.loads(text)
-                kind = msg.get("type")
-                if kind == "error":
-                    stats.error(f"table {run.tid} seat {seat}: {msg}")
-                    continue
-                if kind != "state":
-                    continue
-                seq = msg["seq"]
-            if seq in run.sent:
-                stats.seat_latencies.append(now - run.sent[seq])
-                arr = run.arrived.setdefault(seq, [])
-                arr.append(now)
-                if len(arr) == run.n:
-                    stats.latencies.append(max(arr) - run.sent.pop(seq))
-                    del run.arrived[seq]
-            if msg is not None:
-                if msg["status"] == "finished":
-                    if not run.done:
-                        run.done = True
-                        stats.finished += 1
-                    return
-                if msg["view"]["legal"] and not window.over():
-                    pending = asyncio.create_task(act(seq, msg["view"]))
-            if window.over():
-                return
-        if not window.over() and not run.done:
-            stats.error(f"table {run.tid} seat {seat}: the server closed the connection")
-    except Exception as exc:  # a dropped connection is an error unless play has stopped
-        if not window.over() and not run.done:
-            stats.error(f"table {run.tid} seat {seat}: {type(exc).__name__}: {exc}")
-    finally:
-        if pending is not None and not pending.done():
-            pending.cancel()
+            self._error(f"{type(exc).__name__}: {exc}")
 
 
 @dataclass
@@ -498,15 +537,6 @@ class Gate(Protocol):
     async def ended(self, part: Part) -> None: ...
 
 
-def _connect() -> Any:
-    try:
-        from websockets.asyncio.client import connect
-    except ImportError:  # websockets < 14
-        # the legacy client: its own type on websockets 12-13 (unused on 14+)
-        from websockets import connect  # type: ignore[no-redef,attr-defined,unused-ignore]
-    return connect
-
-
 async def play_part(urls: Sequence[str], indexes: Sequence[int], variant: str, think: float,
                     duration: float, bot: str, target: int | None, rng: random.Random,
                     table_bot: str | None, humans: int, gate: Gate,
@@ -518,7 +548,6 @@ async def play_part(urls: Sequence[str], indexes: Sequence[int], variant: str, t
     up, start) under way at once."""
     import httpx
 
-    connect = _connect()
     part = Part(per_url_tables=[0] * len(urls), per_url_sockets=[0] * len(urls))
     stats = part.stats
     # idle connections closed before the server does (its keep-alive: 5 s), so that a
@@ -538,29 +567,26 @@ async def play_part(urls: Sequence[str], indexes: Sequence[int], variant: str, t
         for m in made:
             if isinstance(m, BaseException):
                 stats.error(f"setup: {type(m).__name__}: {m}")
-        sockets: list[tuple[TableRun, int, Any]] = []
+        window = Window()
+        seats: list[Seat] = []
         for k, tid, tokens in setups:
             part.per_url_tables[k % len(urls)] += 1
             run = TableRun(tid, len(tokens))
             for seat, tok in enumerate(tokens):
                 ws_url = seat_url(urls, k, seat).replace("http://", "ws://", 1)
+                player = Seat(run, seat, stats, bot, think, random.Random(rng.random()), window)
                 try:
-                    ws = await connect(f"{ws_url}/ws/tables/{tid}?token={tok}",
-                                       max_size=2 ** 20, open_timeout=30, ping_interval=None)
+                    await player.open(f"{ws_url}/ws/tables/{tid}?token={tok}")
                 except Exception as exc:
                     stats.error(f"connect: {type(exc).__name__}: {exc}")
                     continue
-                sockets.append((run, seat, ws))
+                seats.append(player)
                 part.per_url_sockets[(k + seat) % len(urls)] += 1
-        part.tables, part.connections = len(setups), len(sockets)
+        part.tables, part.connections = len(setups), len(seats)
         part.setup_s = time.perf_counter() - t_setup
         gc.collect()
         gc.freeze()  # the clients' own long-lived objects: keep GC pauses out of the numbers
         gc.set_threshold(*_PLAY_GC)
-        window = Window()
-        tasks = [asyncio.create_task(_seat(ws, run, seat, stats, bot, think,
-                                           random.Random(rng.random()), window))
-                 for run, seat, ws in sockets]
         await gate.ready()
         own0 = cpu_seconds(os.getpid())
 
@@ -592,16 +618,14 @@ async def play_part(urls: Sequence[str], indexes: Sequence[int], variant: str, t
                 part.lags.append(time.perf_counter() - t - 0.01)
 
         watcher = asyncio.create_task(watch_loop())
-        while not window.over() and not all(t.done() for t in tasks) and not (
+        while not window.over() and not all(s.ended.done() for s in seats) and not (
                 stop is not None and stop.done()):
             await asyncio.sleep(0.1)
         window.at = min(window.at, time.monotonic())  # ended by ``stop``: the seats stop
         part.cpu_s = cpu_seconds(os.getpid()) - own0
         watcher.cancel()
         await gate.ended(part)
-        for _run, _seat_no, ws in sockets:
-            await ws.close()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*(s.close() for s in seats))
     return part
 
 

@@ -4,7 +4,7 @@ descriptors over time (issue 42, docs/CAPACITY.md).
 ``python tools/soak.py`` starts ``bela serve`` on 127.0.0.1 (a subprocess with a temporary
 SQLite database, as ``tools/load.py`` starts it) and keeps ``--tables`` bela4 tables in play
 for ``--duration`` seconds.  The four seats of each table are random bots behind real
-WebSockets (``tools/load.py``'s seat loop) that think ``--think`` seconds a move (a human's
+WebSockets (``tools/load.py``'s seats) that think ``--think`` seconds a move (a human's
 pace by default), playing short matches (``--target``), so tables end every minute or two:
 when a table's match is over its sockets close and a new table is created, joined and
 started at once in its place.
@@ -169,7 +169,7 @@ class Play:
     created: int = 0
     live: int = 0
     stuck: int = 0
-    sockets: set[Any] = field(default_factory=set)
+    seats: set[load.Seat] = field(default_factory=set)
 
 
 def open_fds(pid: int) -> int:
@@ -189,7 +189,7 @@ def threads(pid: int) -> int:
     return 0
 
 
-async def _table(http: Any, connect: Any, url: str, s: Settings, play: Play,
+async def _table(http: Any, url: str, s: Settings, play: Play,
                  window: load.Window, rng: random.Random) -> None:
     """One table of the run, then the next in its place, until play stops."""
     while not window.over():
@@ -203,38 +203,34 @@ async def _table(http: Any, connect: Any, url: str, s: Settings, play: Play,
             continue
         run = load.TableRun(tid, len(tokens))
         ws_url = url.replace("http://", "ws://", 1)
-        sockets = []
+        seats: list[load.Seat] = []
         try:
-            for tok in tokens:
-                ws = await connect(f"{ws_url}/ws/tables/{tid}?token={tok}",
-                                   max_size=2 ** 20, open_timeout=30, ping_interval=None)
-                sockets.append(ws)
-                play.sockets.add(ws)
-            seats = [asyncio.create_task(load._seat(ws, run, seat, play.stats, "random",
-                                                    s.think, random.Random(rng.random()),
-                                                    window))
-                     for seat, ws in enumerate(sockets)]
+            for seat, tok in enumerate(tokens):
+                player = load.Seat(run, seat, play.stats, "random", s.think,
+                                   random.Random(rng.random()), window)
+                await player.open(f"{ws_url}/ws/tables/{tid}?token={tok}")
+                seats.append(player)
+                play.seats.add(player)
             r = await http.post(f"{url}/api/tables/{tid}/start",
                                 headers={"Authorization": f"Bearer {tokens[0]}"})
             if r.status_code != 200:
                 play.stats.error(f"start: {r.text}")
             play.live += 1
             try:
-                done, _ = await asyncio.wait(seats, timeout=MATCH_LIMIT_S)
-                if len(done) < len(seats) and not window.over():
+                _, waiting = await asyncio.wait([p.ended for p in seats],
+                                                timeout=MATCH_LIMIT_S)
+                if waiting and not window.over():
                     play.stuck += 1
                     play.stats.error(f"table {tid}: match not over after {MATCH_LIMIT_S:g} s")
             finally:
                 play.live -= 1
-                for t in seats:
-                    t.cancel()
         except Exception as exc:
             if not window.over():
                 play.stats.error(f"table {tid}: {type(exc).__name__}: {exc}")
         finally:
-            for ws in sockets:
-                play.sockets.discard(ws)
-                await ws.close()
+            for player in seats:
+                play.seats.discard(player)
+                await player.close()
 
 
 def _sample(pid: int, t0: float, last: dict[str, float], play: Play) -> dict[str, Any]:
@@ -265,11 +261,6 @@ async def soak(url: str, pid: int, s: Settings) -> dict[str, Any]:
     """Run the soak on the server at ``url`` (process ``pid``); the report."""
     import httpx
 
-    try:
-        from websockets.asyncio.client import connect
-    except ImportError:  # websockets < 14
-        from websockets import connect  # type: ignore[no-redef,attr-defined,unused-ignore]
-
     load.check_loopback(url)
     play = Play()
     rng = random.Random(s.seed)
@@ -283,15 +274,15 @@ async def soak(url: str, pid: int, s: Settings) -> dict[str, Any]:
         window.at = t0 + s.duration
         last = {"wall": t0, "cpu": load.cpu_seconds(pid), "own": load.cpu_seconds(os.getpid())}
         samples.append(_sample(pid, t0, last, play))
-        tables = [asyncio.create_task(_table(http, connect, url, s, play, window,
+        tables = [asyncio.create_task(_table(http, url, s, play, window,
                                              random.Random(rng.random())))
                   for _ in range(s.tables)]
         while not window.over():
             await asyncio.sleep(min(s.every, max(0.0, window.at - time.monotonic())))
             samples.append(_sample(pid, t0, last, play))
             print(_progress(samples[-1]), file=sys.stderr, flush=True)
-        for ws in list(play.sockets):  # the seats wait on their sockets: close them
-            await ws.close()
+        for player in list(play.seats):  # the tables wait on their seats: end them
+            await player.close()
         await asyncio.gather(*tables, return_exceptions=True)
     stats = play.stats
     return {
