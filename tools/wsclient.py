@@ -32,6 +32,7 @@ import os
 import random
 import struct
 from collections.abc import Callable
+from typing import cast
 from urllib.parse import urlsplit
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455 1.3
@@ -98,7 +99,8 @@ class WebSocket(asyncio.Protocol):
     # -- asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = transport  # type: ignore[assignment]  # (uvloop's: no subclass)
+        # (uvloop's transports are no subclass of asyncio.Transport, but have its methods)
+        self._transport = cast(asyncio.Transport, transport)
         self._transport.write(self._request)
 
     def data_received(self, data: bytes) -> None:
