@@ -56,6 +56,32 @@ def tier_of(path: Path) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     for tier in TIERS:
         config.addinivalue_line("markers", f"{tier}: the {tier} tier (tests/conftest.py)")
+    _own_postgres_database()
+
+
+def _own_postgres_database() -> None:
+    """Under pytest-xdist (``-n``), each worker gets a PostgreSQL database of its own,
+    ``BELA_TEST_POSTGRES_URL``'s name with the worker's after it (made where missing): the
+    PostgreSQL tests empty their database first, so two workers must not share one."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    url = os.environ.get("BELA_TEST_POSTGRES_URL")
+    if not worker or not url or f"_{worker}" in url.rsplit("/", 1)[-1]:
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    base = make_url(url)
+    own = f"{base.database}_{worker}"
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :d"),
+                            {"d": own}).first() is None:
+                conn.execute(text(f'CREATE DATABASE "{own}"'))
+    finally:
+        engine.dispose()
+    os.environ["BELA_TEST_POSTGRES_URL"] = base.set(database=own).render_as_string(
+        hide_password=False)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
