@@ -78,6 +78,8 @@ def _own_postgres_database() -> None:
             if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :d"),
                             {"d": own}).first() is None:
                 conn.execute(text(f'CREATE DATABASE "{own}"'))
+    except Exception:  # PostgreSQL unreachable: its tests say so themselves, as without -n
+        return
     finally:
         engine.dispose()
     os.environ["BELA_TEST_POSTGRES_URL"] = base.set(database=own).render_as_string(
